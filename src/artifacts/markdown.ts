@@ -1,0 +1,173 @@
+import type { ObserverFile, OnlyWhenFailFile, PolicyFile, ProofFile, RateFile, RunsNeededFile } from './schemas.js'
+
+/** Everything a report is made from; only rate.json is required. */
+export interface ReportBundle {
+  rate: RateFile
+  runsNeeded?: RunsNeededFile | undefined
+  onlyWhenFail?: OnlyWhenFailFile | undefined
+  observer?: ObserverFile | undefined
+  policy?: PolicyFile | undefined
+  proof?: ProofFile | undefined
+}
+
+/**
+ * flaky_report.md: exactly four `##` sections in the CONTRACTS §3 order, each with its numbers.
+ * Pure: the same bundle always renders the same text.
+ */
+export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
+  const t = MESSAGES[lang]
+  const { rate } = bundle
+  const lines = [
+    `# ${t.title}: \`${rate.command}\``,
+    '',
+    `${t.verdict[rate.verdict]} ${t.trialsFailed(rate.failures, rate.trials)}`,
+    '',
+    `## ${t.howOften}`,
+    '',
+    `- ${t.measured(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high), rate.confidence)}`,
+    `- ${t.conditions(rate.gap_ms, rate.jobs, rate.timed_out)}`,
+    ...(rate.complete ? [] : [`- ${t.incomplete(rate.trials, rate.requested_trials)}`]),
+    '',
+    `## ${t.onlyWhenFails}`,
+    '',
+    ...renderFacts(bundle.onlyWhenFail, t),
+    '',
+    `## ${t.observation}`,
+    '',
+    ...renderObserver(bundle.observer, t),
+    '',
+    `## ${t.fixed}`,
+    '',
+    ...renderFixed(bundle, t),
+    '',
+  ]
+  return lines.join('\n')
+}
+
+// --- internal ---
+
+type Messages = typeof EN
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
+const codes = (list: (number | null)[]): string => (list.length === 0 ? '–' : list.map((c) => (c === null ? 'signal' : String(c))).join(', '))
+
+function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[] {
+  if (!facts) return [`- ${t.notMeasured('flakeproof collect … && flakeproof facts …')}`]
+  const shown = facts.failure_trials.slice(0, 20).join(', ') + (facts.failure_trials.length > 20 ? ', …' : '')
+  const lines = [
+    `- ${t.exitCodes(codes(facts.exit_codes_on_failure), codes(facts.exit_codes_on_success))}`,
+    `- ${facts.token === null ? t.noToken : t.token(facts.token, facts.failures)}`,
+    `- ${t.failureTrials(facts.failures, facts.trials)}: ${shown || '–'}`,
+  ]
+  if (facts.predicates.length > 0) {
+    lines.push('', `| ${t.predicateHeader.join(' | ')} |`, `|${' --- |'.repeat(t.predicateHeader.length)}`)
+    for (const p of facts.predicates.slice(0, 8)) {
+      lines.push(`| \`${p.predicate}\` | ${p.true_in_failures} | ${p.true_in_successes} | ${p.increase.toFixed(3)} | ${p.importance.toFixed(3)} |`)
+    }
+  }
+  return lines
+}
+
+function renderObserver(observer: ObserverFile | undefined, t: Messages): string[] {
+  if (!observer) return [`- ${t.notMeasured('flakeproof observe …')}`]
+  const row = (name: string, o: ObserverFile['fast']): string =>
+    `| ${name} | ${o.gap_ms} | ${o.failures}/${o.trials} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
+  return [
+    `| ${t.observerHeader.join(' | ')} |`,
+    `|${' --- |'.repeat(t.observerHeader.length)}`,
+    row(t.fast, observer.fast),
+    row(t.slow, observer.slow),
+    '',
+    `- ${t.fisher(observer.p_value.toPrecision(3), observer.changed, Number((1 - observer.confidence).toPrecision(6)))}`,
+    `- ${observer.note}`,
+  ]
+}
+
+function renderFixed(bundle: ReportBundle, t: Messages): string[] {
+  const { runsNeeded, policy, proof } = bundle
+  const lines: string[] = []
+  if (runsNeeded) {
+    lines.push(`- ${t.runsTable(pct(runsNeeded.planned_rate))}: ${runsNeeded.table.map((r) => `${r.confidence} → ${r.runs}`).join(', ')}`)
+    if (runsNeeded.note) lines.push(`- ${runsNeeded.note}`)
+  } else {
+    lines.push(`- ${t.notMeasured('flakeproof plan --from rate.json …')}`)
+  }
+  if (policy) {
+    lines.push(`- ${t.policy(policy.green_runs_required, policy.confidence, policy.retry_budget, policy.quarantine_after)}`)
+  }
+  if (proof) {
+    lines.push(
+      `- ${t.proof(proof.command, proof.trials, proof.required, proof.failures, proof.passed)}`,
+      `- ${t.residual(pct(proof.ci_high))}`,
+    )
+  } else {
+    lines.push(`- ${t.notMeasured('flakeproof proof --cmd "<fixed command>" --plan runs_needed.json …')}`)
+  }
+  return lines
+}
+
+const EN = {
+  title: 'Flaky report',
+  verdict: { stable: 'Stable.', flaky: 'Flaky.', broken: 'Broken (fails every time).', partial: 'Partial evidence.' },
+  trialsFailed: (f: number, n: number) => `Failed ${f} of ${n} trials.`,
+  howOften: 'How often',
+  measured: (f: number, n: number, rate: string, low: string, high: string, c: number) =>
+    `Failed **${f} of ${n}** trials: rate ${rate}, ${c * 100}% Wilson interval [${low}, ${high}].`,
+  conditions: (gap: number, jobs: number, timedOut: number) =>
+    `Rest before each trial: ${gap} ms; trials at once: ${jobs}${jobs > 1 ? ' (parallel trials change timing)' : ''}; timed out: ${timedOut}.`,
+  incomplete: (n: number, requested: number) => `Interrupted: ${n} of ${requested} requested trials ran.`,
+  onlyWhenFails: 'True only when it fails',
+  exitCodes: (onFailure: string, onSuccess: string) => `Exit codes on failure: ${onFailure}; on success: ${onSuccess}.`,
+  token: (token: string, f: number) => `Token \`${token}\`: in the stderr of all ${f} failures and in the output of no success.`,
+  noToken: 'No token: no word is in the stderr of every failure and absent from every success.',
+  failureTrials: (f: number, n: number) => `Failing trials (${f} of ${n})`,
+  predicateHeader: ['Predicate (Liblit et al. 2005)', 'true in failures', 'true in successes', 'Increase', 'Importance'],
+  observation: 'What observation changed',
+  observerHeader: ['Run', 'gap ms', 'failures/trials', 'rate', 'interval'],
+  fast: 'fast',
+  slow: 'slow (gapped)',
+  fisher: (p: string, changed: boolean, alpha: number) =>
+    `Fisher's exact test, two-sided: p = ${p}; ${changed ? `changed (p < ${alpha})` : `not changed (p >= ${alpha})`}.`,
+  fixed: 'What it takes to say it is fixed',
+  runsTable: (rate: string) => `Consecutive passes needed at rate ${rate} (confidence → runs)`,
+  policy: (green: number, c: number, retry: number | null, quarantine: number | null) =>
+    `Policy: ${green} green runs at confidence ${c}; retry budget ${retry ?? 'none (fails every time)'}; quarantine after ${quarantine ?? '–'} consecutive failure(s) with retries.`,
+  proof: (cmd: string, n: number, required: number, f: number, passed: boolean) =>
+    `Proof: \`${cmd}\` ran ${n} of ${required} required times with ${f} failure(s): **${passed ? 'PASSED' : 'FAILED'}**.`,
+  residual: (high: string) => `A rate up to ${high} is still consistent with the proof runs (Wilson upper end).`,
+  notMeasured: (how: string) => `Not measured yet (\`${how}\`).`,
+}
+
+const KO: Messages = {
+  title: '간헐적 실패 보고서',
+  verdict: { stable: '안정적입니다.', flaky: '간헐적으로 실패합니다.', broken: '매번 실패합니다.', partial: '증거가 부분적입니다.' },
+  trialsFailed: (f: number, n: number) => `${n}번 중 ${f}번 실패했습니다.`,
+  howOften: '얼마나 자주인가',
+  measured: (f: number, n: number, rate: string, low: string, high: string, c: number) =>
+    `**${n}번 중 ${f}번** 실패: 실패율 ${rate}, ${c * 100}% Wilson 구간 [${low}, ${high}].`,
+  conditions: (gap: number, jobs: number, timedOut: number) =>
+    `시도 전 휴식: ${gap} ms; 동시 실행: ${jobs}${jobs > 1 ? ' (병렬 실행은 타이밍을 바꿉니다)' : ''}; 시간 초과: ${timedOut}.`,
+  incomplete: (n: number, requested: number) => `중단됨: 요청한 ${requested}번 중 ${n}번만 실행했습니다.`,
+  onlyWhenFails: '실패할 때만 참인 것',
+  exitCodes: (onFailure: string, onSuccess: string) => `실패 시 종료 코드: ${onFailure}; 성공 시: ${onSuccess}.`,
+  token: (token: string, f: number) => `토큰 \`${token}\`: 실패 ${f}번 모두의 표준 오류에 있고, 어떤 성공의 출력에도 없습니다.`,
+  noToken: '토큰 없음: 모든 실패의 표준 오류에 있으면서 성공에는 없는 단어가 없습니다.',
+  failureTrials: (f: number, n: number) => `실패한 시도 (${n}번 중 ${f}번)`,
+  predicateHeader: ['술어 (Liblit et al. 2005)', '실패에서 참', '성공에서 참', 'Increase', 'Importance'],
+  observation: '관측이 바꾼 것',
+  observerHeader: ['실행', '간격 ms', '실패/시도', '실패율', '구간'],
+  fast: '빠르게',
+  slow: '느리게 (간격)',
+  fisher: (p: string, changed: boolean, alpha: number) =>
+    `Fisher 정확 검정 (양측): p = ${p}; ${changed ? `달라짐 (p < ${alpha})` : `달라지지 않음 (p >= ${alpha})`}.`,
+  fixed: '고쳤다고 말하려면',
+  runsTable: (rate: string) => `실패율 ${rate}에서 필요한 연속 통과 횟수 (신뢰수준 → 횟수)`,
+  policy: (green: number, c: number, retry: number | null, quarantine: number | null) =>
+    `정책: 신뢰수준 ${c}에서 연속 통과 ${green}번; 재시도 예산 ${retry ?? '없음 (매번 실패)'}; 재시도 후에도 ${quarantine ?? '–'}번 연속 실패하면 격리.`,
+  proof: (cmd: string, n: number, required: number, f: number, passed: boolean) =>
+    `증명: \`${cmd}\`를 필요한 ${required}번 중 ${n}번 실행, 실패 ${f}번: **${passed ? '통과' : '실패'}**.`,
+  residual: (high: string) => `증명 실행과 모순되지 않는 실패율의 상한: ${high} (Wilson 상한).`,
+  notMeasured: (how: string) => `아직 측정하지 않았습니다 (\`${how}\`).`,
+}
+
+const MESSAGES = { en: EN, ko: KO }

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs'
+import type { z } from 'zod'
+import { FlakeproofError } from '../errors.js'
+import { type Fact, FactSchema } from './schemas.js'
+
+/**
+ * Reads and validates a JSON artifact. Every failure is one line that names the flag, the file and
+ * the first problems found, e.g. `--from out/rate.json: trials: expected number, received string`.
+ */
+export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag: string, hint: string): z.output<S> {
+  const text = readText(path, flag, hint)
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    throw new FlakeproofError(`${flag} ${path}: not valid JSON (${(error as Error).message}). ${hint}`, 'E_INPUT')
+  }
+  const result = schema.safeParse(data)
+  if (!result.success) {
+    throw new FlakeproofError(`${flag} ${path}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
+  }
+  return result.data
+}
+
+/** Reads facts.jsonl; a line that is not a valid fact is reported by its line number. */
+export function readFactsFile(path: string, flag: string): Fact[] {
+  const hint = 'Pass a facts.jsonl written by `flakeproof collect`.'
+  const lines = readText(path, flag, hint).split('\n')
+  const facts: Fact[] = []
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '') continue
+    let data: unknown
+    try {
+      data = JSON.parse(line)
+    } catch {
+      throw new FlakeproofError(`${flag} ${path}: line ${index + 1} is not valid JSON. ${hint}`, 'E_INPUT')
+    }
+    const result = FactSchema.safeParse(data)
+    if (!result.success) {
+      throw new FlakeproofError(`${flag} ${path}: line ${index + 1}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
+    }
+    facts.push(result.data)
+  }
+  if (facts.length === 0) throw new FlakeproofError(`${flag} ${path}: holds no trials. ${hint}`, 'E_INPUT')
+  return facts
+}
+
+/** The first three issues of a zod error on one line: `trials: expected number; rate: too big`. */
+export function describeIssues(error: z.ZodError): string {
+  const shown = error.issues.slice(0, 3).map((issue) => {
+    const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
+    return `${where}${issue.message}`
+  })
+  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : ''
+  return `${shown.join('; ')}${more}`
+}
+
+// --- internal ---
+
+function readText(path: string, flag: string, hint: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : (code ?? 'unreadable')
+    throw new FlakeproofError(`${flag} ${path}: cannot read it (${reason}). ${hint}`, 'E_INPUT', { cause: error })
+  }
+}

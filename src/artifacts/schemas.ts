@@ -1,0 +1,171 @@
+import { z } from 'zod'
+
+/**
+ * One schema per file flakeproof writes (CONTRACTS §3). Every JSON object carries
+ * `schema_version: 1`; facts.jsonl lines stay lean and carry none. Readers ignore unknown keys, so
+ * later versions may add fields; removing or renaming one is a new schema_version.
+ */
+
+const schemaVersion = z.literal(1).describe('Bumped only when a field is removed or changes meaning.')
+const count = z.number().int().nonnegative()
+const probability = z.number().min(0).max(1)
+const milliseconds = z.number().nonnegative()
+
+export const OutcomeSchema = z.enum(['passed', 'failed', 'skipped'])
+export const VerdictSchema = z.enum(['stable', 'flaky', 'broken', 'partial'])
+
+/** A failure rate with the trial count beside it and its Wilson interval. */
+const measured = {
+  trials: count,
+  failures: count,
+  rate: probability.describe('failures / trials'),
+  ci_low: probability.describe('Wilson interval, lower end'),
+  ci_high: probability.describe('Wilson interval, upper end; > 0 even with zero failures'),
+}
+
+export const RateFileSchema = z.object({
+  schema_version: schemaVersion,
+  command: z.string(),
+  ...measured,
+  gap_ms: milliseconds.describe('Rest before each trial, the first included.'),
+  confidence: z.number().gt(0).lt(1).describe('Confidence of the interval.'),
+  z: z.number().positive().describe('Normal quantile used: exactly 1.96 at 95%.'),
+  verdict: VerdictSchema,
+  timed_out: count.describe('Trials killed by --timeout-ms (counted as failures).'),
+  timeout_ms: milliseconds.nullable(),
+  jobs: z.number().int().positive().describe('Trials run at once; above 1, timing differs from a lone run.'),
+  complete: z.boolean().describe('False when interrupted before every requested trial ran.'),
+  requested_trials: count,
+  started_at: z.iso.datetime(),
+  duration_ms: milliseconds,
+})
+export type RateFile = z.infer<typeof RateFileSchema>
+
+export const RunsNeededFileSchema = z.object({
+  schema_version: schemaVersion,
+  observed_rate: probability,
+  trials: count.nullable().describe('null when planned from a bare --rate.'),
+  failures: count.nullable(),
+  basis: z
+    .enum(['observed', 'ci_high', 'ci_low'])
+    .describe('observed: the measured rate; ci_high when nothing failed; ci_low when everything failed.'),
+  planned_rate: probability.describe('The rate the runs were planned from (see basis).'),
+  table: z.array(z.object({ confidence: z.number().gt(0).lt(1), runs: z.number().int().positive() })),
+  chosen: z.object({ confidence: z.number().gt(0).lt(1), runs: z.number().int().positive() }),
+  note: z.string().nullable(),
+})
+export type RunsNeededFile = z.infer<typeof RunsNeededFileSchema>
+
+export const FactSchema = z.object({
+  trial: z.number().int().positive(),
+  exit_code: z.number().int().nullable().describe('null when the trial ended by a signal.'),
+  outcome: OutcomeSchema,
+  elapsed_ms: milliseconds,
+  stderr: z.string().describe('Captured stderr, capped per trial (head and tail kept, a marker where cut).'),
+  stdout: z.string(),
+  signal: z.string().nullable(),
+  timed_out: z.boolean(),
+  started_at: z.iso.datetime(),
+  offset_ms: milliseconds.describe('Start of this trial, ms after the run started.'),
+  gap_ms: milliseconds,
+  worker: z.number().int().positive().describe('Which of the --jobs slots ran it.'),
+  concurrent: count.describe('Other trials still running when this one started.'),
+  stdout_bytes: count.describe('Bytes printed, before capping.'),
+  stderr_bytes: count,
+})
+export type Fact = z.infer<typeof FactSchema>
+
+export const RankedPredicateSchema = z.object({
+  predicate: z.string(),
+  true_in_failures: count,
+  true_in_successes: count,
+  observed_in: count,
+  failure: probability,
+  context: probability,
+  increase: z.number().min(-1).max(1),
+  importance: z.number().min(0).max(1),
+})
+
+export const OnlyWhenFailFileSchema = z.object({
+  schema_version: schemaVersion,
+  trials: count,
+  failures: count,
+  exit_codes_on_failure: z.array(z.number().int().nullable()),
+  exit_codes_on_success: z.array(z.number().int().nullable()),
+  token: z.string().nullable().describe('A word in the stderr of every failure and the output of no success.'),
+  token_candidates: z.array(z.string()),
+  failure_trials: z.array(z.number().int().positive()),
+  predicates: z.array(RankedPredicateSchema).describe('Liblit et al. 2005 ranking, most important first.'),
+})
+export type OnlyWhenFailFile = z.infer<typeof OnlyWhenFailFileSchema>
+
+const observation = z.object({ ...measured, gap_ms: milliseconds })
+
+export const ObserverFileSchema = z.object({
+  schema_version: schemaVersion,
+  command: z.string(),
+  fast: observation,
+  slow: observation,
+  confidence: z.number().gt(0).lt(1),
+  p_value: probability.describe("Fisher's exact test, two-sided, fast vs slow."),
+  changed: z.boolean().describe('p_value < 1 - confidence.'),
+  note: z.string(),
+})
+export type ObserverFile = z.infer<typeof ObserverFileSchema>
+
+export const PolicyFileSchema = z.object({
+  schema_version: schemaVersion,
+  observed_rate: probability,
+  trials: count.nullable().describe('null when decided from a bare --rate.'),
+  failures: count.nullable(),
+  basis: z.enum(['observed', 'ci_high', 'ci_low']),
+  confidence: z.number().gt(0).lt(1),
+  green_runs_required: z.number().int().positive(),
+  retry_budget: count.nullable().describe('null: the test fails every time and no retry helps.'),
+  quarantine_after: z.number().int().positive().nullable(),
+  notes: z.array(z.string()),
+})
+export type PolicyFile = z.infer<typeof PolicyFileSchema>
+
+export const ProofFileSchema = z.object({
+  schema_version: schemaVersion,
+  command: z.string(),
+  required: z.number().int().positive(),
+  required_from: z.string().describe('--runs, or the plan or policy file it was read from.'),
+  ...measured,
+  passed: z.boolean().describe('failures = 0 and trials >= required.'),
+  failure_trials: z.array(z.number().int().positive()),
+  complete: z.boolean(),
+})
+export type ProofFile = z.infer<typeof ProofFileSchema>
+
+export const SummaryFileSchema = z.object({
+  schema_version: schemaVersion,
+  command: z.string(),
+  ...measured,
+  verdict: VerdictSchema,
+  token: z.string().nullable(),
+  green_runs_required: z.number().int().positive().nullable(),
+  retry_budget: count.nullable(),
+  quarantine_after: z.number().int().positive().nullable(),
+  observer_changed: z.boolean().nullable(),
+  observer_p_value: probability.nullable(),
+  proof_command: z.string().nullable(),
+  proof_trials: count.nullable(),
+  proof_failures: count.nullable(),
+  proof_passed: z.boolean().nullable(),
+})
+export type SummaryFile = z.infer<typeof SummaryFileSchema>
+
+/** `flakeproof schema <name>`: the names users type, and the file each describes. */
+export const ARTIFACT_SCHEMAS = {
+  rate: { file: 'rate.json', schema: RateFileSchema },
+  runs_needed: { file: 'runs_needed.json', schema: RunsNeededFileSchema },
+  facts: { file: 'facts.jsonl (one line)', schema: FactSchema },
+  only_when_fail: { file: 'only_when_fail.json', schema: OnlyWhenFailFileSchema },
+  observer: { file: 'observer.json', schema: ObserverFileSchema },
+  policy: { file: 'policy.json', schema: PolicyFileSchema },
+  proof: { file: 'proof.json', schema: ProofFileSchema },
+  summary: { file: 'summary.json', schema: SummaryFileSchema },
+} as const
+export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -1,0 +1,85 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { z } from 'zod'
+import { FlakeproofError } from '../errors.js'
+import { type Fact, FactSchema } from './schemas.js'
+
+let tempCounter = 0
+
+/**
+ * Validates `value` against `schema`, then writes it as pretty JSON through a temp file and a rename,
+ * so a reader (or a crash) never sees half a file and an older copy survives until the new one is whole.
+ */
+export function writeJsonAtomic<S extends z.ZodType>(path: string, schema: S, value: z.input<S>): z.output<S> {
+  const parsed = schema.parse(value)
+  mkdirSync(dirname(path), { recursive: true })
+  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`
+  try {
+    writeFileSync(temp, `${JSON.stringify(parsed, null, 2)}\n`)
+    renameSync(temp, path)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw new FlakeproofError(`cannot write ${path}: ${(error as Error).message}`, 'E_OUTPUT', { cause: error })
+  }
+  return parsed
+}
+
+/** Writes a text file (the markdown report) the same atomic way. */
+export function writeTextAtomic(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true })
+  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`
+  writeFileSync(temp, text)
+  renameSync(temp, path)
+}
+
+/**
+ * facts.jsonl, one whole line per trial. Each line goes out in a single unbuffered write(2) as its
+ * trial ends, so a run killed at any moment leaves every finished trial on disk and no torn line.
+ */
+export class FactsWriter {
+  private readonly _fd: number
+
+  /** Truncates `path`: a new collection replaces the old one. */
+  constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true })
+    this._fd = openSync(path, 'w')
+  }
+
+  append(fact: Fact): void {
+    writeSync(this._fd, `${JSON.stringify(FactSchema.parse(fact))}\n`)
+  }
+
+  close(): void {
+    fsyncSync(this._fd)
+    closeSync(this._fd)
+  }
+}
+
+/**
+ * Removes the named files from `dir` if present, so a new investigation never reports a stale
+ * proof or observation next to fresh numbers.
+ */
+export function removeFiles(dir: string, names: readonly string[]): void {
+  for (const name of names) rmSync(join(dir, name), { force: true })
+}
+
+/**
+ * Fails early, before any trial runs, if `path`'s folder cannot hold a new file. Creates the folder
+ * if needed and probes it with a throwaway file, so read-only mounts are caught too.
+ */
+export function assertWritable(path: string, flag: string): void {
+  const folder = dirname(path)
+  const probe = join(folder, `.flakeproof-probe-${process.pid}`)
+  try {
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(probe, '')
+    rmSync(probe)
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new FlakeproofError(
+      `${flag} ${path}: cannot write in ${folder} (${reason}). Choose a writable path.`,
+      'E_OUTPUT',
+      { cause: error },
+    )
+  }
+}

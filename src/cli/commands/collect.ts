@@ -1,0 +1,24 @@
+import { assertWritable } from '../../artifacts/write.js'
+import { CollectOptionsSchema } from '../../config/options.js'
+import { measureCommand } from '../../pipeline/measure.js'
+import { defineCommand } from '../spec.js'
+import { FLAGS, outFlag } from './_flags.js'
+
+export const collect = defineCommand({
+  name: 'collect',
+  summary: 'run a command N times and keep the evidence of every trial, one JSON line each',
+  usage: '--cmd "<shell command>" --trials <n> --out <jsonl> [--gap-ms <ms>] [--timeout-ms <ms>] [--jobs <n>]',
+  flags: [FLAGS.cmd, FLAGS.trials, FLAGS.gapMs, FLAGS.timeoutMs, FLAGS.jobs, FLAGS.confidence, outFlag('facts.jsonl')],
+  writes:
+    'facts.jsonl, a line per trial as it ends: trial, exit_code, outcome, elapsed_ms, stderr, stdout, signal, timed_out, started_at, offset_ms, gap_ms, worker, concurrent, *_bytes',
+  example: 'flakeproof collect --cmd "node examples/lab/job.js" --trials 60 --out .flakeproof/facts.jsonl',
+  schema: CollectOptionsSchema,
+  async run(o, { print, context }) {
+    assertWritable(o.out, '--out')
+    const settings = { command: o.cmd, trials: o.trials, gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
+    const rate = await measureCommand(settings, o.confidence.value, context, { facts: o.out }, 'collect')
+    const { command, trials, failures, rate: failureRate, ci_low, ci_high, complete } = rate
+    print({ command, trials, failures, rate: failureRate, ci_low, ci_high, complete, out: o.out })
+    return complete ? 0 : 130
+  },
+})

@@ -1,0 +1,41 @@
+import { readJsonFile } from '../../artifacts/read.js'
+import { PolicyFileSchema, RateFileSchema } from '../../artifacts/schemas.js'
+import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
+import { PolicyOptionsSchema } from '../../config/options.js'
+import { fractionFromCounts } from '../../core/fraction.js'
+import { choosePlanningBasis, explainUnplannable } from '../../pipeline/plan.js'
+import { decidePolicy } from '../../pipeline/policy.js'
+import { defineCommand } from '../spec.js'
+import { FLAGS, outFlag } from './_flags.js'
+
+export const policy = defineCommand({
+  name: 'policy',
+  summary: 'retry budget, quarantine threshold and green runs required, calculated from the rate',
+  usage: '--from <rate.json> | --rate <p>   --out <json> [--confidence <c>]',
+  flags: [
+    { name: 'from', value: '<rate.json>', description: 'decide from a measurement (its exact counts)' },
+    { name: 'rate', value: '<p>', description: 'decide from a bare rate strictly between 0 and 1' },
+    FLAGS.confidence,
+    outFlag('policy.json'),
+  ],
+  writes:
+    'policy.json: observed_rate, confidence, green_runs_required, retry_budget (smallest r with p^(r+1) <= 0.01), quarantine_after, notes',
+  example: 'flakeproof policy --from .flakeproof/rate.json --out .flakeproof/policy.json',
+  schema: PolicyOptionsSchema,
+  async run(o, { print }) {
+    let decided
+    if (o.rate !== undefined) {
+      const { exact, value } = o.rate
+      if (exact.num === 0n) throw explainUnplannable('no-failures', value)
+      if (exact.num === exact.den) throw explainUnplannable('always-fails', value)
+      assertWritable(o.out, '--out')
+      decided = decidePolicy({ basis: 'observed', rate: exact, plannedRate: value, note: null }, exact, null, o.confidence)
+    } else {
+      const rate = readJsonFile(o.from as string, RateFileSchema, '--from', 'Pass a rate.json written by `flakeproof measure`.')
+      assertWritable(o.out, '--out')
+      decided = decidePolicy(choosePlanningBasis(rate), fractionFromCounts(rate.failures, rate.trials), rate, o.confidence)
+    }
+    print(writeJsonAtomic(o.out, PolicyFileSchema, decided))
+    return 0
+  },
+})

@@ -1,0 +1,48 @@
+import { readJsonFile } from '../../artifacts/read.js'
+import { PolicyFileSchema, RunsNeededFileSchema } from '../../artifacts/schemas.js'
+import { assertWritable } from '../../artifacts/write.js'
+import { type ProofOptions, ProofOptionsSchema } from '../../config/options.js'
+import { proveFix } from '../../pipeline/proof.js'
+import { defineCommand } from '../spec.js'
+import { FLAGS, outFlag } from './_flags.js'
+
+export const proof = defineCommand({
+  name: 'proof',
+  summary: 'run the fixed command the required number of times; exit 1 unless every run passed',
+  usage: '--cmd "<fixed command>" (--runs <n> | --plan <runs_needed.json> | --policy <policy.json>) --out <json>',
+  flags: [
+    { ...FLAGS.cmd, description: 'the fixed command (required)' },
+    { name: 'runs', value: '<n>', description: 'required runs, given directly' },
+    { name: 'plan', value: '<runs_needed.json>', description: 'required runs = its chosen.runs' },
+    { name: 'policy', value: '<policy.json>', description: 'required runs = its green_runs_required' },
+    FLAGS.gapMs,
+    FLAGS.timeoutMs,
+    FLAGS.jobs,
+    outFlag('proof.json'),
+  ],
+  writes: 'proof.json: command, required, trials, failures, passed, failure_trials (exit 1 unless failures = 0 and trials >= required)',
+  example: 'flakeproof proof --cmd "node examples/lab/job.js --fixed" --plan .flakeproof/runs_needed.json --out .flakeproof/proof.json',
+  schema: ProofOptionsSchema,
+  async run(o, { print, context }) {
+    const { required, from } = requiredRuns(o)
+    assertWritable(o.out, '--out')
+    const settings = { command: o.cmd, trials: required, gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
+    const result = await proveFix(settings, from, context, o.out)
+    print(result)
+    if (!result.complete) return 130
+    if (!result.passed) context.log(`proof FAILED: ${result.failures} of ${result.trials} runs failed (trials ${result.failure_trials.join(', ')})`)
+    return result.passed ? 0 : 1
+  },
+})
+
+// --- internal ---
+
+function requiredRuns(o: ProofOptions): { required: number; from: string } {
+  if (o.runs !== undefined) return { required: o.runs, from: '--runs' }
+  if (o.plan !== undefined) {
+    const plan = readJsonFile(o.plan, RunsNeededFileSchema, '--plan', 'Pass a runs_needed.json written by `flakeproof plan`.')
+    return { required: plan.chosen.runs, from: o.plan }
+  }
+  const policy = readJsonFile(o.policy as string, PolicyFileSchema, '--policy', 'Pass a policy.json written by `flakeproof policy`.')
+  return { required: policy.green_runs_required, from: o.policy as string }
+}

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { FlakeproofError } from '../errors.js'
+import { collect } from './commands/collect.js'
+import { facts } from './commands/facts.js'
+import { investigate } from './commands/investigate.js'
+import { measure } from './commands/measure.js'
+import { observe } from './commands/observe.js'
+import { plan } from './commands/plan.js'
+import { policy } from './commands/policy.js'
+import { proof } from './commands/proof.js'
+import { report } from './commands/report.js'
+import { schema } from './commands/schema.js'
+import { type CommandSpec, renderHelp } from './spec.js'
+import { createTerminalContext } from './terminal.js'
+
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema]
+
+/**
+ * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
+ * input (one line on stderr, no stack trace), 130 interrupted; anything else is a bug and shows its
+ * stack. It sets process.exitCode rather than exiting, so a large JSON result is never cut short.
+ */
+export async function runMain(argv: readonly string[]): Promise<void> {
+  process.exitCode = await main(argv)
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(renderOverview())
+    return name === undefined ? 2 : 0
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${readVersion()}\n`)
+    return 0
+  }
+  const spec = COMMANDS.find((c) => c.name === name)
+  if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(renderHelp(spec))
+    return 0
+  }
+
+  let options: unknown
+  try {
+    options = parseOptions(spec, rest)
+  } catch (error) {
+    return usageError(`${spec.name}: ${(error as Error).message}`, spec.name)
+  }
+
+  const context = createTerminalContext(process.stderr)
+  try {
+    return await spec.run(options, {
+      context,
+      print: (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
+    })
+  } catch (error) {
+    if (error instanceof FlakeproofError) return usageError(`${spec.name}: ${error.message}`, spec.name)
+    throw error
+  } finally {
+    context.dispose()
+  }
+}
+
+// --- internal ---
+
+function parseOptions(spec: CommandSpec, args: string[]): unknown {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args,
+      options: Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.value === undefined ? 'boolean' : 'string' }])),
+      allowPositionals: spec.name === 'schema',
+      strict: true,
+    })
+  } catch (error) {
+    throw new Error(rephraseParseError(error as Error & { code?: string }))
+  }
+  const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : parsed.values
+  const result = spec.schema.safeParse(input)
+  // Each message names its flag, the value received and a fix; the first one is the one to act on.
+  if (!result.success) throw new Error(result.error.issues[0]?.message ?? 'invalid flags')
+  return result.data
+}
+
+function rephraseParseError(error: Error & { code?: string }): string {
+  const flag = /'([^']+)'/.exec(error.message)?.[1]
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown flag ${flag ?? ''}`.trim()
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `${flag?.split(' ')[0] ?? 'a flag'} needs a value`
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${flag ?? ''}; quote a command with spaces: --cmd "npm test"`.trim()
+    default:
+      return error.message
+  }
+}
+
+function usageError(message: string, command?: string): number {
+  const help = command === undefined ? 'flakeproof --help' : `flakeproof ${command} --help`
+  process.stderr.write(`flakeproof ${message}. See \`${help}\`.\n`)
+  return 2
+}
+
+function renderOverview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length))
+  return [
+    'flakeproof: turn "it passed when I ran it again" into numbers.',
+    '',
+    'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 130 interrupted.',
+    '',
+  ].join('\n')
+}
+
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  return pkg.version
+}

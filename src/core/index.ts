@@ -1,0 +1,7 @@
+export { atMost, complement, type Fraction, fractionFromCounts, fractionFromDecimal, fractionFromNumber, lessThan } from './fraction.js'
+export { fisherExactTwoSided, type FisherResult, type TwoByTwo } from './fisher.js'
+export { type Observation, rankPredicates, type RankedPredicate } from './isolation.js'
+export { computeQuarantineAfter, computeRetryBudget, computeRunsNeeded, type Planned, RETRY_RESIDUAL, type Unplannable } from './planning.js'
+export { discriminateTokens, isAllCaps, type TokenEvidence, type TokenResult, wordsInOrder } from './tokens.js'
+export { computeVerdict, type Outcome, type Verdict } from './verdict.js'
+export { type WilsonInterval, wilsonInterval, Z_95, zForConfidence } from './wilson.js'

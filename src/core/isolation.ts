@@ -1,0 +1,186 @@
+import { isAllCaps } from './tokens.js'
+
+/**
+ * Ranking predicates that are true mostly in failing trials, after Liblit et al., "Scalable
+ * Statistical Bug Isolation" (PLDI 2005): for a predicate P,
+ *   Failure(P) = F(P) / (S(P) + F(P))                      over trials where P was true,
+ *   Context(P) = F(P obs) / (S(P obs) + F(P obs))           over trials where P was observed,
+ *   Increase(P) = Failure(P) - Context(P),
+ *   Importance(P) = 2 / (1/Increase(P) + 1/(log F(P) / log NumF)),
+ * the harmonic mean of Increase and the log-normalised count of failing trials where P was true.
+ */
+
+/** The facts of one trial. A key missing from a map means "not observed in this trial". */
+export interface Observation {
+  failed: boolean
+  /** e.g. { exit_code: '3', previous_outcome: 'passed' } */
+  categorical: Readonly<Record<string, string | undefined>>
+  /** e.g. { elapsed_ms: 41.2, stderr_bytes: 80, gap_before_ms: 3.1 } */
+  numeric: Readonly<Record<string, number | undefined>>
+  /** Words of the trial's output (see wordsInOrder). */
+  words: ReadonlySet<string>
+}
+
+export interface RankedPredicate {
+  /** Human-readable, e.g. `exit_code = 3`, `elapsed_ms <= 41.2`, `output contains STALE`. */
+  predicate: string
+  /** F(P): failing trials where P was true. */
+  true_in_failures: number
+  /** S(P): passing trials where P was true. */
+  true_in_successes: number
+  /** Trials where P was observed (true or false). */
+  observed_in: number
+  failure: number
+  context: number
+  increase: number
+  importance: number
+}
+
+/**
+ * Builds predicates from the observations (each categorical value, the best threshold either side
+ * of each numeric fact, each word seen in a failure), scores them and returns, most important first,
+ * those whose Increase is positive with 95% confidence (Liblit's pruning). Predicates true in exactly
+ * the same trials are merged into one line, so one cause is not listed ten times.
+ */
+export function rankPredicates(observations: readonly Observation[], limit = 12): RankedPredicate[] {
+  const totalFailures = observations.filter((o) => o.failed).length
+  if (totalFailures === 0) return []
+  const candidates = [
+    ...categoricalPredicates(observations),
+    ...numericPredicates(observations, totalFailures),
+    ...wordPredicates(observations),
+  ]
+  return mergeByTruth(candidates)
+    .map((p) => score(p, observations, totalFailures))
+    .filter(isSignificant)
+    .sort((a, b) => b.importance - a.importance || b.increase - a.increase || a.predicate.localeCompare(b.predicate))
+    .slice(0, limit)
+}
+
+// --- internal ---
+
+/** Per observation: true, false, or undefined (not observed). */
+interface Candidate {
+  predicate: string
+  truth: (boolean | undefined)[]
+}
+
+function categoricalPredicates(observations: readonly Observation[]): Candidate[] {
+  const values = new Map<string, Set<string>>()
+  for (const o of observations) {
+    if (!o.failed) continue
+    for (const [key, value] of Object.entries(o.categorical)) {
+      if (value === undefined) continue
+      values.set(key, (values.get(key) ?? new Set()).add(value))
+    }
+  }
+  return [...values].flatMap(([key, seen]) =>
+    [...seen].map((value) => ({
+      predicate: `${key} = ${value}`,
+      truth: observations.map((o) => (o.categorical[key] === undefined ? undefined : o.categorical[key] === value)),
+    })),
+  )
+}
+
+function wordPredicates(observations: readonly Observation[]): Candidate[] {
+  const words = new Set<string>()
+  for (const o of observations) if (o.failed) for (const w of o.words) words.add(w)
+  // Capital words first, so a merged line leads with the one a human would grep for.
+  const ordered = [...[...words].filter(isAllCaps), ...[...words].filter((w) => !isAllCaps(w))]
+  return ordered.map((word) => ({
+    predicate: `output contains ${word}`,
+    truth: observations.map((o) => o.words.has(word)),
+  }))
+}
+
+function mergeByTruth(candidates: Candidate[]): Candidate[] {
+  const groups = new Map<string, Candidate[]>()
+  for (const c of candidates) {
+    const key = c.truth.map((t) => (t === undefined ? '-' : t ? '1' : '0')).join('')
+    groups.set(key, [...(groups.get(key) ?? []), c])
+  }
+  return [...groups.values()].map((group) => {
+    const [first] = group as [Candidate, ...Candidate[]]
+    if (group.length === 1) return first
+    const names = group.slice(0, 4).map((c) => c.predicate)
+    const more = group.length > 4 ? ` (+${group.length - 4} more)` : ''
+    return { predicate: `${names.join(' ≡ ')}${more}`, truth: first.truth }
+  })
+}
+
+function score(candidate: Candidate, observations: readonly Observation[], totalFailures: number): RankedPredicate {
+  const counts = { f: 0, s: 0, fObs: 0, sObs: 0 }
+  candidate.truth.forEach((truth, i) => {
+    if (truth === undefined) return
+    const failed = observations[i]?.failed ?? false
+    if (failed) counts.fObs++
+    else counts.sObs++
+    if (truth && failed) counts.f++
+    else if (truth) counts.s++
+  })
+  return fromCounts(candidate.predicate, counts, totalFailures)
+}
+
+function fromCounts(
+  predicate: string,
+  { f, s, fObs, sObs }: { f: number; s: number; fObs: number; sObs: number },
+  totalFailures: number,
+): RankedPredicate {
+  const failure = f + s === 0 ? 0 : f / (f + s)
+  const context = fObs + sObs === 0 ? 0 : fObs / (fObs + sObs)
+  const increase = failure - context
+  // log F / log NumF is 0/0 when there was one failure and P held in it: call that full coverage.
+  const coverage = totalFailures === 1 ? f : f === 0 ? 0 : Math.log(f) / Math.log(totalFailures)
+  const importance = increase <= 0 || coverage <= 0 ? 0 : 2 / (1 / increase + 1 / coverage)
+  return { predicate, true_in_failures: f, true_in_successes: s, observed_in: fObs + sObs, failure, context, increase, importance }
+}
+
+/**
+ * Increase is kept only if its 95% lower bound is above 0, with the two proportions' variances
+ * added as in Liblit et al. §3.1; this drops thresholds that separate a handful of trials by luck.
+ */
+function isSignificant(p: RankedPredicate): boolean {
+  if (p.increase <= 0) return false
+  const n = p.true_in_failures + p.true_in_successes
+  const variance = (p.failure * (1 - p.failure)) / n + (p.context * (1 - p.context)) / p.observed_in
+  return p.increase - 1.96 * Math.sqrt(variance) > 0
+}
+
+/**
+ * For each numeric fact, the most important `<= t` and `> t` over thresholds at observed values,
+ * found with running counts over the sorted values.
+ */
+function numericPredicates(observations: readonly Observation[], totalFailures: number): Candidate[] {
+  const keys = new Set(observations.flatMap((o) => Object.keys(o.numeric)))
+  const chosen: Candidate[] = []
+  for (const key of keys) {
+    const points = observations
+      .map((o) => ({ value: o.numeric[key], failed: o.failed }))
+      .filter((p): p is { value: number; failed: boolean } => p.value !== undefined)
+      .sort((a, b) => a.value - b.value)
+    const fObs = points.filter((p) => p.failed).length
+    const sObs = points.length - fObs
+    const best = { low: { importance: 0, t: Number.NaN }, high: { importance: 0, t: Number.NaN } }
+    let fBelow = 0
+    let sBelow = 0
+    for (let i = 0; i < points.length - 1; i++) {
+      const point = points[i] as { value: number; failed: boolean }
+      if (point.failed) fBelow++
+      else sBelow++
+      if (points[i + 1]?.value === point.value) continue
+      const low = fromCounts('', { f: fBelow, s: sBelow, fObs, sObs }, totalFailures).importance
+      const high = fromCounts('', { f: fObs - fBelow, s: sObs - sBelow, fObs, sObs }, totalFailures).importance
+      if (low > best.low.importance) best.low = { importance: low, t: point.value }
+      if (high > best.high.importance) best.high = { importance: high, t: point.value }
+    }
+    const truth = (test: (v: number) => boolean) => observations.map((o) => (o.numeric[key] === undefined ? undefined : test(o.numeric[key])))
+    const { low, high } = best
+    if (!Number.isNaN(low.t)) chosen.push({ predicate: `${key} <= ${formatThreshold(low.t)}`, truth: truth((v) => v <= low.t) })
+    if (!Number.isNaN(high.t)) chosen.push({ predicate: `${key} > ${formatThreshold(high.t)}`, truth: truth((v) => v > high.t) })
+  }
+  return chosen
+}
+
+function formatThreshold(value: number): string {
+  return String(Math.round(value * 100) / 100)
+}

@@ -1,0 +1,56 @@
+/** What token discrimination needs of one trial. */
+export interface TokenEvidence {
+  failed: boolean
+  stdout: string
+  stderr: string
+}
+
+export interface TokenResult {
+  /** The preferred token: the first ALL-CAPS candidate, else the first candidate; null if none. */
+  token: string | null
+  /** Every word in the stderr of every failure and in the output of no success, preferred first. */
+  candidates: string[]
+}
+
+/**
+ * Words present in the stderr of every failure and in the output (stdout or stderr) of no success
+ * (CONTRACTS §3). ALL-CAPS words come first (STALE, ECONNRESET), each group in the order the words
+ * appear in the first failure's stderr, so the answer does not depend on hash order.
+ */
+export function discriminateTokens(trials: readonly TokenEvidence[]): TokenResult {
+  const failures = trials.filter((t) => t.failed)
+  const [first, ...rest] = failures
+  if (!first) return { token: null, candidates: [] }
+  let common = wordsInOrder(first.stderr)
+  for (const failure of rest) {
+    const words = new Set(wordsInOrder(failure.stderr))
+    common = common.filter((w) => words.has(w))
+    if (common.length === 0) return { token: null, candidates: [] }
+  }
+  const seenInSuccess = new Set<string>()
+  for (const trial of trials) {
+    if (trial.failed) continue
+    for (const w of wordsInOrder(trial.stdout)) seenInSuccess.add(w)
+    for (const w of wordsInOrder(trial.stderr)) seenInSuccess.add(w)
+  }
+  const distinct = common.filter((w) => !seenInSuccess.has(w))
+  const candidates = [...distinct.filter(isAllCaps), ...distinct.filter((w) => !isAllCaps(w))]
+  return { token: candidates[0] ?? null, candidates }
+}
+
+/**
+ * The distinct words of a text in order of first appearance. A word starts with a letter or '_' and
+ * has at least two characters, so numbers (which differ per trial) and stray letters never qualify.
+ */
+export function wordsInOrder(text: string): string[] {
+  return [...new Set(text.match(WORD) ?? [])]
+}
+
+/** A word of capital letters (digits and '_' allowed after the first letter), e.g. ETIMEDOUT. */
+export function isAllCaps(word: string): boolean {
+  return /^[A-Z][A-Z0-9_]*$/.test(word) && /[A-Z].*[A-Z]/.test(word)
+}
+
+// --- internal ---
+
+const WORD = /[A-Za-z_][A-Za-z0-9_]+/g

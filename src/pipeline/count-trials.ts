@@ -1,0 +1,73 @@
+import { performance } from 'node:perf_hooks'
+import { FactsWriter } from '../artifacts/write.js'
+import { type TrialPlan, type TrialRecord, runTrials } from '../runner/run-trials.js'
+import type { PipelineContext } from './context.js'
+
+export interface TrialCounts {
+  trials: number
+  failures: number
+  timedOut: number
+  failureTrials: number[]
+  complete: boolean
+  startedAt: Date
+  durationMs: number
+}
+
+/**
+ * Runs the plan, keeping counts (not outputs) in memory, and streams each trial to facts.jsonl as
+ * it ends when `factsPath` is given. Warns once that parallel trials do not time like lone ones.
+ */
+export async function countTrials(
+  plan: TrialPlan,
+  context: PipelineContext,
+  label: string,
+  factsPath?: string,
+): Promise<TrialCounts> {
+  if (plan.jobs > 1) {
+    context.log(`--jobs ${plan.jobs}: trials run in parallel, which changes their timing; a timing-dependent failure may show up more or less often than when the command runs alone.`)
+  }
+  const facts = factsPath === undefined ? undefined : new FactsWriter(factsPath)
+  const counts = { trials: 0, failures: 0, timedOut: 0, failureTrials: [] as number[] }
+  const started = performance.now()
+  const onTrial = (record: TrialRecord): void => {
+    counts.trials++
+    if (record.outcome === 'failed') {
+      counts.failures++
+      counts.failureTrials.push(record.trial)
+    }
+    if (record.timedOut) counts.timedOut++
+    facts?.append(toFact(record, plan.gapMs))
+    context.onProgress({ label, done: counts.trials, total: plan.trials, failures: counts.failures, elapsedMs: performance.now() - started })
+  }
+  try {
+    const summary = await runTrials(plan, context.control, onTrial)
+    counts.failureTrials.sort((a, b) => a - b)
+    return { ...counts, complete: summary.complete, startedAt: summary.startedAt, durationMs: summary.durationMs }
+  } finally {
+    facts?.close()
+  }
+}
+
+// --- internal ---
+
+const round2 = (ms: number): number => Math.round(ms * 100) / 100
+
+function toFact(record: TrialRecord, gapMs: number) {
+  return {
+    trial: record.trial,
+    exit_code: record.exitCode,
+    outcome: record.outcome,
+    elapsed_ms: round2(record.elapsedMs),
+    stderr: record.stderr,
+    stdout: record.stdout,
+    signal: record.signal,
+    timed_out: record.timedOut,
+    started_at: record.startedAt.toISOString(),
+    offset_ms: round2(record.offsetMs),
+    gap_ms: gapMs,
+    worker: record.worker,
+    concurrent: record.concurrent,
+    stdout_bytes: record.stdoutBytes,
+    stderr_bytes: record.stderrBytes,
+  }
+}

@@ -1,0 +1,78 @@
+import { join } from 'node:path'
+import { readFactsFile } from '../artifacts/read.js'
+import { ObserverFileSchema, OnlyWhenFailFileSchema, PolicyFileSchema, RunsNeededFileSchema, type SummaryFile } from '../artifacts/schemas.js'
+import { assertWritable, removeFiles, writeJsonAtomic } from '../artifacts/write.js'
+import type { InvestigateOptions } from '../config/options.js'
+import { fractionFromCounts } from '../core/fraction.js'
+import type { PipelineContext } from './context.js'
+import { analyzeFacts } from './facts.js'
+import { measureCommand, type TrialSettings } from './measure.js'
+import { compareObservations, toObservation } from './observe.js'
+import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
+import { decidePolicy } from './policy.js'
+import { proveFix } from './proof.js'
+import { writeReport } from './report.js'
+
+/** The nine files of CONTRACTS §3, as investigate names them in its folder. */
+export const ARTIFACT_FILES = [
+  'rate.json',
+  'runs_needed.json',
+  'facts.jsonl',
+  'only_when_fail.json',
+  'observer.json',
+  'policy.json',
+  'proof.json',
+  'summary.json',
+  'flaky_report.md',
+] as const
+
+export interface InvestigateResult {
+  summary: SummaryFile
+  /** False when Ctrl-C cut the sequence short; the report covers the steps that finished. */
+  complete: boolean
+}
+
+/**
+ * The whole sequence into one folder: measure (also collecting facts from the same trials), plan,
+ * facts, observe (gapped trials against the measurement), policy, proof of the fixed command with
+ * the planned number of runs, report.
+ */
+export async function investigate(o: InvestigateOptions, context: PipelineContext): Promise<InvestigateResult> {
+  const dir = o['out-dir']
+  const path = (name: (typeof ARTIFACT_FILES)[number]): string => join(dir, name)
+  assertWritable(path('rate.json'), '--out-dir')
+  removeFiles(dir, ARTIFACT_FILES)
+  const confidence = o.confidence
+  const settings: TrialSettings = { command: o.cmd, trials: o.trials, gapMs: 0, timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
+  const stopped = (): boolean => context.control.stop.aborted
+
+  context.log(`measure: ${o.trials} trials of \`${o.cmd}\`, no gap`)
+  const rate = await measureCommand(settings, confidence.value, context, { rate: path('rate.json'), facts: path('facts.jsonl') })
+  if (stopped() || rate.trials === 0) return finish(dir, o, false)
+
+  const basis = choosePlanningBasis(rate)
+  writeJsonAtomic(path('runs_needed.json'), RunsNeededFileSchema, buildRunsNeeded(basis, rate, confidence))
+  writeJsonAtomic(path('only_when_fail.json'), OnlyWhenFailFileSchema, analyzeFacts(readFactsFile(path('facts.jsonl'), '--in')))
+  const policy = writeJsonAtomic(
+    path('policy.json'),
+    PolicyFileSchema,
+    decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence),
+  )
+
+  context.log(`observe: ${o['slow-trials']} trials with ${o['gap-ms']} ms before each`)
+  const slow = await measureCommand({ ...settings, trials: o['slow-trials'], gapMs: o['gap-ms'], jobs: 1 }, confidence.value, context, {}, 'observe')
+  if (stopped()) return finish(dir, o, false)
+  const observer = compareObservations(o.cmd, toObservation(rate, confidence.value), toObservation(slow, confidence.value), confidence)
+  writeJsonAtomic(path('observer.json'), ObserverFileSchema, observer)
+
+  context.log(`proof: ${policy.green_runs_required} runs of \`${o['fixed-cmd']}\``)
+  const fixed = { ...settings, command: o['fixed-cmd'], trials: policy.green_runs_required }
+  const proof = await proveFix(fixed, path('runs_needed.json'), context, path('proof.json'))
+  return finish(dir, o, proof.complete)
+}
+
+// --- internal ---
+
+function finish(dir: string, o: InvestigateOptions, complete: boolean): InvestigateResult {
+  return { summary: writeReport(dir, o.lang), complete }
+}

@@ -1,0 +1,57 @@
+import { type RateFile, RateFileSchema } from '../artifacts/schemas.js'
+import { writeJsonAtomic } from '../artifacts/write.js'
+import { computeVerdict } from '../core/verdict.js'
+import { wilsonInterval, zForConfidence } from '../core/wilson.js'
+import type { PipelineContext } from './context.js'
+import { countTrials, type TrialCounts } from './count-trials.js'
+
+export interface TrialSettings {
+  command: string
+  trials: number
+  gapMs: number
+  timeoutMs: number | null
+  jobs: number
+}
+
+/** rate, ci_low, ci_high for `failures` of `trials`, with the interval at `confidence`. */
+export function describeRate(failures: number, trials: number, confidence: number) {
+  const interval = wilsonInterval(failures, trials, zForConfidence(confidence))
+  return { trials, failures, rate: trials === 0 ? 0 : failures / trials, ci_low: interval.low, ci_high: interval.high }
+}
+
+/**
+ * Runs the command `trials` times and returns rate.json's content; writes rate.json and streams
+ * facts.jsonl when their paths are given (investigate measures and collects with the same trials).
+ */
+export async function measureCommand(
+  settings: TrialSettings,
+  confidence: number,
+  context: PipelineContext,
+  paths: { rate?: string; facts?: string },
+  label = 'measure',
+): Promise<RateFile> {
+  const counts = await countTrials(settings, context, label, paths.facts)
+  const rate = buildRateFile(settings, confidence, counts)
+  return paths.rate === undefined ? RateFileSchema.parse(rate) : writeJsonAtomic(paths.rate, RateFileSchema, rate)
+}
+
+// --- internal ---
+
+function buildRateFile(settings: TrialSettings, confidence: number, counts: TrialCounts): RateFile {
+  return {
+    schema_version: 1,
+    command: settings.command,
+    ...describeRate(counts.failures, counts.trials, confidence),
+    gap_ms: settings.gapMs,
+    confidence,
+    z: zForConfidence(confidence),
+    verdict: computeVerdict(counts.failures, counts.trials),
+    timed_out: counts.timedOut,
+    timeout_ms: settings.timeoutMs,
+    jobs: settings.jobs,
+    complete: counts.complete,
+    requested_trials: settings.trials,
+    started_at: counts.startedAt.toISOString(),
+    duration_ms: Math.round(counts.durationMs),
+  }
+}

@@ -1,0 +1,60 @@
+import type { ObserverFile, RateFile } from '../artifacts/schemas.js'
+import { fisherExactTwoSided } from '../core/fisher.js'
+import { complement, type Fraction, lessThan } from '../core/fraction.js'
+import { describeRate } from './measure.js'
+
+type Observation = ObserverFile['fast']
+
+/** One measurement as the observer compares it. */
+export function toObservation(rate: Pick<RateFile, 'trials' | 'failures' | 'gap_ms'>, confidence: number): Observation {
+  return { ...describeRate(rate.failures, rate.trials, confidence), gap_ms: rate.gap_ms }
+}
+
+/**
+ * observer.json: the fast and the gapped measurement in full, Fisher's exact two-sided p-value on
+ * their failures/passes, and `changed` when p < 1 - c (decided exactly). A symptom that vanishes
+ * when slowed down is written as a clue about timing, never as a fix.
+ */
+export function compareObservations(
+  command: string,
+  fast: Observation,
+  slow: Observation,
+  confidence: { value: number; exact: Fraction },
+): ObserverFile {
+  const fisher = fisherExactTwoSided({
+    failuresA: fast.failures,
+    passesA: fast.trials - fast.failures,
+    failuresB: slow.failures,
+    passesB: slow.trials - slow.failures,
+  })
+  const changed = lessThan(fisher.exact, complement(confidence.exact))
+  return {
+    schema_version: 1,
+    command,
+    fast,
+    slow,
+    confidence: confidence.value,
+    p_value: fisher.pValue,
+    changed,
+    note: explain(fast, slow, changed, fisher.pValue),
+  }
+}
+
+// --- internal ---
+
+const percent = (o: Observation): string => `${(o.rate * 100).toFixed(1)}% (${o.failures}/${o.trials})`
+
+function explain(fast: Observation, slow: Observation, changed: boolean, pValue: number): string {
+  const p = `p = ${pValue.toPrecision(3)}`
+  const rates = `fast ${percent(fast)} at ${fast.gap_ms} ms gaps, slow ${percent(slow)} at ${slow.gap_ms} ms gaps`
+  if (!changed && slow.failures === 0 && fast.failures > 0) {
+    return `The slow run saw no failure, but ${slow.trials} slow trials are too few to tell it from the fast rate (${rates}, ${p}); run more slow trials before drawing a conclusion.`
+  }
+  if (!changed) {
+    return `No significant change (${rates}, ${p}): slowing down did not alter the symptom at these sample sizes.`
+  }
+  if (slow.rate < fast.rate) {
+    return `Slowing down ${slow.failures === 0 ? 'made the failure vanish' : 'made it fail less'} (${rates}, ${p}): the failure depends on timing or order. That is a clue to the cause, not a fix.`
+  }
+  return `Slowing down made it fail more (${rates}, ${p}): something expires or times out between calls.`
+}

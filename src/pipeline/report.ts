@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { z } from 'zod'
+import { type ReportBundle, renderReport } from '../artifacts/markdown.js'
+import { readJsonFile } from '../artifacts/read.js'
+import {
+  ObserverFileSchema,
+  OnlyWhenFailFileSchema,
+  PolicyFileSchema,
+  ProofFileSchema,
+  RateFileSchema,
+  RunsNeededFileSchema,
+  type SummaryFile,
+  SummaryFileSchema,
+} from '../artifacts/schemas.js'
+import { writeJsonAtomic, writeTextAtomic } from '../artifacts/write.js'
+
+export type ReportLanguage = 'en' | 'ko'
+
+/**
+ * Reads whatever the folder holds (rate.json is required; the others are reported as "not
+ * measured" when absent, and rejected when malformed), then writes summary.json and flaky_report.md.
+ */
+export function writeReport(dir: string, lang: ReportLanguage): SummaryFile {
+  const bundle = readBundle(dir)
+  const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
+  writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
+  return summary
+}
+
+/** summary.json: the headline numbers of every file, null where a step has not run. */
+export function buildSummary(bundle: ReportBundle): SummaryFile {
+  const { rate, runsNeeded, onlyWhenFail, observer, policy, proof } = bundle
+  return {
+    schema_version: 1,
+    command: rate.command,
+    trials: rate.trials,
+    failures: rate.failures,
+    rate: rate.rate,
+    ci_low: rate.ci_low,
+    ci_high: rate.ci_high,
+    verdict: rate.verdict,
+    token: onlyWhenFail?.token ?? null,
+    green_runs_required: policy?.green_runs_required ?? runsNeeded?.chosen.runs ?? null,
+    retry_budget: policy?.retry_budget ?? null,
+    quarantine_after: policy?.quarantine_after ?? null,
+    observer_changed: observer?.changed ?? null,
+    observer_p_value: observer?.p_value ?? null,
+    proof_command: proof?.command ?? null,
+    proof_trials: proof?.trials ?? null,
+    proof_failures: proof?.failures ?? null,
+    proof_passed: proof?.passed ?? null,
+  }
+}
+
+// --- internal ---
+
+const HINT = 'Re-run the step that writes it, or remove the file.'
+
+function readBundle(dir: string): ReportBundle {
+  const optional = <S extends z.ZodType>(name: string, schema: S): z.output<S> | undefined => {
+    const path = join(dir, name)
+    return existsSync(path) ? readJsonFile(path, schema, '--dir', HINT) : undefined
+  }
+  return {
+    rate: readJsonFile(join(dir, 'rate.json'), RateFileSchema, '--dir', 'Run `flakeproof measure --out <dir>/rate.json` (or `investigate`) first.'),
+    runsNeeded: optional('runs_needed.json', RunsNeededFileSchema),
+    onlyWhenFail: optional('only_when_fail.json', OnlyWhenFailFileSchema),
+    observer: optional('observer.json', ObserverFileSchema),
+    policy: optional('policy.json', PolicyFileSchema),
+    proof: optional('proof.json', ProofFileSchema),
+  }
+}
