@@ -69,7 +69,7 @@ function parseOptions(spec: CommandSpec, args: string[]): unknown {
   let parsed
   try {
     parsed = parseArgs({
-      args,
+      args: attachNegativeValues(spec, args),
       options: Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.value === undefined ? 'boolean' : 'string' }])),
       allowPositionals: spec.name === 'schema',
       strict: true,
@@ -82,6 +82,23 @@ function parseOptions(spec: CommandSpec, args: string[]): unknown {
   // Each message names its flag, the value received and a fix; the first one is the one to act on.
   if (!result.success) throw new Error(result.error.issues[0]?.message ?? 'invalid flags')
   return result.data
+}
+
+/** `--trials -3` means the value -3 (to be rejected with its own message), not a flag `-3`. */
+function attachNegativeValues(spec: CommandSpec, args: string[]): string[] {
+  const valued = new Set(spec.flags.filter((f) => f.value !== undefined).map((f) => `--${f.name}`))
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    const next = args[i + 1]
+    if (valued.has(arg) && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+      joined.push(`${arg}=${next}`)
+      i++
+    } else {
+      joined.push(arg)
+    }
+  }
+  return joined
 }
 
 function rephraseParseError(error: Error & { code?: string }): string {

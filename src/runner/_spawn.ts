@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
+import { plainArgv } from './_argv.js'
 import { CappedCapture } from './_capture.js'
 
 export interface ProcessResult {
@@ -25,13 +26,31 @@ export interface SpawnOptions {
 const KILL_GRACE_MS = 2000
 
 /**
- * Runs `command` through the shell in a process group of its own (so a timeout kills the whole tree,
- * and a Ctrl-C at the terminal reaches flakeproof, not the trial), with stdin closed.
+ * Runs `command` as the shell would, in a process group of its own (so a timeout kills the whole
+ * tree, and a Ctrl-C at the terminal reaches flakeproof, not the trial), with stdin closed. A
+ * command of plain words is started directly, which the shell would do too, minus ~1 ms of shell
+ * start-up per trial; if its program is not found, the shell runs it and says so in its own words.
  */
-export function runShellCommand(command: string, options: SpawnOptions): Promise<ProcessResult> {
+export async function runShellCommand(command: string, options: SpawnOptions): Promise<ProcessResult> {
+  const argv = plainArgv(command)
+  if (argv) {
+    const { spawnFailed, ...direct } = await runProcess(argv, options)
+    if (!spawnFailed) return direct
+  }
+  const { spawnFailed: _, ...viaShell } = await runProcess(command, options)
+  return viaShell
+}
+
+// --- internal ---
+
+function runProcess(command: string | string[], options: SpawnOptions): Promise<ProcessResult & { spawnFailed: boolean }> {
   return new Promise((resolve) => {
     const started = performance.now()
-    const child = spawn(command, { shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe']
+    const child =
+      typeof command === 'string'
+        ? spawn(command, { shell: true, detached: true, stdio })
+        : spawn(command[0] as string, command.slice(1), { detached: true, stdio })
     const stdout = new CappedCapture()
     const stderr = new CappedCapture()
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
@@ -65,6 +84,7 @@ export function runShellCommand(command: string, options: SpawnOptions): Promise
     options.abort.addEventListener('abort', onAbort, { once: true })
 
     let exited: { exitCode: number | null; signal: string | null; elapsedMs: number } | undefined
+    let spawnFailed = false
     let settled = false
     let drainTimer: NodeJS.Timeout | undefined
     const settle = (): void => {
@@ -76,6 +96,7 @@ export function runShellCommand(command: string, options: SpawnOptions): Promise
       options.abort.removeEventListener('abort', onAbort)
       resolve({
         ...exited,
+        spawnFailed,
         timedOut,
         aborted,
         stdout: stdout.text(),
@@ -96,6 +117,7 @@ export function runShellCommand(command: string, options: SpawnOptions): Promise
     })
     child.on('close', settle)
     child.on('error', (error) => {
+      spawnFailed = true
       stderr.push(Buffer.from(`flakeproof: cannot start the command: ${error.message}\n`))
       exited ??= { exitCode: null, signal: null, elapsedMs: performance.now() - started }
       settle()

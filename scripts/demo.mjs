@@ -1,0 +1,41 @@
+// npm run demo: build if needed, investigate the bundled lab job, print the report and the files.
+import { spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const root = join(import.meta.dirname, '..')
+const bin = join(root, 'dist/src/cli/bin.js')
+
+function newestMtime(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((newest, entry) => Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0)
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' })
+  if (result.error) throw result.error
+  return result
+}
+
+if (!existsSync(bin) || newestMtime(join(root, 'src')) > statSync(bin).mtimeMs) {
+  console.log('building flakeproof (tsc)…')
+  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
+  if (build.status !== 0) process.exit(build.status ?? 1)
+}
+
+// A fresh counter, so the run is the same every time: calls 5, 10, 15, … fail.
+const outDir = '.flakeproof/lab'
+const state = '.flakeproof/lab-state'
+rmSync(join(root, state), { recursive: true, force: true })
+const job = `node examples/lab/job.js --state ${state}`
+console.log(`\n$ flakeproof investigate --cmd "${job}" --fixed-cmd "${job} --fixed" --out-dir ${outDir}\n`)
+console.log('(200 quick trials, 20 trials with 2 s gaps, then the proof: about a minute)\n')
+const investigation = run(process.execPath, [bin, 'investigate', '--cmd', job, '--fixed-cmd', `${job} --fixed`, '--out-dir', outDir])
+
+const reportPath = join(root, outDir, 'flaky_report.md')
+if (existsSync(reportPath)) console.log(`\n${readFileSync(reportPath, 'utf8')}`)
+console.log('Files:')
+for (const name of readdirSync(join(root, outDir)).sort()) console.log(`  ${relative(root, join(root, outDir, name))}`)
+console.log(`\nsummary.json:\n${investigation.stdout}`)
+process.exit(investigation.status ?? 1)

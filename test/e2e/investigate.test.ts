@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  FactSchema,
+  ObserverFileSchema,
+  OnlyWhenFailFileSchema,
+  PolicyFileSchema,
+  ProofFileSchema,
+  RateFileSchema,
+  RunsNeededFileSchema,
+  SummaryFileSchema,
+} from '../../src/artifacts/schemas.js'
+import { type CliResult, labCommand, readArtifact, runCli, tempDir } from '../utils.js'
+
+/**
+ * The whole sequence with the CONTRACTS defaults (200 fast trials, 20 slow at 2000 ms), once; every
+ * number is then recomputed here by hand from the formulas, not from flakeproof's own code.
+ */
+describe('flakeproof investigate on the lab job', () => {
+  const dir = tempDir()
+  const out = join(dir, 'out')
+  let result: CliResult
+  const read = <T>(name: string, schema: { parse: (x: unknown) => T }): T => readArtifact(join(out, name), schema as never) as T
+
+  beforeAll(async () => {
+    result = await runCli(['investigate', '--cmd', labCommand(dir), '--fixed-cmd', labCommand(dir, '--fixed'), '--out-dir', out])
+  }, 180_000)
+
+  it('exits 0 with the summary on stdout and writes all nine files', () => {
+    expect(result.code).toBe(0)
+    const names = ['rate.json', 'runs_needed.json', 'facts.jsonl', 'only_when_fail.json', 'observer.json', 'policy.json', 'proof.json', 'summary.json', 'flaky_report.md']
+    for (const name of names) expect(existsSync(join(out, name)), name).toBe(true)
+    expect(JSON.parse(result.stdout)).toEqual(read('summary.json', SummaryFileSchema))
+  })
+
+  it('measures exactly 40 failures in 200 trials, with the Wilson interval of CONTRACTS §2', () => {
+    const rate = read('rate.json', RateFileSchema)
+    expect(rate).toMatchObject({ trials: 200, failures: 40, rate: 0.2, gap_ms: 0, verdict: 'flaky' })
+    // Hand computation, z = 1.96: center = (0.2 + 3.8416/400) / (1 + 3.8416/200) = 0.205654,
+    // half = 1.96 / 1.019208 · √(0.0008 + 0.00002401) = 0.055203 → [0.150451, 0.260856].
+    const z = 1.96
+    const n = 200
+    const p = 0.2
+    const center = (p + (z * z) / (2 * n)) / (1 + (z * z) / n)
+    const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))
+    expect(rate.ci_low).toBeCloseTo(center - half, 12)
+    expect(rate.ci_high).toBeCloseTo(center + half, 12)
+    expect(rate.ci_low).toBeCloseTo(0.150451, 6)
+    expect(rate.ci_high).toBeCloseTo(0.260856, 6)
+  })
+
+  it('keeps a fact line for each of the 200 trials', () => {
+    const lines = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
+    expect(lines).toHaveLength(200)
+    expect(lines.filter((l) => l.outcome === 'failed').map((l) => l.trial)).toEqual(Array.from({ length: 40 }, (_, i) => 5 * (i + 1)))
+  })
+
+  it('plans 11 / 14 / 21 runs for 0.9 / 0.95 / 0.99 (smallest n with 0.8^n <= 1-c)', () => {
+    const plan = read('runs_needed.json', RunsNeededFileSchema)
+    for (const { confidence, runs } of plan.table) {
+      expect(0.8 ** runs).toBeLessThanOrEqual(1 - confidence)
+      expect(0.8 ** (runs - 1)).toBeGreaterThan(1 - confidence)
+    }
+    expect(plan.chosen).toEqual({ confidence: 0.95, runs: 14 })
+  })
+
+  it('finds STALE in every failure and in no success', () => {
+    expect(read('only_when_fail.json', OnlyWhenFailFileSchema)).toMatchObject({
+      trials: 200, failures: 40, token: 'STALE', exit_codes_on_failure: [3], exit_codes_on_success: [0],
+    })
+  })
+
+  it('sees the failure vanish when slowed down, and calls that a clue, not a fix', () => {
+    const observer = read('observer.json', ObserverFileSchema)
+    expect(observer.fast).toMatchObject({ trials: 200, failures: 40, gap_ms: 0 })
+    expect(observer.slow).toMatchObject({ trials: 20, failures: 0, rate: 0, gap_ms: 2000 })
+    expect(observer.slow.ci_high).toBeGreaterThan(0)
+    // Fisher two-sided on [[40,160],[0,20]]: 0.0287915 (exact sum in Python 3, math.comb).
+    expect(observer.p_value).toBeCloseTo(0.0287915313, 9)
+    expect(observer.changed).toBe(true)
+    expect(observer.note).toContain('not a fix')
+  })
+
+  it('sets policy by calculation: retry 2 (0.2³ <= 0.01), quarantine 1, 14 green runs', () => {
+    expect(read('policy.json', PolicyFileSchema)).toMatchObject({ green_runs_required: 14, retry_budget: 2, quarantine_after: 1 })
+  })
+
+  it('proves the fix with the planned 14 runs', () => {
+    expect(read('proof.json', ProofFileSchema)).toMatchObject({ required: 14, trials: 14, failures: 0, passed: true })
+  })
+
+  it('summarises the numbers and reports them in the four sections, in order', () => {
+    expect(read('summary.json', SummaryFileSchema)).toMatchObject({
+      trials: 200, failures: 40, rate: 0.2, token: 'STALE', green_runs_required: 14, proof_trials: 14, observer_changed: true,
+    })
+    const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
+    expect(report.match(/^## .*/gm)).toEqual([
+      '## How often', '## True only when it fails', '## What observation changed', '## What it takes to say it is fixed',
+    ])
+    expect(report).toContain('Failed **40 of 200** trials: rate 20.0%, 95% Wilson interval [15.0%, 26.1%]')
+  })
+
+  it('re-renders the report in Korean', async () => {
+    const ko = await runCli(['report', '--dir', out, '--lang', 'ko'])
+    expect(ko.code).toBe(0)
+    const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
+    expect(report.match(/^## .*/gm)).toEqual(['## 얼마나 자주인가', '## 실패할 때만 참인 것', '## 관측이 바꾼 것', '## 고쳤다고 말하려면'])
+    expect(report).toContain('200번 중 40번')
+  })
+})

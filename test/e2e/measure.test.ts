@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { FactSchema, OnlyWhenFailFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { wilsonInterval } from '../../src/core/wilson.js'
+import { labCommand, readArtifact, runCli, tempDir } from '../utils.js'
+
+describe('flakeproof measure', () => {
+  it('counts exactly one failure in five quick calls of the lab job, with its Wilson interval', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'rate.json')
+    const result = await runCli(['measure', '--cmd', labCommand(dir), '--trials', '50', '--out', out])
+    expect(result.code).toBe(0)
+    const rate = readArtifact(out, RateFileSchema)
+    expect(JSON.parse(result.stdout)).toEqual(rate)
+    // Calls 5, 10, …, 50 fail: 10 of 50. Interval from the CONTRACTS §2 formula with z = 1.96.
+    const { low, high } = wilsonInterval(10, 50)
+    expect(rate).toMatchObject({ trials: 50, failures: 10, rate: 0.2, ci_low: low, ci_high: high, gap_ms: 0 })
+    expect(rate).toMatchObject({ verdict: 'flaky', complete: true, jobs: 1, z: 1.96, timed_out: 0 })
+    expect(low).toBeCloseTo(0.112436, 6)
+    expect(high).toBeCloseTo(0.330374, 6)
+  })
+
+  it('writes a stable command as stable with a non-zero upper bound', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'rate.json')
+    const result = await runCli(['measure', '--cmd', 'true', '--trials', '20', '--out', out])
+    expect(result.code).toBe(0)
+    // Wilson 0/20 upper end = 0.161130 (Python 3, CONTRACTS §2 formula).
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ failures: 0, rate: 0, ci_low: 0, verdict: 'stable' })
+    expect(readArtifact(out, RateFileSchema).ci_high).toBeCloseTo(0.16113, 5)
+  })
+
+  it('rests before every trial, the first included', async () => {
+    const dir = tempDir()
+    const facts = join(dir, 'facts.jsonl')
+    const result = await runCli(['collect', '--cmd', 'true', '--trials', '3', '--gap-ms', '300', '--out', facts])
+    expect(result.code).toBe(0)
+    const lines = readFileSync(facts, 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
+    expect(lines[0]?.offset_ms).toBeGreaterThanOrEqual(300)
+    expect(lines[2]?.offset_ms).toBeGreaterThanOrEqual(900)
+    expect(lines.every((l) => l.gap_ms === 300)).toBe(true)
+  })
+
+  it('kills a timed-out trial with its whole process group and counts it as failed', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'rate.json')
+    const started = Date.now()
+    const cmd = `sh -c 'sleep 30 & sleep 30'`
+    const result = await runCli(['measure', '--cmd', cmd, '--trials', '2', '--timeout-ms', '200', '--out', out])
+    expect(result.code).toBe(0)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 2, failures: 2, timed_out: 2, timeout_ms: 200, verdict: 'broken' })
+  })
+
+  it('runs trials in parallel with --jobs and says that timing changes', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'rate.json')
+    const result = await runCli(['measure', '--cmd', labCommand(dir), '--trials', '40', '--jobs', '3', '--out', out])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain('changes their timing')
+    // The lab's counter is locked, so every fifth call still fails: 8 of 40.
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 40, failures: 8, jobs: 3 })
+  })
+})
+
+describe('flakeproof collect and facts', () => {
+  it('keeps one line per trial and finds what is true only when it fails', async () => {
+    const dir = tempDir()
+    const facts = join(dir, 'facts.jsonl')
+    const collected = await runCli(['collect', '--cmd', labCommand(dir), '--trials', '20', '--out', facts])
+    expect(collected.code).toBe(0)
+    expect(JSON.parse(collected.stdout)).toMatchObject({ trials: 20, failures: 4, complete: true, out: facts })
+    const lines = readFileSync(facts, 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
+    expect(lines.map((l) => l.trial)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    expect(lines.filter((l) => l.outcome === 'failed').map((l) => l.exit_code)).toEqual([3, 3, 3, 3])
+    expect(lines[4]?.stderr).toMatch(/^cache: STALE entry read during refresh on call 5/)
+    expect(lines[0]?.stdout).toBe('{"ok":true,"call":1,"value":"v0"}\n')
+
+    const out = join(dir, 'only_when_fail.json')
+    const analysed = await runCli(['facts', '--in', facts, '--out', out])
+    expect(analysed.code).toBe(0)
+    const only = readArtifact(out, OnlyWhenFailFileSchema)
+    expect(only).toMatchObject({
+      trials: 20,
+      failures: 4,
+      exit_codes_on_failure: [3],
+      exit_codes_on_success: [0],
+      token: 'STALE',
+      failure_trials: [5, 10, 15, 20],
+    })
+    expect(only.predicates[0]?.predicate).toMatch(/^exit_code = 3 ≡ .*output contains STALE/)
+  })
+
+  it('caps what a trial prints at 64 KiB per stream, keeping head and tail', async () => {
+    const dir = tempDir()
+    const facts = join(dir, 'facts.jsonl')
+    const cmd = `node -e "process.stdout.write('H'.repeat(1000) + 'x'.repeat(998000) + 'T'.repeat(1000))"`
+    const result = await runCli(['collect', '--cmd', cmd, '--trials', '1', '--out', facts])
+    expect(result.code).toBe(0)
+    const [fact] = readFileSync(facts, 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
+    expect(fact?.stdout_bytes).toBe(1_000_000)
+    expect(fact?.stdout.length).toBeLessThan(66 * 1024)
+    expect(fact?.stdout.startsWith('H'.repeat(1000))).toBe(true)
+    expect(fact?.stdout.endsWith('T'.repeat(1000))).toBe(true)
+    expect(fact?.stdout).toContain(`[flakeproof: ${1_000_000 - 64 * 1024} bytes cut]`)
+  })
+})

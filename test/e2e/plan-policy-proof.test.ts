@@ -1,0 +1,132 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ObserverFileSchema, PolicyFileSchema, ProofFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
+import { fisherExactTwoSided } from '../../src/core/fisher.js'
+import { labCommand, readArtifact, runCli, tempDir } from '../utils.js'
+
+/** A rate.json as `measure` writes it, for the commands that read one. */
+function writeRate(dir: string, failures: number, trials: number, ci: [number, number]): string {
+  const path = join(dir, 'rate.json')
+  const rate = {
+    schema_version: 1, command: 'job', trials, failures, rate: failures / trials, ci_low: ci[0], ci_high: ci[1],
+    gap_ms: 0, confidence: 0.95, z: 1.96, verdict: failures === 0 ? 'stable' : failures === trials ? 'broken' : 'flaky',
+    timed_out: 0, timeout_ms: null, jobs: 1, complete: true, requested_trials: trials,
+    started_at: '2026-11-30T00:00:00.000Z', duration_ms: 1000,
+  }
+  writeFileSync(path, JSON.stringify(rate))
+  return path
+}
+
+describe('flakeproof plan', () => {
+  it.each([
+    // 0.8² = 0.64 exactly: 2, where the float formula says 3 (CONTRACTS §2).
+    ['0.2', '0.36', 2],
+    ['0.2', '0.95', 14],
+    ['0.1', '0.99', 44], // ceil(ln 0.01 / ln 0.9) = ceil(43.71)
+  ])('--rate %s --confidence %s → %i runs', async (rate, confidence, runs) => {
+    const result = await runCli(['plan', '--rate', rate, '--confidence', confidence])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ rate: Number(rate), confidence: Number(confidence), runs })
+  })
+
+  it('--from a measurement writes the table for 0.9, 0.95 and 0.99', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'runs_needed.json')
+    const result = await runCli(['plan', '--from', writeRate(dir, 40, 200, [0.150451, 0.260856]), '--out', out])
+    expect(result.code).toBe(0)
+    expect(readArtifact(out, RunsNeededFileSchema)).toMatchObject({
+      observed_rate: 0.2,
+      basis: 'observed',
+      table: [{ confidence: 0.9, runs: 11 }, { confidence: 0.95, runs: 14 }, { confidence: 0.99, runs: 21 }],
+      chosen: { confidence: 0.95, runs: 14 },
+    })
+  })
+
+  it('plans from ci_high when nothing failed, and says so', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'runs_needed.json')
+    // 0/200: ci_high = 0.018846; ln 0.05 / ln(1 - 0.018846) = 157.46 → 158.
+    await runCli(['plan', '--from', writeRate(dir, 0, 200, [0, 0.018846]), '--out', out])
+    const plan = readArtifact(out, RunsNeededFileSchema)
+    expect(plan).toMatchObject({ observed_rate: 0, basis: 'ci_high', planned_rate: 0.018846, chosen: { runs: 158 } })
+    expect(plan.note).toContain('ci_high')
+  })
+})
+
+describe('flakeproof policy', () => {
+  it('calculates the retry budget, quarantine and green runs from a measurement', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'policy.json')
+    const result = await runCli(['policy', '--from', writeRate(dir, 40, 200, [0.150451, 0.260856]), '--out', out])
+    expect(result.code).toBe(0)
+    // 0.2³ = 0.008 <= 0.01 < 0.04 → r = 2; 0.008 <= 0.05 → quarantine after 1; 0.8^14 <= 0.05 → 14.
+    expect(readArtifact(out, PolicyFileSchema)).toMatchObject({
+      observed_rate: 0.2, confidence: 0.95, green_runs_required: 14, retry_budget: 2, quarantine_after: 1,
+    })
+  })
+
+  it('decides the retry budget at p = 0.1 exactly (0.1² = 0.01: 1, where floats say 2)', async () => {
+    const dir = tempDir()
+    const result = await runCli(['policy', '--rate', '0.1', '--out', join(dir, 'policy.json')])
+    expect(JSON.parse(result.stdout)).toMatchObject({ retry_budget: 1, green_runs_required: 29 })
+  })
+
+  it('reports a test failing every trial as deterministic: no retry budget helps', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'policy.json')
+    await runCli(['policy', '--from', writeRate(dir, 20, 20, [0.83887, 1]), '--out', out])
+    const policy = readArtifact(out, PolicyFileSchema)
+    expect(policy).toMatchObject({ retry_budget: null, quarantine_after: null, basis: 'ci_low', green_runs_required: 2 })
+    expect(policy.notes.join(' ')).toContain('deterministic')
+  })
+})
+
+describe('flakeproof observe', () => {
+  it('compares a fast measurement with a gapped one by Fisher exact test', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'observer.json')
+    const fast = writeRate(dir, 40, 200, [0.150451, 0.260856])
+    const args = ['observe', '--cmd', labCommand(dir), '--fast', fast, '--slow-trials', '5', '--gap-ms', '1100', '--out', out]
+    const result = await runCli(args)
+    expect(result.code).toBe(0)
+    const observer = readArtifact(out, ObserverFileSchema)
+    // Call 5 comes 1.1 s after call 4, so the lab's refresh race never fires: 0 of 5.
+    expect(observer.fast).toMatchObject({ trials: 200, failures: 40, gap_ms: 0 })
+    expect(observer.slow).toMatchObject({ trials: 5, failures: 0, gap_ms: 1100 })
+    const expected = fisherExactTwoSided({ failuresA: 40, passesA: 160, failuresB: 0, passesB: 5 }).pValue
+    expect(observer.p_value).toBe(expected)
+    expect(observer.changed).toBe(false)
+    expect(observer.note).toContain('too few')
+  })
+})
+
+describe('flakeproof proof', () => {
+  it('passes when the fixed command passes every required run', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'proof.json')
+    const result = await runCli(['proof', '--cmd', labCommand(dir, '--fixed'), '--runs', '14', '--out', out])
+    expect(result.code).toBe(0)
+    expect(readArtifact(out, ProofFileSchema)).toMatchObject({ required: 14, trials: 14, failures: 0, passed: true, required_from: '--runs' })
+  })
+
+  it('fails loudly (exit 1) when any run fails', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'proof.json')
+    const result = await runCli(['proof', '--cmd', labCommand(dir), '--runs', '10', '--out', out])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('proof FAILED: 2 of 10 runs failed (trials 5, 10)')
+    expect(readArtifact(out, ProofFileSchema)).toMatchObject({ trials: 10, failures: 2, passed: false, failure_trials: [5, 10] })
+  })
+
+  it('takes the required count from runs_needed.json or policy.json', async () => {
+    const dir = tempDir()
+    const rate = writeRate(dir, 40, 200, [0.150451, 0.260856])
+    await runCli(['plan', '--from', rate, '--out', join(dir, 'runs_needed.json')])
+    await runCli(['policy', '--from', rate, '--confidence', '0.9', '--out', join(dir, 'policy.json')])
+    const fromPlan = await runCli(['proof', '--cmd', 'true', '--plan', join(dir, 'runs_needed.json'), '--out', join(dir, 'a.json')])
+    const fromPolicy = await runCli(['proof', '--cmd', 'true', '--policy', join(dir, 'policy.json'), '--out', join(dir, 'b.json')])
+    expect(JSON.parse(fromPlan.stdout)).toMatchObject({ required: 14, trials: 14, passed: true })
+    expect(JSON.parse(fromPolicy.stdout)).toMatchObject({ required: 11, trials: 11, passed: true })
+  })
+})

@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { z } from 'zod'
+
+export const ROOT = resolve(import.meta.dirname, '..')
+export const BIN = join(ROOT, 'dist/src/cli/bin.js')
+export const LAB = join(ROOT, 'examples/lab/job.js')
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Starts the built CLI (npm test builds first) without waiting for it. */
+export function startCli(args: string[], options: { cwd?: string } = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Runs the built CLI to completion. */
+export function runCli(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  return settle(startCli(args, options))
+}
+
+export function settle(child: ChildProcess): Promise<CliResult> {
+  return new Promise((done) => {
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('close', (code) => done({ code, stdout, stderr }))
+  })
+}
+
+/** A fresh folder per test; the lab's counter lives in one so each test starts at call 1. */
+export function tempDir(prefix = 'flakeproof-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** The lab job with its own state folder, as a shell command. */
+export function labCommand(stateDir: string, extra = ''): string {
+  return `node ${LAB} --state ${stateDir}${extra ? ` ${extra}` : ''}`
+}
+
+/** Reads a JSON artifact and validates it against its schema. */
+export function readArtifact<S extends z.ZodType>(path: string, schema: S): z.output<S> {
+  return schema.parse(JSON.parse(readFileSync(path, 'utf8')))
+}
