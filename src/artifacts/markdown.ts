@@ -1,3 +1,4 @@
+import { renderTestSections } from './markdown-tests.js'
 import type { ObserverFile, OnlyWhenFailFile, PolicyFile, ProofFile, RateFile, RunsNeededFile } from './schemas.js'
 
 /** Everything a report is made from; only rate.json is required. */
@@ -17,6 +18,7 @@ export interface ReportBundle {
 export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
   const t = MESSAGES[lang]
   const { rate } = bundle
+  if (rate.tests !== undefined) return renderTestSections(bundle, t)
   const lines = [
     `# ${t.title}: \`${rate.command}\``,
     '',
@@ -46,7 +48,7 @@ export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
 
 // --- internal ---
 
-type Messages = typeof EN
+export type Messages = typeof EN
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
 const codes = (list: (number | null)[]): string => (list.length === 0 ? '–' : list.map((c) => (c === null ? 'signal' : String(c))).join(', '))
@@ -136,6 +138,23 @@ const EN = {
     `Proof: \`${cmd}\` ran ${n} of ${required} required times with ${f} failure(s): **${passed ? 'PASSED' : 'FAILED'}**.`,
   residual: (high: string) => `A rate up to ${high} is still consistent with the proof runs (Wilson upper end).`,
   notMeasured: (how: string) => `Not measured yet (\`${how}\`).`,
+  testTitle: 'Flaky report (tests)',
+  rounds: (f: number, n: number, rate: string, low: string, high: string) =>
+    `Failed **${f} of ${n}** rounds (a round fails if any test failed its repetition): rate ${rate}, interval [${low}, ${high}].`,
+  testHeader: ['Test', 'failures/trials', 'rate', 'interval', 'verdict'],
+  stableHidden: (n: number) => `${n} stable test(s) not listed (no failure).`,
+  noFlaky: 'No test failed.',
+  testToken: (token: string | null) => (token === null ? 'no token' : `token \`${token}\``),
+  failingRepetitions: 'failing repetitions',
+  firstError: 'first error',
+  topPredicate: 'strongest predicate',
+  observerTestHeader: ['Test', 'fast', 'slow (gap)', 'p', 'changed'],
+  yes: 'yes',
+  no: 'no',
+  fixTestHeader: ['Test', 'runs needed', 'retry budget', 'quarantine after', 'proof'],
+  proofCell: (n: number, required: number, f: number, passed: boolean) => `${n}/${required} runs, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
+  proofStatus: { 'not-selected': 'not selected', missing: 'MISSING (test not found)' },
+  proofOverall: (passed: boolean, n: number) => `Proof run: **${passed ? 'PASSED' : 'FAILED'}** (${n} test(s) proven).`,
 }
 
 const KO: Messages = {
@@ -168,6 +187,23 @@ const KO: Messages = {
     `증명: \`${cmd}\`를 필요한 ${required}번 중 ${n}번 실행, 실패 ${f}번: **${passed ? '통과' : '실패'}**.`,
   residual: (high: string) => `증명 실행과 모순되지 않는 실패율의 상한: ${high} (Wilson 상한).`,
   notMeasured: (how: string) => `아직 측정하지 않았습니다 (\`${how}\`).`,
+  testTitle: '간헐적 실패 보고서 (테스트)',
+  rounds: (f: number, n: number, rate: string, low: string, high: string) =>
+    `**${n}번의 라운드 중 ${f}번** 실패 (한 테스트라도 실패하면 그 라운드는 실패): 실패율 ${rate}, 구간 [${low}, ${high}].`,
+  testHeader: ['테스트', '실패/시도', '실패율', '구간', '판정'],
+  stableHidden: (n: number) => `안정적인 테스트 ${n}개는 생략했습니다 (실패 없음).`,
+  noFlaky: '실패한 테스트가 없습니다.',
+  testToken: (token: string | null) => (token === null ? '토큰 없음' : `토큰 \`${token}\``),
+  failingRepetitions: '실패한 반복',
+  firstError: '첫 오류',
+  topPredicate: '가장 강한 술어',
+  observerTestHeader: ['테스트', '빠르게', '느리게 (간격)', 'p', '달라짐'],
+  yes: '예',
+  no: '아니오',
+  fixTestHeader: ['테스트', '필요한 횟수', '재시도 예산', '격리 기준', '증명'],
+  proofCell: (n: number, required: number, f: number, passed: boolean) => `${required}번 중 ${n}번 실행, 실패 ${f}번: ${passed ? '통과' : '실패'}`,
+  proofStatus: { 'not-selected': '선택되지 않음', missing: '없음 (테스트를 찾을 수 없음)' },
+  proofOverall: (passed: boolean, n: number) => `증명 실행: **${passed ? '통과' : '실패'}** (테스트 ${n}개 증명).`,
 }
 
 const MESSAGES = { en: EN, ko: KO }

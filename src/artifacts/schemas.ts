@@ -1,4 +1,18 @@
 import { z } from 'zod'
+import {
+  TestFactSchema,
+  TestObserverSchema,
+  TestOnlyWhenFailSchema,
+  TestPlanSchema,
+  TestPolicySchema,
+  TestProofSchema,
+  TestRateSchema,
+  TestSummarySchema,
+  testMap,
+} from './test-schemas.js'
+import { OutcomeSchema, RankedPredicateSchema, VerdictSchema } from './_common.js'
+
+export { OutcomeSchema, RankedPredicateSchema, VerdictSchema }
 
 /**
  * One schema per file flakeproof writes (CONTRACTS §3). Every JSON object carries
@@ -10,9 +24,6 @@ const schemaVersion = z.literal(1).describe('Bumped only when a field is removed
 const count = z.number().int().nonnegative()
 const probability = z.number().min(0).max(1)
 const milliseconds = z.number().nonnegative()
-
-export const OutcomeSchema = z.enum(['passed', 'failed', 'skipped'])
-export const VerdictSchema = z.enum(['stable', 'flaky', 'broken', 'partial'])
 
 /** A failure rate with the trial count beside it and its Wilson interval. */
 const measured = {
@@ -38,6 +49,7 @@ export const RateFileSchema = z.object({
   requested_trials: count,
   started_at: z.iso.datetime(),
   duration_ms: milliseconds,
+  tests: z.array(TestRateSchema).optional().describe('Test mode: one entry per test.'),
 })
 export type RateFile = z.infer<typeof RateFileSchema>
 
@@ -53,6 +65,7 @@ export const RunsNeededFileSchema = z.object({
   table: z.array(z.object({ confidence: z.number().gt(0).lt(1), runs: z.number().int().positive() })),
   chosen: z.object({ confidence: z.number().gt(0).lt(1), runs: z.number().int().positive() }),
   note: z.string().nullable(),
+  tests: testMap(TestPlanSchema).optional(),
 })
 export type RunsNeededFile = z.infer<typeof RunsNeededFileSchema>
 
@@ -75,17 +88,6 @@ export const FactSchema = z.object({
 })
 export type Fact = z.infer<typeof FactSchema>
 
-export const RankedPredicateSchema = z.object({
-  predicate: z.string(),
-  true_in_failures: count,
-  true_in_successes: count,
-  observed_in: count,
-  failure: probability,
-  context: probability,
-  increase: z.number().min(-1).max(1),
-  importance: z.number().min(0).max(1),
-})
-
 export const OnlyWhenFailFileSchema = z.object({
   schema_version: schemaVersion,
   trials: count,
@@ -96,6 +98,7 @@ export const OnlyWhenFailFileSchema = z.object({
   token_candidates: z.array(z.string()),
   failure_trials: z.array(z.number().int().positive()),
   predicates: z.array(RankedPredicateSchema).describe('Liblit et al. 2005 ranking, most important first.'),
+  tests: testMap(TestOnlyWhenFailSchema).optional(),
 })
 export type OnlyWhenFailFile = z.infer<typeof OnlyWhenFailFileSchema>
 
@@ -110,6 +113,7 @@ export const ObserverFileSchema = z.object({
   p_value: probability.describe("Fisher's exact test, two-sided, fast vs slow."),
   changed: z.boolean().describe('p_value < 1 - confidence.'),
   note: z.string(),
+  tests: testMap(TestObserverSchema).optional(),
 })
 export type ObserverFile = z.infer<typeof ObserverFileSchema>
 
@@ -124,6 +128,7 @@ export const PolicyFileSchema = z.object({
   retry_budget: count.nullable().describe('null: the test fails every time and no retry helps.'),
   quarantine_after: z.number().int().positive().nullable(),
   notes: z.array(z.string()),
+  tests: testMap(TestPolicySchema).optional(),
 })
 export type PolicyFile = z.infer<typeof PolicyFileSchema>
 
@@ -136,6 +141,7 @@ export const ProofFileSchema = z.object({
   passed: z.boolean().describe('failures = 0 and trials >= required.'),
   failure_trials: z.array(z.number().int().positive()),
   complete: z.boolean(),
+  tests: testMap(TestProofSchema).optional(),
 })
 export type ProofFile = z.infer<typeof ProofFileSchema>
 
@@ -154,6 +160,7 @@ export const SummaryFileSchema = z.object({
   proof_trials: count.nullable(),
   proof_failures: count.nullable(),
   proof_passed: z.boolean().nullable(),
+  tests: testMap(TestSummarySchema).optional(),
 })
 export type SummaryFile = z.infer<typeof SummaryFileSchema>
 
@@ -161,7 +168,8 @@ export type SummaryFile = z.infer<typeof SummaryFileSchema>
 export const ARTIFACT_SCHEMAS = {
   rate: { file: 'rate.json', schema: RateFileSchema },
   runs_needed: { file: 'runs_needed.json', schema: RunsNeededFileSchema },
-  facts: { file: 'facts.jsonl (one line)', schema: FactSchema },
+  facts: { file: 'facts.jsonl (one line, command mode)', schema: FactSchema },
+  test_facts: { file: 'facts.jsonl (one line, test mode)', schema: TestFactSchema },
   only_when_fail: { file: 'only_when_fail.json', schema: OnlyWhenFailFileSchema },
   observer: { file: 'observer.json', schema: ObserverFileSchema },
   policy: { file: 'policy.json', schema: PolicyFileSchema },

@@ -2,7 +2,6 @@ import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFil
 import { dirname, join } from 'node:path'
 import type { z } from 'zod'
 import { FlakeproofError } from '../errors.js'
-import { type Fact, FactSchema } from './schemas.js'
 
 let tempCounter = 0
 
@@ -36,17 +35,19 @@ export function writeTextAtomic(path: string, text: string): void {
  * facts.jsonl, one whole line per trial. Each line goes out in a single unbuffered write(2) as its
  * trial ends, so a run killed at any moment leaves every finished trial on disk and no torn line.
  */
-export class FactsWriter {
+export class JsonLinesWriter<S extends z.ZodType> {
   private readonly _fd: number
+  private readonly _schema: S
 
   /** Truncates `path`: a new collection replaces the old one. */
-  constructor(path: string) {
+  constructor(path: string, schema: S) {
     mkdirSync(dirname(path), { recursive: true })
     this._fd = openSync(path, 'w')
+    this._schema = schema
   }
 
-  append(fact: Fact): void {
-    writeSync(this._fd, `${JSON.stringify(FactSchema.parse(fact))}\n`)
+  append(line: z.input<S>): void {
+    writeSync(this._fd, `${JSON.stringify(this._schema.parse(line))}\n`)
   }
 
   close(): void {

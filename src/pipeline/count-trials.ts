@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
-import { FactsWriter } from '../artifacts/write.js'
+import { FactSchema } from '../artifacts/schemas.js'
+import { JsonLinesWriter } from '../artifacts/write.js'
 import { type TrialPlan, type TrialRecord, runTrials } from '../runner/run-trials.js'
 import type { PipelineContext } from './context.js'
 
@@ -26,7 +27,7 @@ export async function countTrials(
   if (plan.jobs > 1) {
     context.log(`--jobs ${plan.jobs}: trials run in parallel, which changes their timing; a timing-dependent failure may show up more or less often than when the command runs alone.`)
   }
-  const facts = factsPath === undefined ? undefined : new FactsWriter(factsPath)
+  const facts = factsPath === undefined ? undefined : new JsonLinesWriter(factsPath, FactSchema)
   const counts = { trials: 0, failures: 0, timedOut: 0, failureTrials: [] as number[] }
   const started = performance.now()
   const onTrial = (record: TrialRecord): void => {

@@ -50,7 +50,34 @@ export function buildSummary(bundle: ReportBundle): SummaryFile {
     proof_trials: proof?.trials ?? null,
     proof_failures: proof?.failures ?? null,
     proof_passed: proof?.passed ?? null,
+    ...(rate.tests === undefined ? {} : { tests: summariseTests(bundle) }),
   }
+}
+
+/** Test mode: the same headline numbers for each test, keyed by test id. */
+function summariseTests({ rate, onlyWhenFail, observer, policy, proof }: ReportBundle): NonNullable<SummaryFile['tests']> {
+  return Object.fromEntries(
+    (rate.tests ?? []).map((test) => {
+      const proven = proof?.tests?.[test.id]
+      return [
+        test.id,
+        {
+          trials: test.trials,
+          failures: test.failures,
+          rate: test.rate,
+          ci_low: test.ci_low,
+          ci_high: test.ci_high,
+          verdict: test.verdict,
+          token: onlyWhenFail?.tests?.[test.id]?.token ?? null,
+          green_runs_required: policy?.tests?.[test.id]?.green_runs_required ?? null,
+          observer_changed: observer?.tests?.[test.id]?.changed ?? null,
+          proof_trials: proven?.status === 'ran' ? proven.trials : null,
+          proof_failures: proven?.status === 'ran' ? proven.failures : null,
+          proof_passed: proven?.status === 'ran' ? proven.passed : null,
+        },
+      ]
+    }),
+  )
 }
 
 // --- internal ---

@@ -1,0 +1,278 @@
+import { relative } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { format } from 'node:util'
+import type { File, Suite, Task, Test } from '@vitest/runner'
+import * as vitest from 'vitest'
+import { getFn } from 'vitest/suite'
+import { formatTestId, META_KEY, PROVIDE_KEY, type Repetition, type RunnerOptions, type TestEvidence } from './_protocol.js'
+
+/** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
+const KEPT_ERRORS = 3
+/** Per repetition and stream; and for an error message. */
+const CAPTURE_LIMIT = 8 * 1024
+
+// 4.1+ exports the class as `TestRunner`; 3.2 and 4.0 only from `vitest/runners` (removed in 5).
+type RunnerClass = new (config: never) => Record<string, unknown>
+const Base: RunnerClass =
+  ((vitest as Record<string, unknown>).TestRunner as RunnerClass | undefined) ??
+  ((await import('vitest/runners' as string)) as { VitestTestRunner: RunnerClass }).VitestTestRunner
+
+/** The repetition under way; `errors` is the task's array, held so Vitest replacing it (the `fails` flip) loses nothing. */
+interface Current extends Repetition {
+  started: number
+  errors: unknown[]
+  errorsBefore: number
+}
+
+interface Running {
+  evidence: TestEvidence
+  current?: Current
+  /** Fast repetitions that failed, to decide whether this test is observed slowly. */
+  fastFailures: number
+  /** `test.fails`: a repetition passes by throwing. */
+  fails: boolean
+}
+
+interface WorkerConfig {
+  root: string
+  name?: string
+  sequence?: { seed?: number; shuffle?: unknown }
+}
+
+/**
+ * Vitest runner that records every repetition of every test: outcome from the change in the error
+ * count (so afterEach and fixture errors count), time, first error, console output. Evidence goes
+ * to the reporter on the test's meta once the test ends; errors on the task stay capped.
+ */
+export default class FlakeproofRunner extends (Base as unknown as new (config: WorkerConfig) => BaseRunner) {
+  private readonly _options: RunnerOptions
+  private readonly _running = new Map<string, Running>()
+  private readonly _root: string
+  private readonly _project: string
+  private readonly _seed: number | null
+  private _order = 0
+  private _previousTest: string | null = null
+  private _capturing: Running | undefined
+
+  constructor(config: WorkerConfig) {
+    super(config)
+    this._options = vitest.inject(PROVIDE_KEY as never) as RunnerOptions
+    this._root = config.root
+    this._project = config.name ?? ''
+    this._seed = config.sequence?.shuffle ? (config.sequence.seed ?? null) : null
+    patchConsole((stream, text) => this._capture(stream, text))
+    // Vitest calls `runTask` instead of the test function when it exists: only define it when there
+    // are slow repetitions to leave out (those of tests that never failed fast), so stack traces of
+    // ordinary runs stay as they are.
+    if (this._options.slowRepeat > 0) {
+      ;(this as { runTask?: (test: Test) => Promise<void> }).runTask = async (test) => {
+        if (this._running.get(test.id)?.current) await getFn(test)()
+      }
+    }
+  }
+
+  override onCollected(files: File[]): unknown {
+    for (const test of allTests(files)) this._plan(test)
+    return super.onCollected?.(files)
+  }
+
+  override async onBeforeRunTask(test: Test): Promise<unknown> {
+    neutraliseAbortListenerLeak(test)
+    return super.onBeforeRunTask?.(test)
+  }
+
+  override async onBeforeTryTask(test: Test, options: { retry: number; repeats: number }): Promise<unknown> {
+    const running = this._start(test)
+    this._close(running)
+    const index = running.evidence.repetitions.length
+    const mode = this._modeOf(index)
+    const observed = mode !== 'slow' || running.fastFailures > 0
+    const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
+    if (gapMs > 0) await sleep(gapMs)
+    const result = await super.onBeforeTryTask?.(test, options)
+    if (test.result) test.result.errors ??= []
+    const errors = (test.result?.errors ?? []) as unknown[]
+    running.current = observed
+      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length }
+      : undefined
+    this._capturing = running
+    return result
+  }
+
+
+  override async onAfterRunTask(test: Test): Promise<unknown> {
+    const running = this._running.get(test.id)
+    if (running) {
+      this._close(running)
+      this._settle(test, running.evidence.repetitions)
+      test.meta[META_KEY as keyof typeof test.meta] = running.evidence as never
+      this._running.delete(test.id)
+      this._previousTest = running.evidence.id
+      this._capturing = undefined
+    }
+    return super.onAfterRunTask?.(test)
+  }
+
+  // --- internal ---
+
+  private _plan(test: Test): void {
+    const { mode, repeat, slowRepeat, proofRuns } = this._options
+    if (mode === 'proof') {
+      const required = proofRuns[this._idOf(test)]
+      if (required === undefined) {
+        if (test.mode === 'run') test.mode = 'skip'
+        return
+      }
+      test.repeats = required - 1
+      return
+    }
+    test.repeats = repeat + slowRepeat - 1
+  }
+
+  private _modeOf(index: number): Repetition['mode'] {
+    if (this._options.mode === 'proof') return 'proof'
+    return index < this._options.repeat ? 'fast' : 'slow'
+  }
+
+  private _idOf(test: Test): string {
+    return formatTestId(this._project, relative(this._root, test.file.filepath).split('\\').join('/'), fullName(test))
+  }
+
+  private _start(test: Test): Running {
+    let running = this._running.get(test.id)
+    if (!running) {
+      running = {
+        evidence: {
+          id: this._idOf(test),
+          order: ++this._order,
+          previousTest: this._previousTest,
+          worker: process.env.VITEST_POOL_ID ?? String(process.pid),
+          seed: this._seed,
+          repetitions: [],
+        },
+        fastFailures: 0,
+        fails: test.fails === true,
+      }
+      this._running.set(test.id, running)
+    }
+    return running
+  }
+
+  /** Closes the running repetition: its outcome is whether errors were added since it started. */
+  private _close(running: Running): void {
+    const current = running.current
+    if (!current) return
+    running.current = undefined
+    const { started, errors, errorsBefore, ...repetition } = current
+    const fresh = errors.slice(errorsBefore) as { message?: string }[]
+    const threw = fresh.length > 0
+    repetition.elapsedMs = Math.round((performance.now() - started) * 100) / 100
+    repetition.ok = running.fails ? threw : !threw
+    if (fresh[0]?.message) repetition.error = cap(fresh[0].message)
+    else if (!repetition.ok) repetition.error = 'Expect test to fail'
+    if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
+    running.evidence.repetitions.push(repetition)
+    keepDistinct(errors, errorsBefore)
+  }
+
+  /**
+   * The test's final state from its repetitions, replacing Vitest's sticky 'fail': a measuring run
+   * is advisory, so a test that passed some repetitions passes unless failOnFlaky; one that failed
+   * every repetition fails; a proof fails on any failed repetition.
+   */
+  private _settle(test: Test, repetitions: Repetition[]): void {
+    const result = test.result
+    if (!result || repetitions.length === 0) return
+    const failures = repetitions.filter((r) => !r.ok).length
+    const strict = this._options.mode === 'proof' || this._options.failOnFlaky
+    const failed = failures === repetitions.length || (failures > 0 && strict)
+    result.state = failed ? 'fail' : 'pass'
+    if (!failed) result.errors = undefined
+    else if (!result.errors?.length) {
+      const message = repetitions.find((r) => !r.ok)?.error ?? 'failed'
+      result.errors = [{ name: 'AssertionError', message, stack: '' } as never]
+    }
+  }
+
+  private _capture(stream: 'stdout' | 'stderr', text: string): boolean {
+    const current = this._capturing?.current
+    if (!current) return true
+    current[stream] = cap((current[stream] ?? '') + text)
+    // Vitest prints the console of the first repetition only; every repetition's is in facts.jsonl.
+    return (this._capturing?.evidence.repetitions.length ?? 0) === 0
+  }
+}
+
+// --- internal ---
+
+interface BaseRunner {
+  onCollected?(files: File[]): unknown
+  onBeforeRunTask?(test: Test): unknown
+  onBeforeTryTask?(test: Test, options: { retry: number; repeats: number }): unknown
+  onAfterRunTask?(test: Test): unknown
+}
+
+function allTests(tasks: readonly Task[]): Test[] {
+  return tasks.flatMap((task) => (task.type === 'test' ? [task] : 'tasks' in task ? allTests((task as Suite).tasks) : []))
+}
+
+/** `Suite > nested > test`, without the file (the file task is the one with a filepath). */
+function fullName(test: Test): string {
+  const names: string[] = []
+  for (let task: Task | undefined = test; task && !('filepath' in task); task = task.suite) names.unshift(task.name)
+  return names.join(' > ')
+}
+
+/**
+ * Keeps at most KEPT_ERRORS errors on the task, each message once: Vitest's main process re-reads
+ * every kept error on every update, and the default reporter prints a FAIL line for each.
+ */
+function keepDistinct(errors: unknown[], keptBefore: number): void {
+  const seen = new Set(errors.slice(0, keptBefore).map((e) => (e as { message?: string }).message))
+  for (let i = errors.length - 1; i >= keptBefore; i--) {
+    const message = (errors[i] as { message?: string }).message
+    const duplicate = errors.slice(keptBefore, i).some((e) => (e as { message?: string }).message === message)
+    if (seen.has(message) || duplicate) errors.splice(i, 1)
+  }
+  if (errors.length > KEPT_ERRORS) errors.length = KEPT_ERRORS
+}
+
+function cap(text: string): string {
+  return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`
+}
+
+const STREAM_OF = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr', trace: 'stderr' } as const
+
+/** Routes console output through `sink`; the original method runs when the sink says so. */
+function patchConsole(sink: (stream: 'stdout' | 'stderr', text: string) => boolean): void {
+  for (const [method, stream] of Object.entries(STREAM_OF)) {
+    const original = console[method as keyof typeof STREAM_OF].bind(console)
+    console[method as keyof typeof STREAM_OF] = (...args: unknown[]) => {
+      if (sink(stream, `${format(...args)}\n`)) original(...args)
+    }
+  }
+}
+
+const patchedSignals = new WeakSet<AbortSignal>()
+
+/**
+ * Vitest 4.1 adds an abort listener to the test's signal on every repetition and never removes it
+ * (`withCancel`), so 100k repetitions take minutes instead of seconds. Keep only the latest of those
+ * listeners. Other versions never add one matching it, so this changes nothing there.
+ */
+function neutraliseAbortListenerLeak(test: Test): void {
+  const signal = (test.context as { signal?: AbortSignal } | undefined)?.signal
+  if (!signal || patchedSignals.has(signal)) return
+  patchedSignals.add(signal)
+  const add = signal.addEventListener.bind(signal)
+  type Listener = Parameters<AbortSignal['addEventListener']>[1]
+  let previous: Listener | null = null
+  signal.addEventListener = ((type: string, listener: Listener, options?: Parameters<AbortSignal['addEventListener']>[2]) => {
+    if (type === 'abort' && typeof listener === 'function' && String(listener).includes('reject(signal.reason)')) {
+      if (previous) signal.removeEventListener('abort', previous)
+      previous = listener
+    }
+    return add(type, listener, options)
+  }) as AbortSignal['addEventListener']
+}

@@ -1,0 +1,100 @@
+import type { Messages, ReportBundle } from './markdown.js'
+import type { RateFile } from './schemas.js'
+
+type TestRate = NonNullable<RateFile['tests']>[number]
+
+/** Test mode: the same four sections, with a row per test (flaky and broken first). */
+export function renderTestSections(bundle: ReportBundle, t: Messages): string {
+  const { rate } = bundle
+  const tests = [...(rate.tests ?? [])].sort(byConcern)
+  const failing = tests.filter((test) => test.failures > 0 || test.verdict === 'partial')
+  const stable = tests.length - failing.length
+  const lines = [
+    `# ${t.testTitle}: \`${rate.command}\``,
+    '',
+    `## ${t.howOften}`,
+    '',
+    `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high))}`,
+    ...(rate.complete ? [] : [`- ${t.incomplete(rate.trials, rate.requested_trials)}`]),
+    '',
+    ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
+    ...(stable > 0 ? [`- ${t.stableHidden(stable)}`] : []),
+    '',
+    `## ${t.onlyWhenFails}`,
+    '',
+    ...renderFacts(bundle, failing, t),
+    '',
+    `## ${t.observation}`,
+    '',
+    ...renderObserver(bundle, t),
+    '',
+    `## ${t.fixed}`,
+    '',
+    ...renderFixed(bundle, failing, t),
+    '',
+  ]
+  return lines.join('\n')
+}
+
+// --- internal ---
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
+const code = (text: string): string => `\`${text.replaceAll('|', '\\|').replaceAll('`', "'")}\``
+
+function table(header: string[], rows: string[][]): string[] {
+  if (rows.length === 0) return []
+  return [`| ${header.join(' | ')} |`, `|${' --- |'.repeat(header.length)}`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
+}
+
+function byConcern(a: TestRate, b: TestRate): number {
+  const rank = (test: TestRate): number => ({ flaky: 0, broken: 1, partial: 2, stable: 3 })[test.verdict]
+  return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
+}
+
+function renderFacts({ onlyWhenFail }: ReportBundle, failing: TestRate[], t: Messages): string[] {
+  if (!onlyWhenFail) return [`- ${t.notMeasured('vitest run -- --flaky-repeat 200')}`]
+  if (failing.length === 0) return [`- ${t.noFlaky}`]
+  return failing.flatMap((test) => {
+    const facts = onlyWhenFail.tests?.[test.id]
+    if (!facts) return []
+    const trials = facts.failure_trials.slice(0, 15).join(', ') + (facts.failure_trials.length > 15 ? ', …' : '')
+    const [predicate] = facts.predicates
+    return [
+      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${facts.failures}/${facts.trials}): ${trials || '–'}`,
+      ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(facts.errors_on_failure[0].split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
+      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (Increase ${predicate.increase.toFixed(3)})`] : []),
+    ]
+  })
+}
+
+function renderObserver({ observer }: ReportBundle, t: Messages): string[] {
+  if (!observer?.tests) return [`- ${t.notMeasured('vitest run -- --flaky-repeat 200 --flaky-observe')}`]
+  const rows = Object.entries(observer.tests).map(([id, o]) => [
+    code(id),
+    `${o.fast.failures}/${o.fast.trials}`,
+    `${o.slow.failures}/${o.slow.trials} (${o.slow.gap_ms} ms)`,
+    o.p_value.toPrecision(3),
+    o.changed ? t.yes : t.no,
+  ])
+  return [...table(t.observerTestHeader, rows), '', `- ${observer.note}`]
+}
+
+function renderFixed({ policy, proof }: ReportBundle, failing: TestRate[], t: Messages): string[] {
+  if (!policy?.tests) return [`- ${t.notMeasured('vitest run -- --flaky-repeat 200')}`]
+  const rows = failing.flatMap((test) => {
+    const decided = policy.tests?.[test.id]
+    if (!decided) return []
+    const proven = proof?.tests?.[test.id]
+    const proofCell =
+      proven === undefined
+        ? '–'
+        : proven.status === 'ran'
+          ? t.proofCell(proven.trials, proven.required, proven.failures, proven.passed)
+          : t.proofStatus[proven.status]
+    return [[code(test.id), String(decided.green_runs_required), String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
+  })
+  const overall = proof
+    ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]
+    : [`- ${t.notMeasured('vitest run -- --flaky-proof')}`]
+  return [...(rows.length > 0 ? table(t.fixTestHeader, rows) : [`- ${t.noFlaky}`]), '', ...overall]
+}

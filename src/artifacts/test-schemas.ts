@@ -1,0 +1,108 @@
+import { z } from 'zod'
+import { RankedPredicateSchema, VerdictSchema } from './_common.js'
+
+/**
+ * Test mode (CONTRACTS §4): the per-test parts of each file. Every JSON file gains an optional
+ * `tests` field; the top-level counts of rate.json, runs_needed.json and policy.json are per round
+ * (a round fails if any test failed in it).
+ */
+
+const count = z.number().int().nonnegative()
+const probability = z.number().min(0).max(1)
+const measured = { trials: count, failures: count, rate: probability, ci_low: probability, ci_high: probability }
+
+export const TestModeSchema = z.enum(['fast', 'slow', 'proof', 'single'])
+
+export const TestRateSchema = z.object({
+  id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
+  project: z.string(),
+  file: z.string(),
+  name: z.string(),
+  ...measured,
+  verdict: VerdictSchema,
+})
+export type TestRate = z.infer<typeof TestRateSchema>
+
+/** One line of facts.jsonl in test mode: one execution of one test. */
+export const TestFactSchema = z.object({
+  trial: z.number().int().positive().describe('Execution number of this test in this run, from 1.'),
+  test_id: z.string(),
+  file: z.string(),
+  name: z.string(),
+  outcome: z.enum(['passed', 'failed', 'skipped']),
+  elapsed_ms: z.number().nonnegative(),
+  error: z.string().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  repeat: count.describe('Repetition index within the run (0-based).'),
+  order: z.number().int().positive().describe("Position of the test in its worker's run."),
+  previous_test: z.string().nullable(),
+  worker: z.string(),
+  seed: z.number().nullable(),
+  gap_ms: z.number().nonnegative(),
+  mode: TestModeSchema,
+})
+export type TestFact = z.infer<typeof TestFactSchema>
+
+export const TestPlanSchema = z.object({
+  observed_rate: probability,
+  trials: count,
+  failures: count,
+  basis: z.enum(['observed', 'ci_high', 'ci_low']),
+  planned_rate: probability,
+  runs: z.number().int().positive(),
+  verdict: VerdictSchema,
+})
+
+export const TestOnlyWhenFailSchema = z.object({
+  trials: count,
+  failures: count,
+  token: z.string().nullable(),
+  token_candidates: z.array(z.string()),
+  failure_trials: z.array(z.number().int().positive()),
+  errors_on_failure: z.array(z.string()).describe('Distinct first error messages of failing executions (at most 5).'),
+  predicates: z.array(RankedPredicateSchema),
+})
+
+const observation = z.object({ ...measured, gap_ms: z.number().nonnegative() })
+
+export const TestObserverSchema = z.object({
+  fast: observation,
+  slow: observation,
+  p_value: probability,
+  changed: z.boolean(),
+  note: z.string(),
+})
+
+export const TestPolicySchema = z.object({
+  observed_rate: probability,
+  trials: count,
+  failures: count,
+  verdict: VerdictSchema,
+  green_runs_required: z.number().int().positive(),
+  retry_budget: count.nullable(),
+  quarantine_after: z.number().int().positive().nullable(),
+})
+
+export const TestProofSchema = z.object({
+  required: z.number().int().positive(),
+  trials: count,
+  failures: count,
+  passed: z.boolean(),
+  failure_trials: z.array(z.number().int().positive()),
+  status: z.enum(['ran', 'not-selected', 'missing']).describe('not-selected: filtered out of this run; missing: its file ran but the test is gone.'),
+})
+
+export const TestSummarySchema = z.object({
+  ...measured,
+  verdict: VerdictSchema,
+  token: z.string().nullable(),
+  green_runs_required: z.number().int().positive().nullable(),
+  observer_changed: z.boolean().nullable(),
+  proof_trials: count.nullable(),
+  proof_failures: count.nullable(),
+  proof_passed: z.boolean().nullable(),
+})
+
+/** Maps keyed by test id. */
+export const testMap = <T extends z.ZodType>(schema: T) => z.record(z.string(), schema)

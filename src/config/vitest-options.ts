@@ -1,0 +1,135 @@
+import { z } from 'zod'
+import { FlakeproofError } from '../errors.js'
+
+/**
+ * The Vitest adapter's options: one schema for all three ways of giving them — `flakeproof({...})`
+ * in the config, `--flaky-*` flags after `--`, and FLAKEPROOF_REPEAT. Defaults live here only.
+ */
+export const VitestOptionsSchema = z
+  .object({
+    /** Repetitions of each selected test. Without it (and without `proof`) the plugin is inactive. */
+    repeat: z.number().int().min(1).optional(),
+    /** Rest before each gapped repetition when observing. @default 2000 */
+    gapMs: z.number().int().min(0).default(2000),
+    /** Also measure each test that failed with gaps, and write observer.json. @default false */
+    observe: z.boolean().default(false),
+    /** Gapped repetitions per observed test. @default 20 */
+    slowRepeat: z.number().int().min(1).default(20),
+    /** Confidence of intervals and plans. @default 0.95 */
+    confidence: z.number().gt(0).lt(1).default(0.95),
+    /** Where the files go, relative to the project root. @default '.flakeproof' */
+    outDir: z.string().min(1).default('.flakeproof'),
+    /** Fail a test that failed some repetitions; by default a measuring run is advisory. @default false */
+    failOnFlaky: z.boolean().default(false),
+    /** Repeat each test found flaky in the last policy.json `green_runs_required` times. @default false */
+    proof: z.boolean().default(false),
+  })
+  .strict()
+export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
+export type ResolvedVitestOptions = z.output<typeof VitestOptionsSchema>
+
+/** `--flaky-*` flag → option, and whether it takes a value. */
+export const VITEST_FLAGS = {
+  '--flaky-repeat': { key: 'repeat', kind: 'integer', example: '200' },
+  '--flaky-gap-ms': { key: 'gapMs', kind: 'integer', example: '2000' },
+  '--flaky-observe': { key: 'observe', kind: 'boolean', example: '' },
+  '--flaky-slow-repeat': { key: 'slowRepeat', kind: 'integer', example: '20' },
+  '--flaky-confidence': { key: 'confidence', kind: 'number', example: '0.95' },
+  '--flaky-out': { key: 'outDir', kind: 'string', example: '.flakeproof' },
+  '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', example: '' },
+  '--flaky-proof': { key: 'proof', kind: 'boolean', example: '' },
+} as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; example: string }>
+
+type FlagName = keyof typeof VITEST_FLAGS
+
+/**
+ * Splits our `--flaky-*` flags (and their values) from other arguments. Unknown `--flaky-*` flags and
+ * bad values are errors here, before any test runs.
+ */
+export function extractVitestFlags(args: readonly string[]): { options: Record<string, unknown>; sources: Record<string, string>; rest: string[] } {
+  const options: Record<string, unknown> = {}
+  const sources: Record<string, string> = {}
+  const rest: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (!arg.startsWith('--flaky-')) {
+      rest.push(arg)
+      continue
+    }
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const flag = VITEST_FLAGS[name as FlagName]
+    if (!flag) {
+      throw new FlakeproofError(`unknown flag ${name}; flakeproof's Vitest flags are ${Object.keys(VITEST_FLAGS).join(', ')}`, 'E_USAGE')
+    }
+    let raw = inline
+    if (flag.kind !== 'boolean' && raw === undefined) {
+      raw = args[i + 1]
+      if (raw === undefined) throw new FlakeproofError(`${name} needs a value; e.g. ${name} ${flag.example}`, 'E_USAGE')
+      i++
+    }
+    options[flag.key] = convert(flag.kind, raw)
+    sources[flag.key] = name
+  }
+  return { options, sources, rest }
+}
+
+/**
+ * Resolves the options from the config object, FLAKEPROOF_REPEAT and the arguments after `--`
+ * (later wins). Returns undefined when nothing asks for a repetition or a proof: the plugin then
+ * stays out of the way entirely.
+ */
+export function resolveVitestOptions(
+  configured: FlakeproofVitestOptions,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedVitestOptions | undefined {
+  const sources: Record<string, string> = Object.fromEntries(Object.keys(configured).map((k) => [k, `flakeproof({ ${k} })`]))
+  const merged: Record<string, unknown> = { ...configured }
+  if (env.FLAKEPROOF_REPEAT !== undefined && env.FLAKEPROOF_REPEAT !== '') {
+    merged.repeat = convert('integer', env.FLAKEPROOF_REPEAT)
+    sources.repeat = 'FLAKEPROOF_REPEAT'
+  }
+  const separator = argv.indexOf('--')
+  if (separator >= 0) {
+    const flags = extractVitestFlags(argv.slice(separator + 1))
+    Object.assign(merged, flags.options)
+    Object.assign(sources, flags.sources)
+  }
+  const result = VitestOptionsSchema.safeParse(merged)
+  if (!result.success) throw explain(result.error, merged, sources)
+  const options = result.data
+  return options.repeat === undefined && !options.proof ? undefined : options
+}
+
+// --- internal ---
+
+const RULES: Record<string, string> = {
+  repeat: 'a whole number >= 1',
+  gapMs: 'a whole number >= 0',
+  slowRepeat: 'a whole number >= 1',
+  confidence: 'a number strictly between 0 and 1',
+  outDir: 'a non-empty path',
+  observe: 'true or false',
+  failOnFlaky: 'true or false',
+  proof: 'true or false',
+}
+
+function convert(kind: string, raw: string | undefined): unknown {
+  if (kind === 'boolean') return raw === undefined ? true : raw === 'true' ? true : raw === 'false' ? false : raw
+  if (kind === 'string' || raw === undefined) return raw
+  const trimmed = raw.trim()
+  return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : raw
+}
+
+function explain(error: z.ZodError, input: Record<string, unknown>, sources: Record<string, string>): FlakeproofError {
+  const [issue] = error.issues
+  if (issue?.code === 'unrecognized_keys') {
+    return new FlakeproofError(
+      `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')} in flakeproof({...}); options are ${Object.keys(RULES).join(', ')}`,
+      'E_USAGE',
+    )
+  }
+  const key = String(issue?.path[0] ?? '')
+  const where = sources[key] ?? key
+  return new FlakeproofError(`${where} must be ${RULES[key] ?? 'valid'} (got ${JSON.stringify(input[key])})`, 'E_USAGE')
+}

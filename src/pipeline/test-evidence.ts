@@ -1,0 +1,41 @@
+/**
+ * What a test-runner adapter hands the pipeline for one test: its repetitions as the runner saw
+ * them. Plain data, so it can cross a worker boundary (Vitest's RPC) unchanged.
+ */
+
+export type RepetitionMode = 'fast' | 'slow' | 'proof' | 'single'
+
+/** One execution of one test. */
+export interface Repetition {
+  /** Passed (with `fails` tests inverted, as the runner counts them). */
+  ok: boolean
+  elapsedMs: number
+  /** First error message of this execution, capped. */
+  error?: string
+  /** Console output of this execution, capped per stream. */
+  stdout?: string
+  stderr?: string
+  mode: RepetitionMode
+  gapMs: number
+}
+
+export interface TestEvidence {
+  id: string
+  /** Position of this test in its worker's run, from 1. */
+  order: number
+  /** The test that ran just before this one's repetitions in the same worker, if any. */
+  previousTest: string | null
+  worker: string
+  seed: number | null
+  repetitions: Repetition[]
+}
+
+/** A finished test as the reporter sees it. */
+export interface ReportedTest {
+  project: string
+  /** Relative to the project root, with `/`. */
+  file: string
+  /** Full name without the file: `Suite > nested > test`. */
+  name: string
+  evidence: TestEvidence
+}

@@ -1,0 +1,296 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { z } from 'zod'
+import {
+  ObserverFileSchema,
+  OnlyWhenFailFileSchema,
+  PolicyFileSchema,
+  type ProofFile,
+  ProofFileSchema,
+  type RateFile,
+  RateFileSchema,
+  RunsNeededFileSchema,
+  type SummaryFile,
+} from '../artifacts/schemas.js'
+import { TestFactSchema, type TestProofSchema } from '../artifacts/test-schemas.js'
+import { assertWritable, JsonLinesWriter, removeFiles, writeJsonAtomic } from '../artifacts/write.js'
+import { type Fraction, fractionFromCounts } from '../core/fraction.js'
+import { computeVerdict, type Verdict } from '../core/verdict.js'
+import { zForConfidence } from '../core/wilson.js'
+import { describeRate } from './measure.js'
+import { compareObservations } from './observe.js'
+import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
+import { decidePolicy } from './policy.js'
+import { type ReportLanguage, writeReport } from './report.js'
+import type { ReportedTest } from './test-evidence.js'
+import { type TestTally, tallyTest } from './test-tally.js'
+
+type TestProof = z.infer<typeof TestProofSchema>
+
+export interface TestRunSettings {
+  /** measure: repetitions and observing; proof: required repetitions of flaky tests; single: one run, no runner. */
+  mode: 'measure' | 'proof' | 'single'
+  /** How the run was started, for the files' `command`. */
+  command: string
+  /** Rounds requested (fast repetitions per test). */
+  repeat: number
+  observe: boolean
+  confidence: { value: number; exact: Fraction }
+  /** Proof mode: test id → repetitions required. */
+  proofRuns: Record<string, number>
+  lang: ReportLanguage
+}
+
+/** A test's line in the terminal table and in rate.json. */
+export interface TestOutcome {
+  tally: TestTally
+  verdict: Verdict
+  ci: { low: number; high: number }
+  greenRuns: number | null
+}
+
+export interface TestRunResult {
+  tests: TestOutcome[]
+  summary: SummaryFile | undefined
+  proof: ProofFile | undefined
+  dir: string
+}
+
+/**
+ * Test mode (CONTRACTS §4): streams one facts.jsonl line per test execution as each test's results
+ * arrive, keeps only per-test tallies (memory O(tests), not O(tests × repeats)), and writes every
+ * file at the end. Top-level counts are per round: round k fails if any test failed its k-th
+ * repetition.
+ */
+export class TestRunRecorder {
+  private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
+  private readonly _tallies = new Map<string, TestTally>()
+  private readonly _failedRounds = new Set<number>()
+  private readonly _startedAt = new Date()
+  private readonly _dir: string
+  private readonly _settings: TestRunSettings
+
+  constructor(dir: string, settings: TestRunSettings) {
+    this._dir = dir
+    this._settings = settings
+    const factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
+    assertWritable(join(dir, factsName), 'outDir')
+    // A new measurement makes an older proof or observation of the same folder meaningless.
+    if (settings.mode !== 'proof') removeFiles(dir, ['proof.json', 'proof_facts.jsonl', 'observer.json'])
+    this._facts = new JsonLinesWriter(join(dir, factsName), TestFactSchema)
+  }
+
+  record(test: ReportedTest): void {
+    const { evidence } = test
+    evidence.repetitions.forEach((repetition, index) => {
+      if (!repetition.ok && repetition.mode !== 'slow') this._failedRounds.add(index)
+      this._facts.append({
+        trial: index + 1,
+        test_id: evidence.id,
+        file: test.file,
+        name: test.name,
+        outcome: repetition.ok ? 'passed' : 'failed',
+        elapsed_ms: repetition.elapsedMs,
+        error: repetition.error ?? null,
+        stdout: repetition.stdout ?? '',
+        stderr: repetition.stderr ?? '',
+        repeat: index,
+        order: evidence.order,
+        previous_test: evidence.previousTest,
+        worker: evidence.worker,
+        seed: evidence.seed,
+        gap_ms: repetition.gapMs,
+        mode: repetition.mode,
+      })
+    })
+    this._tallies.set(evidence.id, tallyTest(test))
+  }
+
+  /** Writes the files of the run and the report; `collectedFiles` tells a missing test from a filtered one. */
+  finish(complete: boolean, collectedFiles: ReadonlySet<string>): TestRunResult {
+    this._facts.close()
+    const outcomes = [...this._tallies.values()].map((tally) => this._outcome(tally)).sort(byConcern)
+    let proof: ProofFile | undefined
+    if (this._settings.mode === 'proof') proof = this._writeProof(complete, collectedFiles)
+    else this._writeMeasurement(outcomes, complete)
+    const summary = existsSync(join(this._dir, 'rate.json')) ? writeReport(this._dir, this._settings.lang) : undefined
+    return { tests: outcomes, summary, proof, dir: this._dir }
+  }
+
+  // --- internal ---
+
+  private _rounds(): number {
+    const seen = Math.max(0, ...[...this._tallies.values()].map((t) => t.fast.trials))
+    return this._settings.mode === 'single' ? Math.min(1, seen) : Math.max(this._settings.repeat, seen)
+  }
+
+  private _outcome(tally: TestTally): TestOutcome {
+    const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
+    const verdict = tally.fast.trials < this._rounds() ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
+    const greenRuns = tally.fast.trials === 0 ? null : this._plan(tally).runs
+    return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns }
+  }
+
+  private _plan(tally: TestTally) {
+    const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
+    const basis = choosePlanningBasis(rate)
+    return { rate, basis, runs: buildRunsNeeded(basis, rate, this._settings.confidence).chosen.runs }
+  }
+
+  private _writeMeasurement(outcomes: TestOutcome[], complete: boolean): void {
+    const { confidence } = this._settings
+    const path = (name: string): string => join(this._dir, name)
+    const rounds = this._rounds()
+    const roundRate = describeRate(this._failedRounds.size, rounds, confidence.value)
+    const measured = outcomes.filter((o) => o.tally.fast.trials > 0)
+    const rate: RateFile = {
+      schema_version: 1,
+      command: this._settings.command,
+      ...roundRate,
+      gap_ms: 0,
+      confidence: confidence.value,
+      z: zForConfidence(confidence.value),
+      verdict: computeVerdict(this._failedRounds.size, rounds),
+      timed_out: 0,
+      timeout_ms: null,
+      jobs: 1,
+      complete,
+      requested_trials: this._settings.repeat,
+      started_at: this._startedAt.toISOString(),
+      duration_ms: Date.now() - this._startedAt.getTime(),
+      tests: measured.map(({ tally, verdict, ci }) => ({
+        id: tally.id,
+        project: tally.project,
+        file: tally.file,
+        name: tally.name,
+        trials: tally.fast.trials,
+        failures: tally.fast.failures,
+        rate: tally.fast.failures / tally.fast.trials,
+        ci_low: ci.low,
+        ci_high: ci.high,
+        verdict,
+      })),
+    }
+    writeJsonAtomic(path('rate.json'), RateFileSchema, rate)
+    if (rounds === 0) return
+
+    const basis = choosePlanningBasis(roundRate)
+    const plans = Object.fromEntries(
+      measured.map(({ tally, verdict }) => {
+        const plan = this._plan(tally)
+        return [tally.id, { observed_rate: plan.rate.rate, trials: plan.rate.trials, failures: plan.rate.failures, basis: plan.basis.basis, planned_rate: plan.basis.plannedRate, runs: plan.runs, verdict }]
+      }),
+    )
+    writeJsonAtomic(path('runs_needed.json'), RunsNeededFileSchema, { ...buildRunsNeeded(basis, roundRate, confidence), tests: plans })
+
+    const worst = measured.find((o) => o.verdict === 'flaky') ?? measured.find((o) => o.tally.fast.failures > 0)
+    writeJsonAtomic(path('only_when_fail.json'), OnlyWhenFailFileSchema, {
+      schema_version: 1,
+      trials: rounds,
+      failures: this._failedRounds.size,
+      exit_codes_on_failure: [],
+      exit_codes_on_success: [],
+      token: worst?.tally.token ?? null,
+      token_candidates: worst?.tally.tokenCandidates ?? [],
+      failure_trials: [...this._failedRounds].sort((a, b) => a - b).map((i) => i + 1),
+      predicates: worst?.tally.predicates ?? [],
+      tests: Object.fromEntries(
+        measured.map(({ tally }) => [
+          tally.id,
+          {
+            trials: tally.fast.trials,
+            failures: tally.fast.failures,
+            token: tally.token,
+            token_candidates: tally.tokenCandidates,
+            failure_trials: tally.fast.failureTrials,
+            errors_on_failure: tally.errors,
+            predicates: tally.predicates,
+          },
+        ]),
+      ),
+    })
+
+    const policies = Object.fromEntries(
+      measured.map(({ tally, verdict }) => {
+        const plan = this._plan(tally)
+        const decided = decidePolicy(plan.basis, fractionFromCounts(tally.fast.failures, tally.fast.trials), plan.rate, confidence)
+        const { observed_rate, trials, failures, green_runs_required, retry_budget, quarantine_after } = decided
+        return [tally.id, { observed_rate, trials: trials ?? 0, failures: failures ?? 0, verdict, green_runs_required, retry_budget, quarantine_after }]
+      }),
+    )
+    const roundPolicy = decidePolicy(basis, fractionFromCounts(this._failedRounds.size, rounds), roundRate, confidence)
+    writeJsonAtomic(path('policy.json'), PolicyFileSchema, { ...roundPolicy, tests: policies })
+
+    if (this._settings.observe) this._writeObserver(measured)
+  }
+
+  private _writeObserver(measured: TestOutcome[]): void {
+    const { confidence } = this._settings
+    const observed = measured.filter((o) => o.tally.slow.trials > 0)
+    const side = (trials: number, failures: number, gapMs: number) => ({ ...describeRate(failures, trials, confidence.value), gap_ms: gapMs })
+    const compare = (fast: ReturnType<typeof side>, slow: ReturnType<typeof side>, command: string) =>
+      compareObservations(command, fast, slow, confidence)
+    const sum = (pick: (o: TestOutcome) => number): number => observed.reduce((acc, o) => acc + pick(o), 0)
+    const gapMs = observed[0]?.tally.slow.gapMs ?? 0
+    const overall = compare(
+      side(sum((o) => o.tally.fast.trials), sum((o) => o.tally.fast.failures), 0),
+      side(sum((o) => o.tally.slow.trials), sum((o) => o.tally.slow.failures), gapMs),
+      `${this._settings.command} (${observed.length} observed test${observed.length === 1 ? '' : 's'})`,
+    )
+    const tests = Object.fromEntries(
+      observed.map(({ tally }) => {
+        const { fast, slow, p_value, changed, note } = compare(
+          side(tally.fast.trials, tally.fast.failures, 0),
+          side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs),
+          tally.id,
+        )
+        return [tally.id, { fast, slow, p_value, changed, note }]
+      }),
+    )
+    writeJsonAtomic(join(this._dir, 'observer.json'), ObserverFileSchema, { ...overall, tests })
+  }
+
+  private _writeProof(complete: boolean, collectedFiles: ReadonlySet<string>): ProofFile {
+    const tests: Record<string, TestProof> = {}
+    for (const [id, required] of Object.entries(this._settings.proofRuns)) {
+      const tally = this._tallies.get(id)
+      if (tally) {
+        const { trials, failures, failureTrials } = tally.proof
+        tests[id] = { required, trials, failures, passed: failures === 0 && trials >= required, failure_trials: failureTrials, status: 'ran' }
+        continue
+      }
+      const file = fileOfId(id)
+      const status = file !== undefined && collectedFiles.has(file) ? 'missing' : 'not-selected'
+      tests[id] = { required, trials: 0, failures: 0, passed: status !== 'missing', failure_trials: [], status }
+    }
+    const entries = Object.values(tests)
+    const ran = entries.filter((t) => t.status === 'ran')
+    const required = ran.reduce((acc, t) => acc + t.required, 0)
+    const trials = ran.reduce((acc, t) => acc + t.trials, 0)
+    const failures = ran.reduce((acc, t) => acc + t.failures, 0)
+    return writeJsonAtomic(join(this._dir, 'proof.json'), ProofFileSchema, {
+      schema_version: 1,
+      command: this._settings.command,
+      required: Math.max(1, required),
+      required_from: join(this._dir, 'policy.json'),
+      ...describeRate(failures, trials, this._settings.confidence.value),
+      passed: ran.length > 0 && entries.every((t) => t.passed),
+      failure_trials: [],
+      complete,
+      tests,
+    })
+  }
+}
+
+/** Flaky and broken first, then by failures. */
+function byConcern(a: TestOutcome, b: TestOutcome): number {
+  const rank = (o: TestOutcome): number => ({ flaky: 0, broken: 1, partial: 2, stable: 3 })[o.verdict]
+  return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
+}
+
+/** The file part of a test id `[project] file > name`. */
+function fileOfId(id: string): string | undefined {
+  const withoutProject = id.replace(/^\[[^\]]*\] /, '')
+  const cut = withoutProject.indexOf(' > ')
+  return cut < 0 ? undefined : withoutProject.slice(0, cut)
+}

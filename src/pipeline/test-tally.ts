@@ -1,0 +1,77 @@
+import type { RankedPredicate } from '../core/isolation.js'
+import { type Observation, rankPredicates } from '../core/isolation.js'
+import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
+import type { Repetition, ReportedTest } from './test-evidence.js'
+
+/** Counts of one kind of repetition of one test. */
+export interface Tally {
+  trials: number
+  failures: number
+  failureTrials: number[]
+}
+
+/** What the pipeline keeps of one test once its repetitions are written: O(1) in repetitions. */
+export interface TestTally {
+  id: string
+  project: string
+  file: string
+  name: string
+  fast: Tally
+  slow: Tally & { gapMs: number }
+  proof: Tally
+  token: string | null
+  tokenCandidates: string[]
+  predicates: RankedPredicate[]
+  errors: string[]
+}
+
+/**
+ * Tallies one test's repetitions by kind, and extracts what is true only in its failing ones (token
+ * from error message and stderr; predicates over time, output size, gap, previous repetition).
+ */
+export function tallyTest(test: ReportedTest): TestTally {
+  const empty = (): Tally => ({ trials: 0, failures: 0, failureTrials: [] })
+  const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, proof: empty() }
+  const errors = new Set<string>()
+  test.evidence.repetitions.forEach((repetition, index) => {
+    const kind = repetition.mode === 'slow' ? tally.slow : repetition.mode === 'proof' ? tally.proof : tally.fast
+    kind.trials++
+    if (repetition.mode === 'slow') tally.slow.gapMs = repetition.gapMs
+    if (!repetition.ok) {
+      kind.failures++
+      kind.failureTrials.push(index + 1)
+      if (repetition.error && errors.size < 5) errors.add(repetition.error)
+    }
+  })
+  const repetitions = test.evidence.repetitions
+  const tokens = discriminateTokens(
+    repetitions.map((r) => ({ failed: !r.ok, stdout: r.stdout ?? '', stderr: `${r.error ?? ''}\n${r.stderr ?? ''}` })),
+  )
+  return {
+    id: test.evidence.id,
+    project: test.project,
+    file: test.file,
+    name: test.name,
+    ...tally,
+    token: tokens.token,
+    tokenCandidates: tokens.candidates,
+    predicates: rankPredicates(repetitions.map((r, i) => toObservation(r, repetitions[i - 1]))),
+    errors: [...errors],
+  }
+}
+
+// --- internal ---
+
+function toObservation(repetition: Repetition, previous: Repetition | undefined): Observation {
+  return {
+    failed: !repetition.ok,
+    categorical: { previous_outcome: previous === undefined ? undefined : previous.ok ? 'passed' : 'failed', mode: repetition.mode },
+    numeric: {
+      elapsed_ms: repetition.elapsedMs,
+      stdout_bytes: repetition.stdout?.length ?? 0,
+      stderr_bytes: repetition.stderr?.length ?? 0,
+      gap_ms: repetition.gapMs,
+    },
+    words: new Set([...wordsInOrder(repetition.error ?? ''), ...wordsInOrder(repetition.stderr ?? ''), ...wordsInOrder(repetition.stdout ?? '')]),
+  }
+}
