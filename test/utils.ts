@@ -48,3 +48,24 @@ export function labCommand(stateDir: string, extra = ''): string {
 export function readArtifact<S extends z.ZodType>(path: string, schema: S): z.output<S> {
   return schema.parse(JSON.parse(readFileSync(path, 'utf8')))
 }
+
+export const VITEST_FIXTURE = join(ROOT, 'test/fixtures/vitest-flaky')
+
+/**
+ * Runs the real Vitest CLI on a fixture project. Vitest's own variables are dropped so the child
+ * does not believe it is a worker of the Vitest running this test.
+ */
+export function runVitest(args: string[], env: Record<string, string> = {}, cwd = VITEST_FIXTURE): Promise<CliResult> {
+  return runNode([join(ROOT, 'node_modules/vitest/vitest.mjs'), ...args], env, cwd)
+}
+
+/** Runs `flakeproof vitest …` (the built CLI) on a fixture project. */
+export function runFlakeproofVitest(args: string[], env: Record<string, string> = {}, cwd = VITEST_FIXTURE): Promise<CliResult> {
+  return runNode([BIN, 'vitest', ...args], env, cwd)
+}
+
+function runNode(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_ENV' && key !== 'TEST'))
+  const child = spawn(process.execPath, args, { cwd, env: { ...clean, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  return settle(child)
+}

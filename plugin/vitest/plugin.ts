@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import { readJsonFile } from '../../src/artifacts/read.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
-import { type FlakeproofVitestOptions, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import { argsAfterSeparator, type FlakeproofVitestOptions, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { PROVIDE_KEY, type RunnerOptions } from './_protocol.js'
-import FlakeproofReporter from './reporter.js'
+import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
 export { default as FlakeproofReporter } from './reporter.js'
@@ -16,6 +16,11 @@ const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
 
 /** Set by `flakeproof vitest`, whose flags win over any plugin instance in the user's config. */
 export const WRAPPER_OPTIONS = Symbol.for('flakeproof.vitest.options')
+
+export interface WrapperOverride {
+  options: ResolvedVitestOptions | undefined
+  command: string
+}
 
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
@@ -32,24 +37,27 @@ export interface FlakeproofPlugin {
  */
 export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlugin {
   let resolved: ResolvedVitestOptions | undefined
+  let command = `vitest ${process.argv.slice(2).join(' ')}`.trim()
   return {
     name: 'flakeproof',
     config() {
-      const override = (globalThis as Record<symbol, ResolvedVitestOptions | undefined>)[WRAPPER_OPTIONS]
-      resolved = override ?? resolveVitestOptions(options, process.argv, process.env)
+      const override = (globalThis as Record<symbol, WrapperOverride | undefined>)[WRAPPER_OPTIONS]
+      resolved = override ? override.options : withoutStack(() => resolveVitestOptions(options, argsAfterSeparator(process.argv), process.env))
+      if (override) command = override.command
       return resolved ? { test: { runner: RUNNER } } : undefined
     },
     configureVitest({ vitest }) {
-      if (!resolved || vitest.config.reporters.some((r) => r instanceof FlakeproofReporter)) return
+      if (!resolved || vitest.config.reporters.some(isFlakeproofReporter)) return
       const root = vitest.config.root
-      const runnerOptions = toRunnerOptions(resolved, resolve(root, resolved.outDir))
+      const options = resolved
+      const runnerOptions = withoutStack(() => toRunnerOptions(options, resolve(root, options.outDir)))
       for (const project of vitest.projects) {
         project.config.runner = RUNNER
         project.provide(PROVIDE_KEY as never, runnerOptions as never)
       }
       const reporters = vitest.config.reporters.filter((r) => !isReporterName(r))
       reporters.push(
-        new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command: describeCommand() }),
+        new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command }),
       )
       vitest.config.reporters.splice(0, vitest.config.reporters.length, ...reporters)
     },
@@ -60,15 +68,33 @@ export default flakeproof
 
 // --- internal ---
 
+/**
+ * Vitest prints a startup error with its stack; a user mistake reads better as its one line, which
+ * already names the flag, the value and the fix.
+ */
+function withoutStack<T>(run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (!(error instanceof FlakeproofError)) throw error
+    const plain = new Error(`flakeproof: ${error.message}`)
+    plain.stack = plain.message
+    throw plain
+  }
+}
+
+/**
+ * Whether flakeproof's reporter is already in place. Checked by a brand, not `instanceof`: Vite
+ * bundles the user's config, so its copy of this module is another instance than the wrapper's.
+ */
+function isFlakeproofReporter(entry: unknown): boolean {
+  return typeof entry === 'object' && entry !== null && REPORTER_BRAND in entry
+}
+
 /** A `'flakeproof/reporter'` entry listed by hand would write the same files twice. */
 function isReporterName(entry: unknown): boolean {
   const name = Array.isArray(entry) ? entry[0] : entry
   return typeof name === 'string' && /^flakeproof\/(vitest\/)?reporter$/.test(name)
-}
-
-function describeCommand(): string {
-  const args = process.argv.slice(2)
-  return `vitest ${args.join(' ')}`.trim()
 }
 
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string): RunnerOptions {

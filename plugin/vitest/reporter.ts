@@ -10,6 +10,9 @@ import { type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src
 import { formatTestId, META_KEY } from './_protocol.js'
 import { renderTable } from './_table.js'
 
+/** Marks instances, so a second copy of this module (Vite's bundle of the config) recognises them. */
+export const REPORTER_BRAND = Symbol.for('flakeproof.vitest.reporter')
+
 /** Options of the reporter: the plugin's, plus what the plugin decided (mode, proof selection). */
 export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   /** Set by the plugin: whether the recording runner is active, and in which mode. */
@@ -27,6 +30,7 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
  * per test.
  */
 export default class FlakeproofReporter implements Reporter {
+  readonly [REPORTER_BRAND] = true
   private readonly _options: ResolvedVitestOptions & ReporterOptions
   private _vitest: Vitest | undefined
   private _recorder: TestRunRecorder | undefined

@@ -35,6 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${readVersion()}\n`)
     return 0
   }
+  if (name === 'vitest') return runVitest(rest)
   const spec = COMMANDS.find((c) => c.name === name)
   if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -64,6 +65,46 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 // --- internal ---
+
+/** `flakeproof vitest`: its arguments belong to Vitest and to the plugin, so they are passed on whole. */
+async function runVitest(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(VITEST_HELP)
+    return 0
+  }
+  try {
+    // Loaded only here: Vitest is an optional peer dependency.
+    const { runVitestWrapper } = await import('../../plugin/vitest/cli.js')
+    return await runVitestWrapper(args)
+  } catch (error) {
+    if (error instanceof FlakeproofError) return usageError(`vitest: ${error.message}`, 'vitest')
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(error).includes("'vitest")) {
+      return usageError('vitest: Vitest is not installed here; `npm i -D vitest` (3.2 to 5.x)', 'vitest')
+    }
+    throw error
+  }
+}
+
+const VITEST_HELP = `flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config
+
+Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]
+
+Flags:
+  --flaky-repeat <n>       repetitions of each selected test
+  --flaky-gap-ms <ms>      rest before each gapped repetition when observing (default 2000)
+  --flaky-observe          also repeat each test that failed with gaps; writes observer.json
+  --flaky-slow-repeat <n>  gapped repetitions per observed test (default 20)
+  --flaky-confidence <c>   confidence of intervals and plans (default 0.95)
+  --flaky-out <dir>        where the files go (default .flakeproof)
+  --flaky-fail-on-flaky    fail tests that failed some repetitions (default: advisory)
+  --flaky-proof            repeat each test flaky in the last policy.json its green_runs_required times
+
+Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,
+summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.
+
+Example:
+  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts
+`
 
 function parseOptions(spec: CommandSpec, args: string[]): unknown {
   let parsed
@@ -129,6 +170,7 @@ function renderOverview(): string {
     'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    `  ${'vitest'.padEnd(width)}  run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]`,
     '',
     'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 130 interrupted.',
     '',

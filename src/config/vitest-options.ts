@@ -28,6 +28,12 @@ export const VitestOptionsSchema = z
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
 export type ResolvedVitestOptions = z.output<typeof VitestOptionsSchema>
 
+/** The arguments after `--` in an argv (Vitest ignores them; they are ours). */
+export function argsAfterSeparator(argv: readonly string[]): string[] {
+  const separator = argv.indexOf('--')
+  return separator < 0 ? [] : argv.slice(separator + 1)
+}
+
 /** `--flaky-*` flag → option, and whether it takes a value. */
 export const VITEST_FLAGS = {
   '--flaky-repeat': { key: 'repeat', kind: 'integer', example: '200' },
@@ -74,13 +80,13 @@ export function extractVitestFlags(args: readonly string[]): { options: Record<s
 }
 
 /**
- * Resolves the options from the config object, FLAKEPROOF_REPEAT and the arguments after `--`
- * (later wins). Returns undefined when nothing asks for a repetition or a proof: the plugin then
- * stays out of the way entirely.
+ * Resolves the options from the config object, FLAKEPROOF_REPEAT and our flags among `args` (the
+ * arguments after `--`, or the wrapper's), later winning. Returns undefined when nothing asks for a
+ * repetition or a proof: the plugin then stays out of the way entirely.
  */
 export function resolveVitestOptions(
   configured: FlakeproofVitestOptions,
-  argv: readonly string[],
+  args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ResolvedVitestOptions | undefined {
   const sources: Record<string, string> = Object.fromEntries(Object.keys(configured).map((k) => [k, `flakeproof({ ${k} })`]))
@@ -89,12 +95,9 @@ export function resolveVitestOptions(
     merged.repeat = convert('integer', env.FLAKEPROOF_REPEAT)
     sources.repeat = 'FLAKEPROOF_REPEAT'
   }
-  const separator = argv.indexOf('--')
-  if (separator >= 0) {
-    const flags = extractVitestFlags(argv.slice(separator + 1))
-    Object.assign(merged, flags.options)
-    Object.assign(sources, flags.sources)
-  }
+  const flags = extractVitestFlags(args)
+  Object.assign(merged, flags.options)
+  Object.assign(sources, flags.sources)
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = result.data

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ObserverFileSchema, ProofFileSchema, SummaryFileSchema } from '../../src/artifacts/schemas.js'
+import { fisherExactTwoSided } from '../../src/core/fisher.js'
+import { readArtifact, runFlakeproofVitest, runVitest, tempDir } from '../utils.js'
+
+const FLAKY = 'tests/counter.test.ts > fails on every fifth call'
+const TIMING = 'tests/timing.test.ts > races when called quickly'
+const BROKEN = 'tests/counter.test.ts > always fails'
+
+describe('observing: the same tests again with gaps', () => {
+  it('sees the timing-sensitive test stop failing when slowed down, and the counter keep failing', async () => {
+    const out = tempDir()
+    const flags = ['--flaky-repeat', '200', '--flaky-observe', '--flaky-slow-repeat', '20', '--flaky-out', out]
+    const result = await runVitest(['run', '--', ...flags], { FIXTURE_GAP_MS: '150' })
+    expect(result.code).toBe(1)
+    const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
+    // Timing: 40/200 fast, 0/20 with 150 ms gaps; Fisher two-sided on [[40,160],[0,20]] = 0.0288 < 0.05.
+    expect(observer.tests?.[TIMING]).toMatchObject({ fast: { trials: 200, failures: 40 }, slow: { trials: 20, failures: 0, gap_ms: 150 }, changed: true })
+    expect(observer.tests?.[TIMING]?.p_value).toBeCloseTo(0.0287915313, 9)
+    expect(observer.tests?.[TIMING]?.note).toContain('not a fix')
+    // The counter does not care about time: calls 205, 210, 215, 220 fail.
+    expect(observer.tests?.[FLAKY]).toMatchObject({ slow: { trials: 20, failures: 4 }, changed: false })
+    expect(observer.tests?.[FLAKY]?.p_value).toBe(fisherExactTwoSided({ failuresA: 40, passesA: 160, failuresB: 4, passesB: 16 }).pValue)
+    expect(observer.tests?.[BROKEN]).toMatchObject({ slow: { trials: 20, failures: 20 } })
+    // Tests that never failed fast are not slowed down.
+    expect(Object.keys(observer.tests ?? {}).sort()).toEqual([BROKEN, FLAKY, TIMING].sort())
+    expect(readArtifact(join(out, 'summary.json'), SummaryFileSchema).tests?.[TIMING]?.observer_changed).toBe(true)
+  })
+})
+
+describe('proof runs', () => {
+  it('fails for a test that is still flaky and passes for the fixed one, repeating each the planned 14 times', async () => {
+    const out = tempDir()
+    await runVitest(['run', '--', '--flaky-repeat', '100', '--flaky-out', out])
+
+    const still = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out])
+    expect(still.code).toBe(1)
+    const failed = readArtifact(join(out, 'proof.json'), ProofFileSchema)
+    expect(failed.passed).toBe(false)
+    // 14 repetitions of a fresh counter: calls 5 and 10 fail.
+    expect(failed.tests?.[FLAKY]).toMatchObject({ required: 14, trials: 14, failures: 2, passed: false, failure_trials: [5, 10], status: 'ran' })
+    // Only flaky tests are proven; the broken one is left out.
+    expect(Object.keys(failed.tests ?? {}).sort()).toEqual([FLAKY, TIMING].sort())
+
+    const fixed = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out], { FIXTURE_FIXED: '1' })
+    expect(fixed.code).toBe(0)
+    const proof = readArtifact(join(out, 'proof.json'), ProofFileSchema)
+    expect(proof).toMatchObject({ passed: true, required: 28, trials: 28, failures: 0 })
+    expect(proof.tests?.[TIMING]).toMatchObject({ required: 14, trials: 14, failures: 0, passed: true })
+    const summary = readArtifact(join(out, 'summary.json'), SummaryFileSchema)
+    expect(summary.tests?.[FLAKY]).toMatchObject({ trials: 100, failures: 20, proof_trials: 14, proof_failures: 0, proof_passed: true })
+    expect(readFileSync(join(out, 'flaky_report.md'), 'utf8')).toContain('Proof run: **PASSED** (2 test(s) proven).')
+  })
+
+  it('narrows with Vitest filters and the wrapper decides the exit code', async () => {
+    const out = tempDir()
+    await runFlakeproofVitest(['--flaky-repeat', '50', '--flaky-out', out, 'tests/counter.test.ts'])
+    const result = await runFlakeproofVitest(['--flaky-proof', '--flaky-out', out, 'tests/counter.test.ts'], { FIXTURE_FIXED: '1' })
+    expect(result.code).toBe(0)
+    expect(readArtifact(join(out, 'proof.json'), ProofFileSchema).tests?.[FLAKY]).toMatchObject({ trials: 14, passed: true })
+  })
+
+  it('says what to do when nothing was measured', async () => {
+    const out = tempDir()
+    const result = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out])
+    expect(result.code).toBe(1)
+    expect(result.stdout + result.stderr).toContain('no policy.json or runs_needed.json')
+  })
+})
