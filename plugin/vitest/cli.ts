@@ -1,5 +1,5 @@
 import { extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
-import { flakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
+import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
  * `flakeproof vitest [--flaky-*] [vitest args]`: the plugin without touching the config. Our flags
@@ -16,6 +16,8 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
   const override: WrapperOverride = { options: resolved, command: `flakeproof vitest ${args.join(' ')}`.trim() }
   ;(globalThis as Record<symbol, unknown>)[WRAPPER_OPTIONS] = override
   const vitest = await createVitest('test', { ...cliOptions, watch: false, run: true }, { plugins: [flakeproof()] })
+  // Projects from their own config files never see a root plugin: install on the instance too.
+  if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
   try {
     await vitest.start(filter)
   } finally {

@@ -25,8 +25,17 @@ export interface WrapperOverride {
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: () => { test: { runner: string } } | undefined
+  config: (userConfig?: { test?: { projects?: unknown[] } }) => { test: { runner: string } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
+}
+
+interface InlineProject {
+  extends?: unknown
+  plugins?: unknown[]
+}
+
+function isInlineProject(project: unknown): project is InlineProject {
+  return typeof project === 'object' && project !== null && !Array.isArray(project)
 }
 
 /**
@@ -38,30 +47,45 @@ export interface FlakeproofPlugin {
 export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlugin {
   let resolved: ResolvedVitestOptions | undefined
   let command = `vitest ${process.argv.slice(2).join(' ')}`.trim()
-  return {
+  const plugin: FlakeproofPlugin = {
     name: 'flakeproof',
-    config() {
+    config(userConfig) {
       const override = (globalThis as Record<symbol, WrapperOverride | undefined>)[WRAPPER_OPTIONS]
       resolved = override ? override.options : withoutStack(() => resolveVitestOptions(options, argsAfterSeparator(process.argv), process.env))
       if (override) command = override.command
-      return resolved ? { test: { runner: RUNNER } } : undefined
+      if (!resolved) return undefined
+      // Vitest only calls `configureVitest` for plugins of projects: reach inline projects that do
+      // not extend this config by adding the plugin to them.
+      for (const project of userConfig?.test?.projects ?? []) {
+        if (isInlineProject(project) && !project.extends) project.plugins = [...(project.plugins ?? []), plugin]
+      }
+      return { test: { runner: RUNNER } }
     },
     configureVitest({ vitest }) {
-      if (!resolved || vitest.config.reporters.some(isFlakeproofReporter)) return
-      const root = vitest.config.root
-      const options = resolved
-      const runnerOptions = withoutStack(() => toRunnerOptions(options, resolve(root, options.outDir)))
-      for (const project of vitest.projects) {
-        project.config.runner = RUNNER
-        project.provide(PROVIDE_KEY as never, runnerOptions as never)
-      }
-      const reporters = vitest.config.reporters.filter((r) => !isReporterName(r))
-      reporters.push(
-        new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command }),
-      )
-      vitest.config.reporters.splice(0, vitest.config.reporters.length, ...reporters)
+      if (resolved) installFlakeproof(vitest, resolved, command, 'config')
     },
   }
+  return plugin
+}
+
+/**
+ * Sets the recording runner and the options on every project, and adds the reporter unless one is
+ * there. `config` adds it to the reporters Vitest is about to create (from `configureVitest`);
+ * `runtime` to the ones it already created (for `flakeproof vitest`, after `createVitest`).
+ */
+export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
+  const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
+  if (existing.some(isFlakeproofReporter)) return
+  const root = vitest.config.root
+  const runnerOptions = withoutStack(() => toRunnerOptions(resolved, resolve(root, resolved.outDir)))
+  for (const project of vitest.projects) {
+    project.config.runner = RUNNER
+    project.provide(PROVIDE_KEY as never, runnerOptions as never)
+  }
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command })
+  if (when === 'runtime') reporter.onInit(vitest)
+  const kept = existing.filter((r) => !isReporterName(r))
+  existing.splice(0, existing.length, ...kept, reporter as never)
 }
 
 export default flakeproof

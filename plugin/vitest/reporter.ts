@@ -132,7 +132,9 @@ export default class FlakeproofReporter implements Reporter {
     const log = (line: string): void => (this._vitest ? this._vitest.logger.log(line) : console.log(line))
     const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
     log('')
-    log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${relative(process.cwd(), result.dir) || '.'}`))
+    const shown = relative(process.cwd(), result.dir)
+    const where = shown === '' ? '.' : shown.startsWith('..') ? result.dir : shown
+    log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${where}`))
     if (result.proof) {
       const proven = Object.entries(result.proof.tests ?? {})
       for (const [id, p] of proven) {

@@ -47,7 +47,13 @@ export class JsonLinesWriter<S extends z.ZodType> {
   }
 
   append(line: z.input<S>): void {
-    writeSync(this._fd, `${JSON.stringify(this._schema.parse(line))}\n`)
+    this.appendAll([line])
+  }
+
+  /** Several whole lines in one write(2): a test's repetitions arrive together. */
+  appendAll(lines: readonly z.input<S>[]): void {
+    if (lines.length === 0) return
+    writeSync(this._fd, lines.map((line) => `${JSON.stringify(this._schema.parse(line))}\n`).join(''))
   }
 
   close(): void {

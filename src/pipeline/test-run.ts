@@ -82,14 +82,14 @@ export class TestRunRecorder {
 
   record(test: ReportedTest): void {
     const { evidence } = test
-    evidence.repetitions.forEach((repetition, index) => {
+    const lines = evidence.repetitions.map((repetition, index) => {
       if (!repetition.ok && repetition.mode !== 'slow') this._failedRounds.add(index)
-      this._facts.append({
+      return {
         trial: index + 1,
         test_id: evidence.id,
         file: test.file,
         name: test.name,
-        outcome: repetition.ok ? 'passed' : 'failed',
+        outcome: repetition.ok ? ('passed' as const) : ('failed' as const),
         elapsed_ms: repetition.elapsedMs,
         error: repetition.error ?? null,
         stdout: repetition.stdout ?? '',
@@ -101,8 +101,9 @@ export class TestRunRecorder {
         seed: evidence.seed,
         gap_ms: repetition.gapMs,
         mode: repetition.mode,
-      })
+      }
     })
+    this._facts.appendAll(lines)
     this._tallies.set(evidence.id, tallyTest(test))
   }
 

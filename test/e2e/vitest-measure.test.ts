@@ -16,6 +16,7 @@ const TIMING = 'tests/timing.test.ts > races when called quickly'
 const BROKEN = 'tests/counter.test.ts > always fails'
 const STABLE = 'tests/counter.test.ts > always passes'
 const SNAPSHOT = join(VITEST_FIXTURE, 'tests/__snapshots__/behaviours.test.ts.snap')
+const PROJECTS = join(VITEST_FIXTURE, '..', 'vitest-projects')
 
 describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
   const out = tempDir()
@@ -127,6 +128,20 @@ describe('the other ways to start it', () => {
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.tests?.find((t) => t.id === BROKEN)).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
     expect(rate.tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 1, failures: 0 })
+  })
+
+  it.each([
+    ['vitest run --', (args: string[]) => runVitest(['run', '--', ...args], {}, PROJECTS)],
+    ['flakeproof vitest', (args: string[]) => runFlakeproofVitest(args, {}, PROJECTS)],
+  ])('%s repeats tests of projects that do not extend the root config, with distinct ids', async (_name, start) => {
+    const out = tempDir()
+    const result = await start(['--flaky-repeat', '40', '--flaky-out', out])
+    expect(result.code).toBe(0)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([
+      ['[alpha] same.test.ts > fails every fourth call', 40, 10],
+      ['[beta] same.test.ts > fails every fourth call', 40, 10],
+    ])
   })
 
   it.each([
