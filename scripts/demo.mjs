@@ -1,4 +1,5 @@
-// npm run demo: build if needed, investigate the bundled lab job, print the report and the files.
+// npm run demo: build if needed, investigate the bundled lab job, then measure, observe and prove
+// the Vitest example; print the reports and where every file is.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -18,6 +19,11 @@ function run(command, args) {
   return result
 }
 
+function listFiles(dir) {
+  console.log('Files:')
+  for (const name of readdirSync(join(root, dir)).sort()) console.log(`  ${relative(root, join(root, dir, name))}`)
+}
+
 if (!existsSync(bin) || newestMtime(join(root, 'src')) > statSync(bin).mtimeMs) {
   console.log('building flakeproof (tsc)…')
   const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
@@ -35,7 +41,27 @@ const investigation = run(process.execPath, [bin, 'investigate', '--cmd', job, '
 
 const reportPath = join(root, outDir, 'flaky_report.md')
 if (existsSync(reportPath)) console.log(`\n${readFileSync(reportPath, 'utf8')}`)
-console.log('Files:')
-for (const name of readdirSync(join(root, outDir)).sort()) console.log(`  ${relative(root, join(root, outDir, name))}`)
+listFiles(outDir)
 console.log(`\nsummary.json:\n${investigation.stdout}`)
-process.exit(investigation.status ?? 1)
+if (investigation.status !== 0) process.exit(investigation.status ?? 1)
+
+// The Vitest example: a token cache with a refresh race (examples/vitest-basic).
+const vitest = join(root, 'node_modules/vitest/vitest.mjs')
+const example = 'examples/vitest-basic'
+const exampleOut = `${example}/.flakeproof`
+rmSync(join(root, exampleOut), { recursive: true, force: true })
+console.log(`\n$ npx vitest run --root ${example} -- --flaky-repeat 200 --flaky-observe`)
+console.log('(200 quick repetitions of each test, then 20 with 2 s gaps of each one that failed: about 45 s)\n')
+const measured = spawnSync(process.execPath, [vitest, 'run', '--root', example, '--', '--flaky-repeat', '200', '--flaky-observe'], { cwd: root, stdio: 'inherit' })
+if (measured.status !== 0) process.exit(measured.status ?? 1)
+
+console.log(`\n$ EXAMPLE_FIXED=1 npx vitest run --root ${example} -- --flaky-proof`)
+const proof = spawnSync(process.execPath, [vitest, 'run', '--root', example, '--', '--flaky-proof'], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, EXAMPLE_FIXED: '1' },
+})
+const exampleReport = join(root, exampleOut, 'flaky_report.md')
+if (existsSync(exampleReport)) console.log(`\n${readFileSync(exampleReport, 'utf8')}`)
+listFiles(exampleOut)
+process.exit(proof.status ?? 1)

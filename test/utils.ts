@@ -56,15 +56,16 @@ export const VITEST_FIXTURE = join(ROOT, 'test/fixtures/vitest-flaky')
  * does not believe it is a worker of the Vitest running this test.
  */
 export function runVitest(args: string[], env: Record<string, string> = {}, cwd = VITEST_FIXTURE): Promise<CliResult> {
-  return runNode([join(ROOT, 'node_modules/vitest/vitest.mjs'), ...args], env, cwd)
+  return runNodeIn(cwd, [join(ROOT, 'node_modules/vitest/vitest.mjs'), ...args], env)
 }
 
 /** Runs `flakeproof vitest …` (the built CLI) on a fixture project. */
 export function runFlakeproofVitest(args: string[], env: Record<string, string> = {}, cwd = VITEST_FIXTURE): Promise<CliResult> {
-  return runNode([BIN, 'vitest', ...args], env, cwd)
+  return runNodeIn(cwd, [BIN, 'vitest', ...args], env)
 }
 
-function runNode(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+/** Runs `node <args>` in `cwd` with CI=true and without this test run's Vitest variables. */
+export function runNodeIn(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_ENV' && key !== 'TEST'))
   const child = spawn(process.execPath, args, { cwd, env: { ...clean, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   return settle(child)

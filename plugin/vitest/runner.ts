@@ -4,7 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { getFn } from 'vitest/suite'
 import { formatTestId, META_KEY, PROVIDE_KEY, type Repetition, type RunnerOptions, type TestEvidence } from './_protocol.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
@@ -13,10 +12,13 @@ const KEPT_ERRORS = 3
 const CAPTURE_LIMIT = 8 * 1024
 
 // 4.1+ exports the class as `TestRunner`; 3.2 and 4.0 only from `vitest/runners` (removed in 5).
-type RunnerClass = new (config: never) => Record<string, unknown>
+type RunnerClass = (new (config: never) => Record<string, unknown>) & { getTestFn?: TestFnGetter }
+type TestFnGetter = (test: Test) => () => unknown
 const Base: RunnerClass =
   ((vitest as Record<string, unknown>).TestRunner as RunnerClass | undefined) ??
   ((await import('vitest/runners' as string)) as { VitestTestRunner: RunnerClass }).VitestTestRunner
+// 4.1 deprecates `vitest/suite` in favour of the runner's static methods; 3.2 and 4.0 only have it.
+const getTestFn: TestFnGetter = Base.getTestFn ?? ((await import('vitest/suite' as string)) as { getFn: TestFnGetter }).getFn
 
 /** The repetition under way; `errors` is the task's array, held so Vitest replacing it (the `fails` flip) loses nothing. */
 interface Current extends Repetition {
@@ -67,7 +69,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     // ordinary runs stay as they are.
     if (this._options.slowRepeat > 0) {
       ;(this as { runTask?: (test: Test) => Promise<void> }).runTask = async (test) => {
-        if (this._running.get(test.id)?.current) await getFn(test)()
+        if (this._running.get(test.id)?.current) await getTestFn(test)()
       }
     }
   }

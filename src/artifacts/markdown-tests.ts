@@ -18,7 +18,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     ...(rate.complete ? [] : [`- ${t.incomplete(rate.trials, rate.requested_trials)}`]),
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
-    ...(stable > 0 ? [`- ${t.stableHidden(stable)}`] : []),
+    ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
     '',
     `## ${t.onlyWhenFails}`,
     '',

@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import type { Repetition, ReportedTest } from '../../src/pipeline/test-evidence.js'
+import { TestRunRecorder, type TestRunSettings } from '../../src/pipeline/test-run.js'
+
+const settings = (overrides: Partial<TestRunSettings> = {}): TestRunSettings => ({
+  mode: 'measure',
+  command: 'vitest run',
+  repeat: 10,
+  observe: false,
+  confidence: { value: 0.95, exact: { num: 19n, den: 20n } },
+  proofRuns: {},
+  lang: 'en',
+  ...overrides,
+})
+
+/** A test whose repetitions fail where `pattern` has an 'x': `..x..` fails the third. */
+function test(name: string, pattern: string, mode: Repetition['mode'] = 'fast', file = 'a.test.ts'): ReportedTest {
+  return {
+    project: '',
+    file,
+    name,
+    evidence: {
+      id: `${file} > ${name}`,
+      order: 1,
+      previousTest: null,
+      worker: '1',
+      seed: null,
+      repetitions: [...pattern].map((c) => ({ ok: c !== 'x', elapsedMs: 1, mode, gapMs: 0, ...(c === 'x' ? { error: `BOOM ${name}` } : {}) })),
+    },
+  }
+}
+
+describe('TestRunRecorder', () => {
+  it('counts a round as failed when any test failed its repetition of that round', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const recorder = new TestRunRecorder(dir, settings())
+    recorder.record(test('one', '....x....x'))
+    recorder.record(test('two', '....x...x.'))
+    const result = recorder.finish(true, new Set(['a.test.ts']))
+    const rate = RateFileSchema.parse(JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')))
+    // Rounds 5, 9 and 10 failed: 3 of 10.
+    expect(rate).toMatchObject({ trials: 10, failures: 3 })
+    expect(result.tests.map((t) => [t.tally.id, t.verdict])).toEqual([
+      ['a.test.ts > one', 'flaky'],
+      ['a.test.ts > two', 'flaky'],
+    ])
+    expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(20)
+  })
+
+  it('calls a test seen in fewer rounds than were run partial, never stable or broken', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const recorder = new TestRunRecorder(dir, settings())
+    recorder.record(test('cut short', 'xxx'))
+    recorder.record(test('full', '..........'))
+    const result = recorder.finish(true, new Set())
+    expect(result.tests.map((t) => t.verdict)).toEqual(['partial', 'stable'])
+  })
+
+  it('proves each required test and tells a missing test from one filtered out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const proofRuns = { 'a.test.ts > ran': 3, 'a.test.ts > renamed': 3, 'b.test.ts > filtered': 3 }
+    const recorder = new TestRunRecorder(dir, settings({ mode: 'proof', proofRuns }))
+    recorder.record(test('ran', '...', 'proof'))
+    const { proof } = recorder.finish(true, new Set(['a.test.ts']))
+    expect(proof?.tests).toMatchObject({
+      'a.test.ts > ran': { status: 'ran', trials: 3, passed: true },
+      'a.test.ts > renamed': { status: 'missing', passed: false },
+      'b.test.ts > filtered': { status: 'not-selected', passed: true },
+    })
+    expect(proof?.passed).toBe(false)
+  })
+
+  it('fails a proof that ran fewer repetitions than required', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const recorder = new TestRunRecorder(dir, settings({ mode: 'proof', proofRuns: { 'a.test.ts > t': 5 } }))
+    recorder.record(test('t', '...', 'proof'))
+    expect(recorder.finish(true, new Set(['a.test.ts'])).proof).toMatchObject({ passed: false, trials: 3, required: 5 })
+  })
+})

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { argsAfterSeparator, extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
+
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', failOnFlaky: false, proof: false }
+
+describe('resolveVitestOptions', () => {
+  it('is inactive without a repeat count or a proof', () => {
+    expect(resolveVitestOptions({}, [], {})).toBeUndefined()
+    expect(resolveVitestOptions({ gapMs: 10 }, ['--flaky-observe'], {})).toBeUndefined()
+  })
+
+  it.each([
+    ['options', { repeat: 20 }, [], {}, { repeat: 20 }],
+    ['FLAKEPROOF_REPEAT', {}, [], { FLAKEPROOF_REPEAT: '200' }, { repeat: 200 }],
+    ['flags', {}, ['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms=150'], {}, { repeat: 200, observe: true, gapMs: 150 }],
+    ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat', '3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
+    ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
+    ['every flag', {}, ['--flaky-repeat', '5', '--flaky-slow-repeat', '7', '--flaky-confidence', '0.99', '--flaky-out', 'o', '--flaky-fail-on-flaky'], {}, { repeat: 5, slowRepeat: 7, confidence: 0.99, outDir: 'o', failOnFlaky: true }],
+  ])('%s', (_name, options, args, env, expected) => {
+    expect(resolveVitestOptions(options, args, env)).toEqual({ ...defaults, ...expected })
+  })
+
+  it.each([
+    [{}, ['--flaky-repeat', '0'], {}, '--flaky-repeat must be a whole number >= 1 (got 0)'],
+    [{}, ['--flaky-repeat', 'lots'], {}, '--flaky-repeat must be a whole number >= 1 (got "lots")'],
+    [{}, [], { FLAKEPROOF_REPEAT: '2.5' }, 'FLAKEPROOF_REPEAT must be a whole number >= 1 (got 2.5)'],
+    [{ repeat: 10, gapMs: -1 }, [], {}, 'flakeproof({ gapMs }) must be a whole number >= 0 (got -1)'],
+    [{ repeat: 10, confidence: 1 }, [], {}, 'flakeproof({ confidence }) must be a number strictly between 0 and 1 (got 1)'],
+    [{ repeat: 10, repaet: 3 } as never, [], {}, 'unknown option `repaet` in flakeproof({...})'],
+    [{}, ['--flaky-repeat'], {}, '--flaky-repeat needs a value; e.g. --flaky-repeat 200'],
+    [{}, ['--flaky-rep', '3'], {}, 'unknown flag --flaky-rep'],
+    [{}, ['--flaky-observe=maybe', '--flaky-repeat', '2'], {}, '--flaky-observe must be true or false (got "maybe")'],
+  ])('rejects %j %j %j', (options, args, env, message) => {
+    expect(() => resolveVitestOptions(options, args, env)).toThrow(message)
+  })
+})
+
+describe('extractVitestFlags', () => {
+  it('leaves Vitest arguments alone', () => {
+    const { options, rest } = extractVitestFlags(['run', '-t', 'cache', '--flaky-repeat', '9', 'src/a.test.ts'])
+    expect(options).toEqual({ repeat: 9 })
+    expect(rest).toEqual(['run', '-t', 'cache', 'src/a.test.ts'])
+  })
+})
+
+describe('argsAfterSeparator', () => {
+  it('returns what follows --', () => {
+    expect(argsAfterSeparator(['node', 'vitest', 'run', '--', '--flaky-repeat', '2'])).toEqual(['--flaky-repeat', '2'])
+    expect(argsAfterSeparator(['node', 'vitest', 'run'])).toEqual([])
+  })
+})
