@@ -51,15 +51,18 @@ export default class FlakeproofReporter implements Reporter {
     // Watch mode starts several runs: each gets its own files.
     this._console.clear()
     const { runnerMode, repeat, observe, confidence, proofRuns, command } = this._options
-    this._recorder = new TestRunRecorder(this._outDir(), {
-      mode: runnerMode ?? 'single',
-      command: command ?? 'vitest run',
-      repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
-      observe: runnerMode === 'measure' && observe,
-      confidence: { value: confidence, exact: fractionFromNumber(confidence) },
-      proofRuns: proofRuns ?? {},
-      lang: 'en',
-    })
+    this._recorder = this._degradeGracefully(
+      () =>
+        new TestRunRecorder(this._outDir(), {
+          mode: runnerMode ?? 'single',
+          command: command ?? 'vitest run',
+          repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
+          observe: runnerMode === 'measure' && observe,
+          confidence: { value: confidence, exact: fractionFromNumber(confidence) },
+          proofRuns: proofRuns ?? {},
+          lang: 'en',
+        }),
+    )
   }
 
   onUserConsoleLog(log: UserConsoleLog): void {
@@ -77,13 +80,32 @@ export default class FlakeproofReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: unknown, reason: TestRunEndReason): void {
     if (!this._recorder) return
     const collected = new Set(modules.map((m) => this._relativeFile(m.project.config.root, m.moduleId)))
-    const result = this._recorder.finish(reason !== 'interrupted', collected)
+    const recorder = this._recorder
     this._recorder = undefined
+    const result = this._degradeGracefully(() => recorder.finish(reason !== 'interrupted', collected))
+    if (!result) return
     this._print(result)
     if (result.proof && !result.proof.passed) process.exitCode = 1
   }
 
   // --- internal ---
+
+  /**
+   * A reporter does not break the test run over its own files: it warns and writes nothing. A proof
+   * that cannot record its verdict still fails the run.
+   */
+  private _degradeGracefully<T>(run: () => T): T | undefined {
+    try {
+      return run()
+    } catch (error) {
+      if (!(error instanceof FlakeproofError)) throw error
+      const message = pc.yellow(`[flakeproof] no files written: ${error.message}`)
+      if (this._vitest) this._vitest.logger.warn(message)
+      else console.warn(message)
+      if (this._options.runnerMode === 'proof') process.exitCode = 1
+      return undefined
+    }
+  }
 
   private _outDir(): string {
     return resolve(this._vitest?.config.root ?? process.cwd(), this._options.outDir)

@@ -8,7 +8,7 @@ import { formatTestId, META_KEY, PROVIDE_KEY, type Repetition, type RunnerOption
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
-/** Per repetition and stream; and for an error message. */
+/** Characters kept per repetition and stream, and of an error message. */
 const CAPTURE_LIMIT = 8 * 1024
 
 // 4.1+ exports the class as `TestRunner`; 3.2 and 4.0 only from `vitest/runners` (removed in 5).
@@ -59,11 +59,13 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
 
   constructor(config: WorkerConfig) {
     super(config)
-    this._options = vitest.inject(PROVIDE_KEY as never) as RunnerOptions
+    const options = vitest.inject(PROVIDE_KEY as never) as RunnerOptions | undefined
+    if (!options) throw new Error('flakeproof: this runner is set up by the plugin; add `flakeproof()` to `plugins` instead of setting `test.runner`')
+    this._options = options
     this._root = config.root
     this._project = config.name ?? ''
     this._seed = config.sequence?.shuffle ? (config.sequence.seed ?? null) : null
-    patchConsole((stream, text) => this._capture(stream, text))
+    routeConsole((stream, text) => this._capture(stream, text))
     // Vitest calls `runTask` instead of the test function when it exists: only define it when there
     // are slow repetitions to leave out (those of tests that never failed fast), so stack traces of
     // ordinary runs stay as they are.
@@ -79,29 +81,24 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     return super.onCollected?.(files)
   }
 
-  override async onBeforeRunTask(test: Test): Promise<unknown> {
+  override onBeforeRunTask(test: Test): unknown {
     neutraliseAbortListenerLeak(test)
     return super.onBeforeRunTask?.(test)
   }
 
-  override async onBeforeTryTask(test: Test, options: { retry: number; repeats: number }): Promise<unknown> {
+  /** Runs before every repetition: kept synchronous unless there is a gap to rest, as it is hot. */
+  override onBeforeTryTask(test: Test, options: { retry: number; repeats: number }): unknown {
     const running = this._start(test)
     this._close(running)
-    const index = running.evidence.repetitions.length
-    const mode = this._modeOf(index)
+    const mode = this._modeOf(running.evidence.repetitions.length)
     const observed = mode !== 'slow' || running.fastFailures > 0
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
-    if (gapMs > 0) await sleep(gapMs)
-    const result = await super.onBeforeTryTask?.(test, options)
-    if (test.result) test.result.errors ??= []
-    const errors = (test.result?.errors ?? []) as unknown[]
-    running.current = observed
-      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length }
-      : undefined
-    this._capturing = running
-    return result
+    const begin = (): unknown => {
+      const result = super.onBeforeTryTask?.(test, options)
+      return isPromise(result) ? result.then(() => this._begin(test, running, mode, gapMs, observed)) : this._begin(test, running, mode, gapMs, observed)
+    }
+    return gapMs > 0 ? sleep(gapMs).then(begin) : begin()
   }
-
 
   override async onAfterRunTask(test: Test): Promise<unknown> {
     const running = this._running.get(test.id)
@@ -117,6 +114,16 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   }
 
   // --- internal ---
+
+  /** Starts timing a repetition, after the gap and after Vitest's own per-try setup. */
+  private _begin(test: Test, running: Running, mode: Repetition['mode'], gapMs: number, observed: boolean): void {
+    if (test.result) test.result.errors ??= []
+    const errors = (test.result?.errors ?? []) as unknown[]
+    running.current = observed
+      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length }
+      : undefined
+    this._capturing = running
+  }
 
   private _plan(test: Test): void {
     const { mode, repeat, slowRepeat, proofRuns } = this._options
@@ -175,7 +182,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     else if (!repetition.ok) repetition.error = 'Expect test to fail'
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
     running.evidence.repetitions.push(repetition)
-    keepDistinct(errors, errorsBefore)
+    if (threw) keepDistinct(errors, errorsBefore)
   }
 
   /**
@@ -200,7 +207,8 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   private _capture(stream: 'stdout' | 'stderr', text: string): boolean {
     const current = this._capturing?.current
     if (!current) return true
-    current[stream] = cap((current[stream] ?? '') + text)
+    const kept = current[stream] ?? ''
+    if (kept.length < CAPTURE_LIMIT) current[stream] = kept.length + text.length <= CAPTURE_LIMIT ? kept + text : `${(kept + text).slice(0, CAPTURE_LIMIT)}… [flakeproof: output cut]`
     // Vitest prints the console of the first repetition only; every repetition's is in facts.jsonl.
     return (this._capturing?.evidence.repetitions.length ?? 0) === 0
   }
@@ -213,6 +221,10 @@ interface BaseRunner {
   onBeforeRunTask?(test: Test): unknown
   onBeforeTryTask?(test: Test, options: { retry: number; repeats: number }): unknown
   onAfterRunTask?(test: Test): unknown
+}
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as Promise<unknown> | undefined)?.then === 'function'
 }
 
 function allTests(tasks: readonly Task[]): Test[] {
@@ -246,12 +258,21 @@ function cap(text: string): string {
 
 const STREAM_OF = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr', trace: 'stderr' } as const
 
-/** Routes console output through `sink`; the original method runs when the sink says so. */
-function patchConsole(sink: (stream: 'stdout' | 'stderr', text: string) => boolean): void {
+type ConsoleSink = (stream: 'stdout' | 'stderr', text: string) => boolean
+let consoleSink: ConsoleSink | undefined
+
+/**
+ * Routes console output through the latest runner's `sink`; the original method runs when the sink
+ * says so. Patched once per worker: a worker that builds several runners must not stack wrappers.
+ */
+function routeConsole(sink: ConsoleSink): void {
+  const patch = consoleSink === undefined
+  consoleSink = sink
+  if (!patch) return
   for (const [method, stream] of Object.entries(STREAM_OF)) {
     const original = console[method as keyof typeof STREAM_OF].bind(console)
     console[method as keyof typeof STREAM_OF] = (...args: unknown[]) => {
-      if (sink(stream, `${format(...args)}\n`)) original(...args)
+      if (consoleSink?.(stream, `${format(...args)}\n`) ?? true) original(...args)
     }
   }
 }

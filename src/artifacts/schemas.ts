@@ -10,7 +10,7 @@ import {
   TestSummarySchema,
   testMap,
 } from './test-schemas.js'
-import { OutcomeSchema, RankedPredicateSchema, VerdictSchema } from './_common.js'
+import { count, measured, milliseconds, OutcomeSchema, PlanningBasisSchema, probability, RankedPredicateSchema, VerdictSchema } from './_common.js'
 
 export { OutcomeSchema, RankedPredicateSchema, VerdictSchema }
 
@@ -21,18 +21,6 @@ export { OutcomeSchema, RankedPredicateSchema, VerdictSchema }
  */
 
 const schemaVersion = z.literal(1).describe('Bumped only when a field is removed or changes meaning.')
-const count = z.number().int().nonnegative()
-const probability = z.number().min(0).max(1)
-const milliseconds = z.number().nonnegative()
-
-/** A failure rate with the trial count beside it and its Wilson interval. */
-const measured = {
-  trials: count,
-  failures: count,
-  rate: probability.describe('failures / trials'),
-  ci_low: probability.describe('Wilson interval, lower end'),
-  ci_high: probability.describe('Wilson interval, upper end; > 0 even with zero failures'),
-}
 
 export const RateFileSchema = z.object({
   schema_version: schemaVersion,
@@ -58,9 +46,7 @@ export const RunsNeededFileSchema = z.object({
   observed_rate: probability,
   trials: count.nullable().describe('null when planned from a bare --rate.'),
   failures: count.nullable(),
-  basis: z
-    .enum(['observed', 'ci_high', 'ci_low'])
-    .describe('observed: the measured rate; ci_high when nothing failed; ci_low when everything failed.'),
+  basis: PlanningBasisSchema,
   planned_rate: probability.describe('The rate the runs were planned from (see basis).'),
   table: z.array(z.object({ confidence: z.number().gt(0).lt(1), runs: z.number().int().positive() })),
   chosen: z.object({ confidence: z.number().gt(0).lt(1), runs: z.number().int().positive() }),
@@ -122,7 +108,7 @@ export const PolicyFileSchema = z.object({
   observed_rate: probability,
   trials: count.nullable().describe('null when decided from a bare --rate.'),
   failures: count.nullable(),
-  basis: z.enum(['observed', 'ci_high', 'ci_low']),
+  basis: PlanningBasisSchema,
   confidence: z.number().gt(0).lt(1),
   green_runs_required: z.number().int().positive(),
   retry_budget: count.nullable().describe('null: the test fails every time and no retry helps.'),

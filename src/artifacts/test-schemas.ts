@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { RankedPredicateSchema, VerdictSchema } from './_common.js'
+import { count, measured, milliseconds, PlanningBasisSchema, probability, RankedPredicateSchema, VerdictSchema } from './_common.js'
 
 /**
  * Test mode (CONTRACTS §4): the per-test parts of each file. Every JSON file gains an optional
@@ -7,9 +7,6 @@ import { RankedPredicateSchema, VerdictSchema } from './_common.js'
  * (a round fails if any test failed in it).
  */
 
-const count = z.number().int().nonnegative()
-const probability = z.number().min(0).max(1)
-const measured = { trials: count, failures: count, rate: probability, ci_low: probability, ci_high: probability }
 
 export const TestModeSchema = z.enum(['fast', 'slow', 'proof', 'single'])
 
@@ -30,7 +27,7 @@ export const TestFactSchema = z.object({
   file: z.string(),
   name: z.string(),
   outcome: z.enum(['passed', 'failed', 'skipped']),
-  elapsed_ms: z.number().nonnegative(),
+  elapsed_ms: milliseconds,
   error: z.string().nullable(),
   stdout: z.string(),
   stderr: z.string(),
@@ -39,7 +36,7 @@ export const TestFactSchema = z.object({
   previous_test: z.string().nullable(),
   worker: z.string(),
   seed: z.number().nullable(),
-  gap_ms: z.number().nonnegative(),
+  gap_ms: milliseconds,
   mode: TestModeSchema,
 })
 export type TestFact = z.infer<typeof TestFactSchema>
@@ -48,7 +45,7 @@ export const TestPlanSchema = z.object({
   observed_rate: probability,
   trials: count,
   failures: count,
-  basis: z.enum(['observed', 'ci_high', 'ci_low']),
+  basis: PlanningBasisSchema,
   planned_rate: probability,
   runs: z.number().int().positive(),
   verdict: VerdictSchema,
@@ -64,7 +61,7 @@ export const TestOnlyWhenFailSchema = z.object({
   predicates: z.array(RankedPredicateSchema),
 })
 
-const observation = z.object({ ...measured, gap_ms: z.number().nonnegative() })
+const observation = z.object({ ...measured, gap_ms: milliseconds })
 
 export const TestObserverSchema = z.object({
   fast: observation,

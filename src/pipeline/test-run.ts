@@ -74,7 +74,7 @@ export class TestRunRecorder {
     this._dir = dir
     this._settings = settings
     const factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
-    assertWritable(join(dir, factsName), 'outDir')
+    assertWritable(join(dir, factsName), 'outDir (--flaky-out)')
     // A new measurement makes an older proof or observation of the same folder meaningless.
     if (settings.mode !== 'proof') removeFiles(dir, ['proof.json', 'proof_facts.jsonl', 'observer.json'])
     this._facts = new JsonLinesWriter(join(dir, factsName), TestFactSchema)
@@ -120,9 +120,11 @@ export class TestRunRecorder {
 
   // --- internal ---
 
+  /** Rounds run: the repetitions requested, once any test ran (none ran: no round either). */
   private _rounds(): number {
     const seen = Math.max(0, ...[...this._tallies.values()].map((t) => t.fast.trials))
-    return this._settings.mode === 'single' ? Math.min(1, seen) : Math.max(this._settings.repeat, seen)
+    if (seen === 0) return 0
+    return this._settings.mode === 'single' ? 1 : Math.max(this._settings.repeat, seen)
   }
 
   private _outcome(tally: TestTally): TestOutcome {

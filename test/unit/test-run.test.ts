@@ -81,3 +81,12 @@ describe('TestRunRecorder', () => {
     expect(recorder.finish(true, new Set(['a.test.ts'])).proof).toMatchObject({ passed: false, trials: 3, required: 5 })
   })
 })
+
+describe('TestRunRecorder with nothing to record', () => {
+  it('writes zero rounds, not the rounds requested, and calls it partial', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    new TestRunRecorder(dir, settings({ repeat: 200 })).finish(true, new Set())
+    const rate = RateFileSchema.parse(JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')))
+    expect(rate).toMatchObject({ trials: 0, failures: 0, verdict: 'partial', requested_trials: 200, tests: [] })
+  })
+})
