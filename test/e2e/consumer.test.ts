@@ -24,6 +24,10 @@ describe.each(['4.1.12', '3.2.7'])('a fresh project with the packed flakeproof a
       join(project, 'vitest.config.ts'),
       `import { flakeproof } from 'flakeproof/vitest'\nimport { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ plugins: [flakeproof()], test: { include: ['tests/**/*.test.ts'] } })\n`,
     )
+    writeFileSync(
+      join(project, 'vitest.reporter.config.ts'),
+      `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['tests/**/*.test.ts'], reporters: ['default', ['flakeproof/reporter', { outDir: 'alone' }]] } })\n`,
+    )
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '-D', '-E', `vitest@${version}`, tarball], { cwd: project, stdio: 'ignore' })
   }, 300_000)
 
@@ -48,5 +52,12 @@ describe.each(['4.1.12', '3.2.7'])('a fresh project with the packed flakeproof a
     const fixed = await vitest(['run', '--', '--flaky-proof'], { FIXTURE_FIXED: '1' })
     expect(fixed.code).toBe(0)
     expect(readArtifact(join(project, '.flakeproof/proof.json'), ProofFileSchema)).toMatchObject({ passed: true, trials: 28, failures: 0 })
+  })
+
+  it("resolves the reporter alone by its package name, 'flakeproof/reporter'", async () => {
+    const result = await vitest(['run', '--config', 'vitest.reporter.config.ts'])
+    expect(result.code).toBe(1)
+    const rate = readArtifact(join(project, 'alone/rate.json'), RateFileSchema)
+    expect(rate.tests?.find((t) => t.name === 'always fails')).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
   })
 })

@@ -41,12 +41,12 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     expect(rateOf(BROKEN)).toMatchObject({ trials: 200, failures: 200, verdict: 'broken' })
   })
 
-  it('leaves each.test, nested describe, snapshots, fake timers, expect.assertions and fails as without the plugin', () => {
+  it('leaves test.each, nested describe, concurrent, snapshots, fake timers, expect.assertions and fails as without the plugin', () => {
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     const ids = rate.tests?.map((t) => t.id) ?? []
     expect(ids).toContain('tests/behaviours.test.ts > outer > inner > each 1')
     expect(ids).toContain('tests/behaviours.test.ts > outer > inner > each 2')
-    for (const name of ['snapshot', 'expect.assertions', 'expected failure']) {
+    for (const name of ['snapshot', 'expect.assertions', 'expected failure', 'concurrent > first', 'concurrent > second']) {
       expect(rateOf(`tests/behaviours.test.ts > ${name}`), name).toMatchObject({ trials: 200, failures: 0, verdict: 'stable' })
     }
     expect(rateOf('tests/timing.test.ts > fake timers behave as without the plugin')).toMatchObject({ failures: 0 })
@@ -66,7 +66,7 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
 
   it('streams one valid fact line per test execution', () => {
     const lines = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => TestFactSchema.parse(JSON.parse(l)))
-    expect(lines).toHaveLength(10 * 200)
+    expect(lines).toHaveLength(12 * 200)
     const flaky = lines.filter((l) => l.test_id === FLAKY)
     expect(flaky.filter((l) => l.outcome === 'failed').map((l) => l.trial)).toEqual(Array.from({ length: 40 }, (_, i) => 5 * (i + 1)))
     expect(flaky[4]).toMatchObject({ repeat: 4, mode: 'fast', error: 'STALE cache entry on call 5', stdout: 'call 5\n', gap_ms: 0 })

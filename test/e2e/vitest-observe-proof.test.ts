@@ -13,7 +13,8 @@ describe('observing: the same tests again with gaps', () => {
   it('sees the timing-sensitive test stop failing when slowed down, and the counter keep failing', async () => {
     const out = tempDir()
     const flags = ['--flaky-repeat', '200', '--flaky-observe', '--flaky-slow-repeat', '20', '--flaky-out', out]
-    const result = await runVitest(['run', '--', ...flags], { FIXTURE_GAP_MS: '150' })
+    // Gaps of 150 ms with a 100 ms test timeout: the rest before a repetition is not test time.
+    const result = await runVitest(['run', '--testTimeout=100', '--', ...flags], { FIXTURE_GAP_MS: '150' })
     expect(result.code).toBe(1)
     const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
     // Timing: 40/200 fast, 0/20 with 150 ms gaps; Fisher two-sided on [[40,160],[0,20]] = 0.0288 < 0.05.
