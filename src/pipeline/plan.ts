@@ -62,6 +62,10 @@ export function buildRunsNeeded(
   chosen: { value: number; exact: Fraction },
 ): RunsNeededFile {
   const levels = [...new Set<number>([...PLAN_CONFIDENCES, chosen.value])].sort((a, b) => a - b)
+  const table = levels.map((confidence) => ({
+    confidence,
+    runs: runsAt(basis.rate, confidence === chosen.value ? chosen.exact : fractionFromNumber(confidence)),
+  }))
   return {
     schema_version: 1,
     observed_rate: counts === null ? basis.plannedRate : counts.trials === 0 ? 0 : counts.failures / counts.trials,
@@ -69,11 +73,8 @@ export function buildRunsNeeded(
     failures: counts?.failures ?? null,
     basis: basis.basis,
     planned_rate: basis.plannedRate,
-    table: levels.map((confidence) => ({
-      confidence,
-      runs: runsAt(basis.rate, confidence === chosen.value ? chosen.exact : fractionFromNumber(confidence)),
-    })),
-    chosen: { confidence: chosen.value, runs: runsAt(basis.rate, chosen.exact) },
+    table,
+    chosen: table.find((row) => row.confidence === chosen.value) as { confidence: number; runs: number },
     note: basis.note,
   }
 }

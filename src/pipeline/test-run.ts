@@ -19,7 +19,7 @@ import { computeVerdict, type Verdict } from '../core/verdict.js'
 import { zForConfidence } from '../core/wilson.js'
 import { describeRate } from './measure.js'
 import { compareObservations } from './observe.js'
-import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
+import { buildRunsNeeded, choosePlanningBasis, type PlanningBasis, runsAt } from './plan.js'
 import { decidePolicy } from './policy.js'
 import { type ReportLanguage, writeReport } from './report.js'
 import type { ReportedTest } from './test-evidence.js'
@@ -41,12 +41,19 @@ export interface TestRunSettings {
   lang: ReportLanguage
 }
 
-/** A test's line in the terminal table and in rate.json. */
+/** A test's line in the terminal table and in rate.json, with the plan its numbers give. */
 export interface TestOutcome {
   tally: TestTally
   verdict: Verdict
   ci: { low: number; high: number }
   greenRuns: number | null
+  plan: TestPlan | undefined
+}
+
+interface TestPlan {
+  rate: ReturnType<typeof describeRate>
+  basis: PlanningBasis
+  runs: number
 }
 
 export interface TestRunResult {
@@ -130,14 +137,9 @@ export class TestRunRecorder {
   private _outcome(tally: TestTally): TestOutcome {
     const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
     const verdict = tally.fast.trials < this._rounds() ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
-    const greenRuns = tally.fast.trials === 0 ? null : this._plan(tally).runs
-    return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns }
-  }
-
-  private _plan(tally: TestTally) {
-    const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
-    const basis = choosePlanningBasis(rate)
-    return { rate, basis, runs: buildRunsNeeded(basis, rate, this._settings.confidence).chosen.runs }
+    const basis = tally.fast.trials === 0 ? undefined : choosePlanningBasis(rate)
+    const plan = basis && { rate, basis, runs: runsAt(basis.rate, this._settings.confidence.exact) }
+    return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
   }
 
   private _writeMeasurement(outcomes: TestOutcome[], complete: boolean): void {
@@ -178,11 +180,12 @@ export class TestRunRecorder {
     if (rounds === 0) return
 
     const basis = choosePlanningBasis(roundRate)
+    const planned = measured.filter((o): o is TestOutcome & { plan: TestPlan } => o.plan !== undefined)
     const plans = Object.fromEntries(
-      measured.map(({ tally, verdict }) => {
-        const plan = this._plan(tally)
-        return [tally.id, { observed_rate: plan.rate.rate, trials: plan.rate.trials, failures: plan.rate.failures, basis: plan.basis.basis, planned_rate: plan.basis.plannedRate, runs: plan.runs, verdict }]
-      }),
+      planned.map(({ tally, verdict, plan }) => [
+        tally.id,
+        { observed_rate: plan.rate.rate, trials: plan.rate.trials, failures: plan.rate.failures, basis: plan.basis.basis, planned_rate: plan.basis.plannedRate, runs: plan.runs, verdict },
+      ]),
     )
     writeJsonAtomic(path('runs_needed.json'), RunsNeededFileSchema, { ...buildRunsNeeded(basis, roundRate, confidence), tests: plans })
 
@@ -214,8 +217,7 @@ export class TestRunRecorder {
     })
 
     const policies = Object.fromEntries(
-      measured.map(({ tally, verdict }) => {
-        const plan = this._plan(tally)
+      planned.map(({ tally, verdict, plan }) => {
         const decided = decidePolicy(plan.basis, fractionFromCounts(tally.fast.failures, tally.fast.trials), plan.rate, confidence)
         const { observed_rate, trials, failures, green_runs_required, retry_budget, quarantine_after } = decided
         return [tally.id, { observed_rate, trials: trials ?? 0, failures: failures ?? 0, verdict, green_runs_required, retry_budget, quarantine_after }]

@@ -1,3 +1,4 @@
+import type { TrialSettings } from '../../pipeline/measure.js'
 import type { FlagSpec } from '../spec.js'
 
 /** Flags shared by the commands that run trials; defaults here mirror src/config/options.ts. */
@@ -13,4 +14,9 @@ export const FLAGS = {
 /** `--out <file>`, described for one command. */
 export function outFlag(what: string, required = true): FlagSpec {
   return { name: 'out', value: '<file>', description: `where to write ${what}${required ? ' (required)' : ''}` }
+}
+
+/** The trial settings of a command's options (`trials` may come from elsewhere, as in `proof`). */
+export function trialSettings(o: { cmd: string; 'gap-ms': number; 'timeout-ms'?: number | undefined; jobs: number }, trials: number): TrialSettings {
+  return { command: o.cmd, trials, gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
 }

@@ -2,7 +2,7 @@ import { assertWritable } from '../../artifacts/write.js'
 import { CollectOptionsSchema } from '../../config/options.js'
 import { measureCommand } from '../../pipeline/measure.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag } from './_flags.js'
+import { FLAGS, outFlag, trialSettings } from './_flags.js'
 
 export const collect = defineCommand({
   name: 'collect',
@@ -15,8 +15,7 @@ export const collect = defineCommand({
   schema: CollectOptionsSchema,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')
-    const settings = { command: o.cmd, trials: o.trials, gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
-    const rate = await measureCommand(settings, o.confidence.value, context, { facts: o.out }, 'collect')
+    const rate = await measureCommand(trialSettings(o, o.trials), o.confidence.value, context, { facts: o.out }, 'collect')
     const { command, trials, failures, rate: failureRate, ci_low, ci_high, complete } = rate
     print({ command, trials, failures, rate: failureRate, ci_low, ci_high, complete, out: o.out })
     return complete ? 0 : 130

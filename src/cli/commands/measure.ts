@@ -2,7 +2,7 @@ import { assertWritable } from '../../artifacts/write.js'
 import { MeasureOptionsSchema } from '../../config/options.js'
 import { measureCommand } from '../../pipeline/measure.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag } from './_flags.js'
+import { FLAGS, outFlag, trialSettings } from './_flags.js'
 
 export const measure = defineCommand({
   name: 'measure',
@@ -14,8 +14,7 @@ export const measure = defineCommand({
   schema: MeasureOptionsSchema,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')
-    const settings = { command: o.cmd, trials: o.trials, gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
-    const rate = await measureCommand(settings, o.confidence.value, context, { rate: o.out })
+    const rate = await measureCommand(trialSettings(o, o.trials), o.confidence.value, context, { rate: o.out })
     print(rate)
     return rate.complete ? 0 : 130
   },

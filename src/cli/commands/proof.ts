@@ -4,7 +4,7 @@ import { assertWritable } from '../../artifacts/write.js'
 import { type ProofOptions, ProofOptionsSchema } from '../../config/options.js'
 import { proveFix } from '../../pipeline/proof.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag } from './_flags.js'
+import { FLAGS, outFlag, trialSettings } from './_flags.js'
 
 export const proof = defineCommand({
   name: 'proof',
@@ -26,8 +26,7 @@ export const proof = defineCommand({
   async run(o, { print, context }) {
     const { required, from } = requiredRuns(o)
     assertWritable(o.out, '--out')
-    const settings = { command: o.cmd, trials: required, gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, jobs: o.jobs }
-    const result = await proveFix(settings, from, context, o.out)
+    const result = await proveFix(trialSettings(o, required), from, context, o.out)
     print(result)
     if (!result.complete) return 130
     if (!result.passed) context.log(`proof FAILED: ${result.failures} of ${result.trials} runs failed (trials ${result.failure_trials.join(', ')})`)
