@@ -21,10 +21,8 @@ export const MeasureOptionsSchema = z.object({
   confidence,
   out: text('--out', 'rate.json'),
 })
-export type MeasureOptions = z.output<typeof MeasureOptionsSchema>
 
 export const CollectOptionsSchema = MeasureOptionsSchema.extend({ out: text('--out', 'facts.jsonl') })
-export type CollectOptions = z.output<typeof CollectOptionsSchema>
 
 export const PlanOptionsSchema = z
   .object({
@@ -34,13 +32,11 @@ export const PlanOptionsSchema = z
     out: text('--out', 'runs_needed.json').optional(),
   })
   .superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--rate 0.2 or --from rate.json'))
-export type PlanOptions = z.output<typeof PlanOptionsSchema>
 
 export const FactsOptionsSchema = z.object({
   in: text('--in', 'facts.jsonl'),
   out: text('--out', 'only_when_fail.json'),
 })
-export type FactsOptions = z.output<typeof FactsOptionsSchema>
 
 export const ObserveOptionsSchema = z.object({
   cmd: command,
@@ -52,7 +48,6 @@ export const ObserveOptionsSchema = z.object({
   confidence,
   out: text('--out', 'observer.json'),
 })
-export type ObserveOptions = z.output<typeof ObserveOptionsSchema>
 
 export const PolicyOptionsSchema = z
   .object({
@@ -62,7 +57,6 @@ export const PolicyOptionsSchema = z
     out: text('--out', 'policy.json'),
   })
   .superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--from rate.json or --rate 0.2'))
-export type PolicyOptions = z.output<typeof PolicyOptionsSchema>
 
 export const ProofOptionsSchema = z
   .object({
@@ -82,7 +76,6 @@ export const ReportOptionsSchema = z.object({
   dir: text('--dir', '.flakeproof'),
   lang: oneOf('--lang', ['en', 'ko']).default('en'),
 })
-export type ReportOptions = z.output<typeof ReportOptionsSchema>
 
 export const InvestigateOptionsSchema = z.object({
   cmd: command,
