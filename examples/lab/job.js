@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 
 /** A call within this long of the previous call's end is "quick" and can race the refresh. */
-const QUICK_MS = 1000
+const QUICK_MS = 1500
 
 const { values } = parseArgs({
   options: { fixed: { type: 'boolean', default: false }, state: { type: 'string' }, seed: { type: 'string', default: '0' } },

@@ -87,13 +87,13 @@ describe('flakeproof observe', () => {
     const dir = tempDir()
     const out = join(dir, 'observer.json')
     const fast = writeRate(dir, 40, 200, [0.150451, 0.260856])
-    const args = ['observe', '--cmd', labCommand(dir), '--fast', fast, '--slow-trials', '5', '--gap-ms', '1100', '--out', out]
+    const args = ['observe', '--cmd', labCommand(dir), '--fast', fast, '--slow-trials', '5', '--gap-ms', '1600', '--out', out]
     const result = await runCli(args)
     expect(result.code).toBe(0)
     const observer = readArtifact(out, ObserverFileSchema)
-    // Call 5 comes 1.1 s after call 4, so the lab's refresh race never fires: 0 of 5.
+    // Call 5 comes 1.6 s after call 4, so the lab's refresh race never fires: 0 of 5.
     expect(observer.fast).toMatchObject({ trials: 200, failures: 40, gap_ms: 0 })
-    expect(observer.slow).toMatchObject({ trials: 5, failures: 0, gap_ms: 1100 })
+    expect(observer.slow).toMatchObject({ trials: 5, failures: 0, gap_ms: 1600 })
     const expected = fisherExactTwoSided({ failuresA: 40, passesA: 160, failuresB: 0, passesB: 5 }).pValue
     expect(observer.p_value).toBe(expected)
     expect(observer.changed).toBe(false)

@@ -13,12 +13,12 @@ describe('observing: the same tests again with gaps', () => {
   it('sees the timing-sensitive test stop failing when slowed down, and the counter keep failing', async () => {
     const out = tempDir()
     const flags = ['--flaky-repeat', '200', '--flaky-observe', '--flaky-slow-repeat', '20', '--flaky-out', out]
-    // Gaps of 150 ms with a 100 ms test timeout: the rest before a repetition is not test time.
-    const result = await runVitest(['run', '--testTimeout=100', '--', ...flags], { FIXTURE_GAP_MS: '150' })
+    // Gaps of 600 ms with a 100 ms test timeout: the rest before a repetition is not test time.
+    const result = await runVitest(['run', '--testTimeout=100', '--', ...flags], { FIXTURE_GAP_MS: '600' })
     expect(result.code).toBe(1)
     const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
-    // Timing: 40/200 fast, 0/20 with 150 ms gaps; Fisher two-sided on [[40,160],[0,20]] = 0.0288 < 0.05.
-    expect(observer.tests?.[TIMING]).toMatchObject({ fast: { trials: 200, failures: 40 }, slow: { trials: 20, failures: 0, gap_ms: 150 }, changed: true })
+    // Timing: 40/200 fast, 0/20 with 600 ms gaps; Fisher two-sided on [[40,160],[0,20]] = 0.0288 < 0.05.
+    expect(observer.tests?.[TIMING]).toMatchObject({ fast: { trials: 200, failures: 40 }, slow: { trials: 20, failures: 0, gap_ms: 600 }, changed: true })
     expect(observer.tests?.[TIMING]?.p_value).toBeCloseTo(0.0287915313, 9)
     expect(observer.tests?.[TIMING]?.note).toContain('not a fix')
     // The counter does not care about time: calls 205, 210, 215, 220 fail.
