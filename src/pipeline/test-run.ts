@@ -117,10 +117,11 @@ export class TestRunRecorder {
   /** Writes the files of the run and the report; `collectedFiles` tells a missing test from a filtered one. */
   finish(complete: boolean, collectedFiles: ReadonlySet<string>): TestRunResult {
     this._facts.close()
-    const outcomes = [...this._tallies.values()].map((tally) => this._outcome(tally)).sort(byConcern)
+    const rounds = this._rounds()
+    const outcomes = [...this._tallies.values()].map((tally) => this._outcome(tally, rounds)).sort(byConcern)
     let proof: ProofFile | undefined
     if (this._settings.mode === 'proof') proof = this._writeProof(complete, collectedFiles)
-    else this._writeMeasurement(outcomes, complete)
+    else this._writeMeasurement(outcomes, rounds, complete)
     const summary = existsSync(join(this._dir, 'rate.json')) ? writeReport(this._dir, this._settings.lang) : undefined
     return { tests: outcomes, summary, proof, dir: this._dir }
   }
@@ -134,18 +135,17 @@ export class TestRunRecorder {
     return this._settings.mode === 'single' ? 1 : Math.max(this._settings.repeat, seen)
   }
 
-  private _outcome(tally: TestTally): TestOutcome {
+  private _outcome(tally: TestTally, rounds: number): TestOutcome {
     const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
-    const verdict = tally.fast.trials < this._rounds() ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
+    const verdict = tally.fast.trials < rounds ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
     const basis = tally.fast.trials === 0 ? undefined : choosePlanningBasis(rate)
     const plan = basis && { rate, basis, runs: runsAt(basis.rate, this._settings.confidence.exact) }
     return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
   }
 
-  private _writeMeasurement(outcomes: TestOutcome[], complete: boolean): void {
+  private _writeMeasurement(outcomes: TestOutcome[], rounds: number, complete: boolean): void {
     const { confidence } = this._settings
     const path = (name: string): string => join(this._dir, name)
-    const rounds = this._rounds()
     const roundRate = describeRate(this._failedRounds.size, rounds, confidence.value)
     const measured = outcomes.filter((o) => o.tally.fast.trials > 0)
     const rate: RateFile = {
