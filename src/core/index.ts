@@ -4,4 +4,5 @@ export { type Observation, rankPredicates, type RankedPredicate } from './isolat
 export { computeQuarantineAfter, computeRetryBudget, computeRunsNeeded, type Planned, RETRY_RESIDUAL, type Unplannable } from './planning.js'
 export { discriminateTokens, isAllCaps, type TokenEvidence, type TokenResult, wordsInOrder } from './tokens.js'
 export { computeVerdict, type Outcome, type Verdict } from './verdict.js'
+export { stripAnsi } from './ansi.js'
 export { type WilsonInterval, wilsonInterval, Z_95, zForConfidence } from './wilson.js'
