@@ -23,12 +23,6 @@ export interface RunnerOptions {
   failOnFlaky: boolean
   /** Proof mode: stable test id → repetitions required. */
   proofRuns: Record<string, number>
-}
-
-/**
- * A test's id, stable across runs and machines (CONTRACTS §4): project name, file path relative to
- * the project root, and the full name, e.g. `[unit] src/cache.test.ts > Cache > expires`.
- */
-export function formatTestId(project: string, relativeFile: string, fullName: string): string {
-  return `${project ? `[${project}] ` : ''}${relativeFile} > ${fullName}`
+  /** Where each worker appends its journal (src/artifacts/journal.ts). */
+  journalDir: string
 }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import { readJsonFile } from '../../src/artifacts/read.js'
+import { runDirOf } from '../../src/artifacts/run-dir.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import { argsAfterSeparator, type FlakeproofVitestOptions, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
@@ -76,8 +77,8 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
-  const root = vitest.config.root
-  const runnerOptions = withoutStack(() => toRunnerOptions(resolved, resolve(root, resolved.outDir)))
+  const outDir = resolve(vitest.config.root, resolved.outDir)
+  const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
     project.provide(PROVIDE_KEY as never, runnerOptions as never)
@@ -122,7 +123,7 @@ function isReporterName(entry: unknown): boolean {
 }
 
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string): RunnerOptions {
-  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky }
+  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
   if (!options.proof) {
     return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
   }

@@ -2,12 +2,17 @@ import { relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import { JournalReader } from '../../src/artifacts/journal.js'
+import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { type ResolvedVitestOptions, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
+import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
-import type { ReportedTest, TestEvidence } from '../../src/pipeline/test-evidence.js'
+import type { RepetitionMode, ReportedTest, TestEvidence } from '../../src/pipeline/test-evidence.js'
+import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
-import { formatTestId, META_KEY } from './_protocol.js'
+import { META_KEY } from './_protocol.js'
+import { ProgressPrinter } from './_progress.js'
 import { renderTable } from './_table.js'
 
 /** Marks instances, so a second copy of this module (Vite's bundle of the config) recognises them. */
@@ -26,15 +31,20 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
 /**
  * Writes flakeproof's files for a Vitest run (CONTRACTS §4) and prints flaky and broken tests with
  * their counts, intervals and the runs a fix must pass. With the plugin's runner it sees every
- * repetition; used alone (`reporters: ['default', 'flakeproof/reporter']`) it records one execution
- * per test.
+ * repetition, and reads the workers' journal for progress and for tests whose worker died; used alone
+ * (`reporters: ['default', 'flakeproof/reporter']`) it records one execution per test.
  */
 export default class FlakeproofReporter implements Reporter {
   readonly [REPORTER_BRAND] = true
   private readonly _options: ResolvedVitestOptions & ReporterOptions
   private _vitest: Vitest | undefined
   private _recorder: TestRunRecorder | undefined
+  private _journal: JournalReader | undefined
+  private _progress: ProgressPrinter | undefined
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
+  /** Our ids of every test case whose result arrived, by Vitest's id. */
+  private readonly _seen = new Set<string>()
+  private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
 
   constructor(options: ReporterOptions = {}) {
     const { runnerMode, proofRuns, command, ...rest } = options
@@ -50,19 +60,25 @@ export default class FlakeproofReporter implements Reporter {
   onTestRunStart(): void {
     // Watch mode starts several runs: each gets its own files.
     this._console.clear()
+    this._seen.clear()
     const { runnerMode, repeat, observe, confidence, proofRuns, command } = this._options
-    this._recorder = this._degradeGracefully(
-      () =>
-        new TestRunRecorder(this._outDir(), {
-          mode: runnerMode ?? 'single',
-          command: command ?? 'vitest run',
-          repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
-          observe: runnerMode === 'measure' && observe,
-          confidence: { value: confidence, exact: fractionFromNumber(confidence) },
-          proofRuns: proofRuns ?? {},
-          lang: 'en',
-        }),
-    )
+    this._recorder = this._degradeGracefully(() => {
+      const run = this._runDir()
+      prepareRunDir(run)
+      return new TestRunRecorder(this._outDir(), run, {
+        mode: runnerMode ?? 'single',
+        command: command ?? 'vitest run',
+        repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
+        observe: runnerMode === 'measure' && observe,
+        confidence: { value: confidence, exact: fractionFromNumber(confidence) },
+        proofRuns: proofRuns ?? {},
+        lang: 'en',
+      })
+    })
+    if (this._recorder && runnerMode) {
+      this._journal = new JournalReader(this._runDir().journal)
+      this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
+    }
   }
 
   onUserConsoleLog(log: UserConsoleLog): void {
@@ -73,18 +89,24 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   onTestCaseResult(testCase: TestCase): void {
+    this._seen.add(this._idOf(testCase).id)
     const test = this._toReported(testCase)
-    if (test) this._recorder?.record(test)
+    if (test) this._degradeGracefully(() => this._recorder?.record(test))
   }
 
-  onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: unknown, reason: TestRunEndReason): void {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
+    this._progress?.stop()
+    this._progress = undefined
     if (!this._recorder) return
-    const collected = new Set(modules.map((m) => this._relativeFile(m.project.config.root, m.moduleId)))
     const recorder = this._recorder
     this._recorder = undefined
-    const result = this._degradeGracefully(() => recorder.finish(reason !== 'interrupted', collected))
+    const collected = new Set(modules.map((m) => this._relativeFile(m.project.config.root, m.moduleId)))
+    const unfinished = this._recoverUnfinished(reason, errors)
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
+    const complete = reason !== 'interrupted' && unfinished.length === 0
+    const result = this._degradeGracefully(() => recorder.finish(complete, collected))
     if (!result) return
-    this._print(result)
+    this._print(result, unfinished)
     if (result.proof && !result.proof.passed) process.exitCode = 1
   }
 
@@ -99,39 +121,78 @@ export default class FlakeproofReporter implements Reporter {
       return run()
     } catch (error) {
       if (!(error instanceof FlakeproofError)) throw error
-      const message = pc.yellow(`[flakeproof] no files written: ${error.message}`)
-      if (this._vitest) this._vitest.logger.warn(message)
-      else console.warn(message)
+      this._log(pc.yellow(`[flakeproof] no files written: ${error.message}`), 'warn')
       if (this._options.runnerMode === 'proof') process.exitCode = 1
       return undefined
     }
+  }
+
+  private _log(line: string, level: 'log' | 'warn' = 'log'): void {
+    if (this._vitest) this._vitest.logger[level](line)
+    else console[level](line)
   }
 
   private _outDir(): string {
     return resolve(this._vitest?.config.root ?? process.cwd(), this._options.outDir)
   }
 
+  private _runDir(): RunDir {
+    return runDirOf(this._outDir())
+  }
+
   private _relativeFile(root: string, file: string): string {
     return relative(root, file).split('\\').join('/')
   }
 
+  /**
+   * Tests whose worker died (or whose run was stopped) before their results arrived, from the
+   * journal: what they finished is kept, and a crash counts against the repetition it cut short.
+   */
+  private _recoverUnfinished(reason: TestRunEndReason, errors: ReadonlyArray<unknown>): ReportedTest[] {
+    if (!this._journal) return []
+    const open = new Map([...this._journal.read().open].filter(([id]) => !this._seen.has(id)))
+    if (open.size === 0) return []
+    const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now() }
+    return recoverUnfinished(open, ended, (index) => this._modeOf(index))
+  }
+
+  private _modeOf(index: number): RepetitionMode {
+    if (this._options.runnerMode === 'proof') return 'proof'
+    return index < (this._options.repeat ?? 1) ? 'fast' : 'slow'
+  }
+
+  /** Our id of a test case: derived, like the runner's, from its module's tests in declaration order. */
+  private _idOf(testCase: TestCase): { id: string; identity: TestIdentity } {
+    const module = testCase.module
+    let ids = this._ids.get(module)
+    if (!ids) {
+      const tests = [...module.children.allTests()]
+      const file = this._relativeFile(module.project.config.root, module.moduleId)
+      const identities = tests.map((t): TestIdentity => ({ project: module.project.name, file, path: namesOf(t) }))
+      const assigned = assignTestIds(identities)
+      ids = new Map(tests.map((t, i) => [t.id, { id: assigned[i] as string, identity: identities[i] as TestIdentity }]))
+      this._ids.set(module, ids)
+    }
+    return ids.get(testCase.id) ?? { id: testCase.fullName, identity: { project: module.project.name, file: module.moduleId, path: namesOf(testCase) } }
+  }
+
   private _toReported(testCase: TestCase): ReportedTest | undefined {
-    const project = testCase.project.name
-    const file = this._relativeFile(testCase.project.config.root, testCase.module.moduleId)
+    const { id, identity } = this._idOf(testCase)
     const name = testCase.fullName
     const recorded = testCase.meta()[META_KEY as keyof ReturnType<TestCase['meta']>] as TestEvidence | undefined
-    if (recorded) return { project, file, name, evidence: recorded }
+    if (recorded) return { project: identity.project, file: identity.file, name, evidence: recorded }
     const result = testCase.result()
     if (this._options.runnerMode || result.state === 'skipped' || result.state === 'pending') return undefined
     const output = this._console.get(testCase.id)
     this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message
     return {
-      project,
-      file,
+      project: identity.project,
+      file: identity.file,
       name,
       evidence: {
-        id: formatTestId(project, file, name),
+        id,
+        path: identity.path,
         order: 1,
         previousTest: null,
         worker: 'main',
@@ -150,13 +211,20 @@ export default class FlakeproofReporter implements Reporter {
     }
   }
 
-  private _print(result: TestRunResult): void {
-    const log = (line: string): void => (this._vitest ? this._vitest.logger.log(line) : console.log(line))
-    const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
+  private _print(result: TestRunResult, unfinished: readonly ReportedTest[]): void {
+    const log = (line: string): void => this._log(line)
     log('')
     const shown = relative(process.cwd(), result.dir)
     const where = shown === '' ? '.' : shown.startsWith('..') ? result.dir : shown
+    if (result.unchanged) {
+      log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`no test ran: the files in ${where} were left as they were`))
+      return
+    }
     log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${where}`))
+    for (const test of unfinished) {
+      const last = test.evidence.repetitions.at(-1)
+      log(pc.red(`  ✗ ${test.evidence.id}: ${last?.ok === false && last.error?.startsWith('the worker') ? last.error : 'stopped before all its repetitions ran'}`))
+    }
     if (result.proof) {
       const proven = Object.entries(result.proof.tests ?? {})
       for (const [id, p] of proven) {
@@ -166,7 +234,25 @@ export default class FlakeproofReporter implements Reporter {
       log(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : ''}`))
       return
     }
+    const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
     if (concerning.length === 0) log(pc.green('  no flaky or broken test'))
     else for (const line of renderTable(concerning)) log(line)
   }
+}
+
+// --- internal ---
+
+/** Suite names, outside in, then the test's own. */
+function namesOf(testCase: TestCase): string[] {
+  const names = [testCase.name]
+  for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
+  return names
+}
+
+/** What Vitest said about the worker that died: the first unhandled error, with its cause. */
+function describeCrash(errors: ReadonlyArray<unknown>): string {
+  const first = errors[0] as { message?: unknown; cause?: { message?: unknown } } | undefined
+  const message = typeof first?.message === 'string' ? first.message : 'the worker stopped'
+  const cause = typeof first?.cause?.message === 'string' ? ` (${first.cause.message})` : ''
+  return `${message}${cause}`
 }

@@ -1,15 +1,24 @@
 import { relative } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises'
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { formatTestId, META_KEY, PROVIDE_KEY, type Repetition, type RunnerOptions, type TestEvidence } from './_protocol.js'
+import { JournalWriter } from '../../src/artifacts/journal.js'
+import { stripAnsi } from '../../src/core/ansi.js'
+import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
+import { META_KEY, PROVIDE_KEY, type Repetition, type RunnerOptions, type TestEvidence } from './_protocol.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
 /** Characters kept per repetition and stream, and of an error message. */
 const CAPTURE_LIMIT = 8 * 1024
+/**
+ * Longest stretch without handing the event loop a turn. Vitest's worker answers its RPC calls only
+ * between turns, and gives up on one after 60 s: 50 repetitions of a 5 s synchronous test, chained
+ * by promises, never yielded and failed the run with `Timeout calling "onTaskUpdate"`.
+ */
+const YIELD_EVERY_MS = 1000
 
 // 4.1+ exports the class as `TestRunner`; 3.2 and 4.0 only from `vitest/runners` (removed in 5).
 type RunnerClass = (new (config: never) => Record<string, unknown>) & { getTestFn?: TestFnGetter }
@@ -45,23 +54,28 @@ interface WorkerConfig {
 /**
  * Vitest runner that records every repetition of every test: outcome from the change in the error
  * count (so afterEach and fixture errors count), time, first error, console output. Evidence goes
- * to the reporter on the test's meta once the test ends; errors on the task stay capped.
+ * to the reporter on the test's meta once the test ends, and to the journal as each repetition ends
+ * (so a worker that dies loses nothing it finished); errors on the task stay capped.
  */
 export default class FlakeproofRunner extends (Base as unknown as new (config: WorkerConfig) => BaseRunner) {
   private readonly _options: RunnerOptions
   private readonly _running = new Map<string, Running>()
+  private readonly _identities = new Map<string, { id: string; identity: TestIdentity }>()
+  private readonly _journal: JournalWriter
   private readonly _root: string
   private readonly _project: string
   private readonly _seed: number | null
   private _order = 0
   private _previousTest: string | null = null
   private _capturing: Running | undefined
+  private _lastTurn = performance.now()
 
   constructor(config: WorkerConfig) {
     super(config)
     const options = vitest.inject(PROVIDE_KEY as never) as RunnerOptions | undefined
     if (!options) throw new Error('flakeproof: this runner is set up by the plugin; add `flakeproof()` to `plugins` instead of setting `test.runner`')
     this._options = options
+    this._journal = new JournalWriter(options.journalDir)
     this._root = config.root
     this._project = config.name ?? ''
     this._seed = config.sequence?.shuffle ? (config.sequence.seed ?? null) : null
@@ -77,6 +91,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   }
 
   override onCollected(files: File[]): unknown {
+    for (const file of files) this._identify(file)
     for (const test of allTests(files)) this._plan(test)
     return super.onCollected?.(files)
   }
@@ -86,24 +101,34 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     return super.onBeforeRunTask?.(test)
   }
 
-  /** Runs before every repetition: kept synchronous unless there is a gap to rest, as it is hot. */
+  /** Runs before every repetition: kept synchronous unless there is a gap to rest or a turn to give, as it is hot. */
   override onBeforeTryTask(test: Test, options: { retry: number; repeats: number }): unknown {
+    const first = !this._running.has(test.id)
     const running = this._start(test)
-    this._close(running)
+    const done = this._close(running)
     const mode = this._modeOf(running.evidence.repetitions.length)
     const observed = mode !== 'slow' || running.fastFailures > 0
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
+    this._journal.write({
+      id: running.evidence.id,
+      ...(first ? { identity: this._identityOf(test), planned: (test.repeats ?? 0) + 1, order: running.evidence.order, worker: running.evidence.worker } : {}),
+      ...(done ? { done } : {}),
+      ...(observed ? { begin: running.evidence.repetitions.length, at: Date.now() } : {}),
+    })
     const begin = (): unknown => {
       const result = super.onBeforeTryTask?.(test, options)
       return isPromise(result) ? result.then(() => this._begin(test, running, mode, gapMs, observed)) : this._begin(test, running, mode, gapMs, observed)
     }
-    return gapMs > 0 ? sleep(gapMs).then(begin) : begin()
+    if (gapMs > 0) return sleep(gapMs).then(begin)
+    if (performance.now() - this._lastTurn > YIELD_EVERY_MS) return nextTurn().then(begin)
+    return begin()
   }
 
   override async onAfterRunTask(test: Test): Promise<unknown> {
     const running = this._running.get(test.id)
     if (running) {
-      this._close(running)
+      const done = this._close(running)
+      this._journal.write({ id: running.evidence.id, ...(done ? { done } : {}), end: true })
       this._settle(test, running.evidence.repetitions)
       test.meta[META_KEY as keyof typeof test.meta] = running.evidence as never
       this._running.delete(test.id)
@@ -119,10 +144,19 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   private _begin(test: Test, running: Running, mode: Repetition['mode'], gapMs: number, observed: boolean): void {
     if (test.result) test.result.errors ??= []
     const errors = (test.result?.errors ?? []) as unknown[]
+    this._lastTurn = performance.now()
     running.current = observed
-      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length }
+      ? { ok: true, elapsedMs: 0, mode, gapMs, started: this._lastTurn, errors, errorsBefore: errors.length }
       : undefined
     this._capturing = running
+  }
+
+  /** Ids of a file's tests, in declaration order, skipped ones included: same-named tests stay distinct. */
+  private _identify(file: File): void {
+    const tests = allTests([file])
+    const identities = tests.map((test) => this._identityFrom(test))
+    const ids = assignTestIds(identities)
+    tests.forEach((test, i) => this._identities.set(test.id, { id: ids[i] as string, identity: identities[i] as TestIdentity }))
   }
 
   private _plan(test: Test): void {
@@ -144,8 +178,16 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     return index < this._options.repeat ? 'fast' : 'slow'
   }
 
+  private _identityOf(test: Test): TestIdentity {
+    return this._identities.get(test.id)?.identity ?? this._identityFrom(test)
+  }
+
+  private _identityFrom(test: Test): TestIdentity {
+    return { project: this._project, file: relative(this._root, test.file.filepath).split('\\').join('/'), path: namesOf(test) }
+  }
+
   private _idOf(test: Test): string {
-    return formatTestId(this._project, relative(this._root, test.file.filepath).split('\\').join('/'), fullName(test))
+    return this._identities.get(test.id)?.id ?? assignTestIds([this._identityOf(test)])[0] as string
   }
 
   private _start(test: Test): Running {
@@ -154,6 +196,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       running = {
         evidence: {
           id: this._idOf(test),
+          path: this._identityOf(test).path,
           order: ++this._order,
           previousTest: this._previousTest,
           worker: process.env.VITEST_POOL_ID ?? String(process.pid),
@@ -169,20 +212,22 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   }
 
   /** Closes the running repetition: its outcome is whether errors were added since it started. */
-  private _close(running: Running): void {
+  private _close(running: Running): Repetition | undefined {
     const current = running.current
-    if (!current) return
+    if (!current) return undefined
     running.current = undefined
     const { started, errors, errorsBefore, ...repetition } = current
-    const fresh = errors.slice(errorsBefore) as { message?: string }[]
+    const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown }[]
     const threw = fresh.length > 0
     repetition.elapsedMs = Math.round((performance.now() - started) * 100) / 100
     repetition.ok = running.fails ? threw : !threw
-    if (fresh[0]?.message) repetition.error = cap(fresh[0].message)
+    if (threw) repetition.error = cap(messageOf(fresh[0]))
+    // What Vitest itself reports when a `fails` test does not throw.
     else if (!repetition.ok) repetition.error = 'Expect test to fail'
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
     running.evidence.repetitions.push(repetition)
     if (threw) keepDistinct(errors, errorsBefore)
+    return repetition
   }
 
   /**
@@ -231,11 +276,21 @@ function allTests(tasks: readonly Task[]): Test[] {
   return tasks.flatMap((task) => (task.type === 'test' ? [task] : 'tasks' in task ? allTests((task as Suite).tasks) : []))
 }
 
-/** `Suite > nested > test`, without the file (the file task is the one with a filepath). */
-function fullName(test: Test): string {
+/** Suite names, outside in, then the test's: the file task (the one with a filepath) left out. */
+function namesOf(test: Test): string[] {
   const names: string[] = []
   for (let task: Task | undefined = test; task && !('filepath' in task); task = task.suite) names.unshift(task.name)
-  return names.join(' > ')
+  return names
+}
+
+/**
+ * A thrown value's message, without colour codes; an empty message is the error's name (`throw new
+ * Error()` reads `Error`), never a made-up text.
+ */
+function messageOf(error: { message?: unknown; name?: unknown } | undefined): string {
+  const message = typeof error?.message === 'string' ? stripAnsi(error.message) : ''
+  if (message.trim() !== '') return message
+  return typeof error?.name === 'string' && error.name !== '' ? error.name : 'Error'
 }
 
 /**

@@ -24,6 +24,7 @@ export type TestRate = z.infer<typeof TestRateSchema>
 export const TestFactSchema = z.object({
   trial: z.number().int().positive().describe('Execution number of this test in this run, from 1.'),
   test_id: z.string(),
+  project: z.string().optional().describe("The test's project name; '' when the run has no named project."),
   file: z.string(),
   name: z.string(),
   outcome: z.enum(['passed', 'failed', 'skipped']),

@@ -20,7 +20,10 @@ export interface Repetition {
 }
 
 export interface TestEvidence {
+  /** Display id (src/core/test-id.ts), unique within the run. */
   id: string
+  /** Suite names, then the test's own: the structured name the id was derived from. */
+  path: readonly string[]
   /** Position of this test in its worker's run, from 1. */
   order: number
   /** The test that ran just before this one's repetitions in the same worker, if any. */
@@ -35,7 +38,7 @@ export interface ReportedTest {
   project: string
   /** Relative to the project root, with `/`. */
   file: string
-  /** Full name without the file: `Suite > nested > test`. */
+  /** Full name without the file, as Vitest prints it: `Suite > nested > test`. */
   name: string
   evidence: TestEvidence
 }

@@ -13,6 +13,7 @@ import {
   type SummaryFile,
 } from '../artifacts/schemas.js'
 import { TestFactSchema, type TestProofSchema } from '../artifacts/test-schemas.js'
+import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { assertWritable, JsonLinesWriter, removeFiles, writeJsonAtomic } from '../artifacts/write.js'
 import { type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { computeVerdict, type Verdict } from '../core/verdict.js'
@@ -61,30 +62,35 @@ export interface TestRunResult {
   summary: SummaryFile | undefined
   proof: ProofFile | undefined
   dir: string
+  /** No test ran: the folder was left exactly as it was. */
+  unchanged: boolean
 }
 
 /**
  * Test mode (CONTRACTS §4): streams one facts.jsonl line per test execution as each test's results
  * arrive, keeps only per-test tallies (memory O(tests), not O(tests × repeats)), and writes every
  * file at the end. Top-level counts are per round: round k fails if any test failed its k-th
- * repetition.
+ * repetition. Facts are streamed into the run's own folder and join the others only at the end, so
+ * a killed run never leaves new facts beside the previous run's numbers, and a run in which no test
+ * ran leaves the folder as it was.
  */
 export class TestRunRecorder {
   private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
+  private readonly _factsName: string
   private readonly _tallies = new Map<string, TestTally>()
   private readonly _failedRounds = new Set<number>()
   private readonly _startedAt = new Date()
   private readonly _dir: string
+  private readonly _run: RunDir
   private readonly _settings: TestRunSettings
 
-  constructor(dir: string, settings: TestRunSettings) {
+  constructor(dir: string, run: RunDir, settings: TestRunSettings) {
     this._dir = dir
+    this._run = run
     this._settings = settings
-    const factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
-    assertWritable(join(dir, factsName), 'outDir (--flaky-out)')
-    // A new measurement makes an older proof or observation of the same folder meaningless.
-    if (settings.mode !== 'proof') removeFiles(dir, ['proof.json', 'proof_facts.jsonl', 'observer.json'])
-    this._facts = new JsonLinesWriter(join(dir, factsName), TestFactSchema)
+    this._factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
+    assertWritable(join(dir, this._factsName), 'outDir (--flaky-out)')
+    this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
 
   record(test: ReportedTest): void {
@@ -94,6 +100,7 @@ export class TestRunRecorder {
       return {
         trial: index + 1,
         test_id: evidence.id,
+        project: test.project,
         file: test.file,
         name: test.name,
         outcome: repetition.ok ? ('passed' as const) : ('failed' as const),
@@ -117,13 +124,22 @@ export class TestRunRecorder {
   /** Writes the files of the run and the report; `collectedFiles` tells a missing test from a filtered one. */
   finish(complete: boolean, collectedFiles: ReadonlySet<string>): TestRunResult {
     this._facts.close()
+    const measuring = this._settings.mode !== 'proof'
+    if (measuring && this._tallies.size === 0) {
+      discardRunDir(this._run)
+      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
+    }
+    // A new measurement makes an older proof or observation of the same folder meaningless.
+    if (measuring) removeFiles(this._dir, ['proof.json', 'proof_facts.jsonl', 'observer.json'])
+    promoteRunFiles(this._run, this._dir, [this._factsName])
+    discardRunDir(this._run)
     const rounds = this._rounds()
     const outcomes = [...this._tallies.values()].map((tally) => this._outcome(tally, rounds)).sort(byConcern)
     let proof: ProofFile | undefined
-    if (this._settings.mode === 'proof') proof = this._writeProof(complete, collectedFiles)
-    else this._writeMeasurement(outcomes, rounds, complete)
+    if (measuring) this._writeMeasurement(outcomes, rounds, complete)
+    else proof = this._writeProof(complete, collectedFiles)
     const summary = existsSync(join(this._dir, 'rate.json')) ? writeReport(this._dir, this._settings.lang) : undefined
-    return { tests: outcomes, summary, proof, dir: this._dir }
+    return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false }
   }
 
   // --- internal ---

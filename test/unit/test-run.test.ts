@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import type { Repetition, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { TestRunRecorder, type TestRunSettings } from '../../src/pipeline/test-run.js'
@@ -17,6 +18,13 @@ const settings = (overrides: Partial<TestRunSettings> = {}): TestRunSettings => 
   ...overrides,
 })
 
+/** A recorder writing into `dir`, with its run folder prepared as the reporter does. */
+function recorderIn(dir: string, overrides: Partial<TestRunSettings> = {}): TestRunRecorder {
+  const run = runDirOf(dir)
+  prepareRunDir(run)
+  return new TestRunRecorder(dir, run, settings(overrides))
+}
+
 /** A test whose repetitions fail where `pattern` has an 'x': `..x..` fails the third. */
 function test(name: string, pattern: string, mode: Repetition['mode'] = 'fast', file = 'a.test.ts'): ReportedTest {
   return {
@@ -25,6 +33,7 @@ function test(name: string, pattern: string, mode: Repetition['mode'] = 'fast', 
     name,
     evidence: {
       id: `${file} > ${name}`,
+      path: [name],
       order: 1,
       previousTest: null,
       worker: '1',
@@ -37,7 +46,7 @@ function test(name: string, pattern: string, mode: Repetition['mode'] = 'fast', 
 describe('TestRunRecorder', () => {
   it('counts a round as failed when any test failed its repetition of that round', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
-    const recorder = new TestRunRecorder(dir, settings())
+    const recorder = recorderIn(dir)
     recorder.record(test('one', '....x....x'))
     recorder.record(test('two', '....x...x.'))
     const result = recorder.finish(true, new Set(['a.test.ts']))
@@ -53,7 +62,7 @@ describe('TestRunRecorder', () => {
 
   it('calls a test seen in fewer rounds than were run partial, never stable or broken', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
-    const recorder = new TestRunRecorder(dir, settings())
+    const recorder = recorderIn(dir)
     recorder.record(test('cut short', 'xxx'))
     recorder.record(test('full', '..........'))
     const result = recorder.finish(true, new Set())
@@ -63,7 +72,7 @@ describe('TestRunRecorder', () => {
   it('proves each required test and tells a missing test from one filtered out', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
     const proofRuns = { 'a.test.ts > ran': 3, 'a.test.ts > renamed': 3, 'b.test.ts > filtered': 3 }
-    const recorder = new TestRunRecorder(dir, settings({ mode: 'proof', proofRuns }))
+    const recorder = recorderIn(dir, { mode: 'proof', proofRuns })
     recorder.record(test('ran', '...', 'proof'))
     const { proof } = recorder.finish(true, new Set(['a.test.ts']))
     expect(proof?.tests).toMatchObject({
@@ -76,17 +85,32 @@ describe('TestRunRecorder', () => {
 
   it('fails a proof that ran fewer repetitions than required', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
-    const recorder = new TestRunRecorder(dir, settings({ mode: 'proof', proofRuns: { 'a.test.ts > t': 5 } }))
+    const recorder = recorderIn(dir, { mode: 'proof', proofRuns: { 'a.test.ts > t': 5 } })
     recorder.record(test('t', '...', 'proof'))
     expect(recorder.finish(true, new Set(['a.test.ts'])).proof).toMatchObject({ passed: false, trials: 3, required: 5 })
   })
 })
 
 describe('TestRunRecorder with nothing to record', () => {
-  it('writes zero rounds, not the rounds requested, and calls it partial', () => {
+  it('leaves the previous files exactly as they were, and no run folder behind', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
-    new TestRunRecorder(dir, settings({ repeat: 200 })).finish(true, new Set())
-    const rate = RateFileSchema.parse(JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')))
-    expect(rate).toMatchObject({ trials: 0, failures: 0, verdict: 'partial', requested_trials: 200, tests: [] })
+    writeFileSync(join(dir, 'rate.json'), 'previous')
+    writeFileSync(join(dir, 'facts.jsonl'), 'previous\n')
+    const result = recorderIn(dir, { repeat: 200 }).finish(true, new Set())
+    expect(result.unchanged).toBe(true)
+    expect(readFileSync(join(dir, 'rate.json'), 'utf8')).toBe('previous')
+    expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8')).toBe('previous\n')
+    expect(readdirSync(dir).sort()).toEqual(['facts.jsonl', 'rate.json'])
+  })
+
+  it('streams facts into the run folder, not beside the previous files, until the run ends', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    writeFileSync(join(dir, 'facts.jsonl'), 'previous\n')
+    const recorder = recorderIn(dir)
+    recorder.record(test('one', '..........'))
+    expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8')).toBe('previous\n')
+    recorder.finish(true, new Set(['a.test.ts']))
+    expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(10)
+    expect(existsSync(runDirOf(dir).path)).toBe(false)
   })
 })

@@ -1,0 +1,35 @@
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * A test run's working folder inside the output folder: the workers' journals and the facts being
+ * streamed live here until the run ends, and only then move beside the other files. A run that is
+ * killed leaves the previous run's files whole (never new facts beside old numbers), and a run that
+ * matched no test changes nothing.
+ */
+export interface RunDir {
+  readonly path: string
+  readonly journal: string
+}
+
+/** Where a run of this process works; fixed per process, so the plugin can tell the workers early. */
+export function runDirOf(outDir: string, pid = process.pid): RunDir {
+  const path = join(outDir, `.run-${pid}`)
+  return { path, journal: join(path, 'journal') }
+}
+
+/** Empties and creates the run's folder (watch mode starts several runs in one process). */
+export function prepareRunDir(run: RunDir): void {
+  rmSync(run.path, { recursive: true, force: true })
+  mkdirSync(run.journal, { recursive: true })
+}
+
+/** Moves the named files of the run into the output folder, each by an atomic rename. */
+export function promoteRunFiles(run: RunDir, outDir: string, names: readonly string[]): void {
+  for (const name of names) renameSync(join(run.path, name), join(outDir, name))
+}
+
+/** Removes the run's folder: at the end of a run, or when it ran nothing. */
+export function discardRunDir(run: RunDir): void {
+  rmSync(run.path, { recursive: true, force: true })
+}

@@ -1,0 +1,40 @@
+/**
+ * A test's identity as data, and the one place its display id is derived (docs/contracts.md §4).
+ * Adapters hand over `{project, file, path}`; nothing parses an id back.
+ */
+export interface TestIdentity {
+  /** Project name; '' when the run has no named project. */
+  readonly project: string
+  /** Path relative to the project root, with `/`. */
+  readonly file: string
+  /** Suite names from the outside in, then the test's own name. */
+  readonly path: readonly string[]
+}
+
+/** Separator between suite and test names in an id, as Vitest prints a full name. */
+const SEPARATOR = ' > '
+
+/**
+ * `[project] file > Suite > test`, the project part only when named. A separator inside a name is
+ * written `\>` so `describe('A > B')` cannot read as `describe('A') > describe('B')`.
+ */
+export function formatTestId(identity: TestIdentity): string {
+  const names = identity.path.map((name) => name.split(SEPARATOR).join(' \\> '))
+  return `${identity.project ? `[${identity.project}] ` : ''}${[identity.file, ...names].join(SEPARATOR)}`
+}
+
+/**
+ * Ids for the tests of one file, given in declaration order (skipped ones included, so a filter
+ * never renumbers the rest). Tests that would share an id — two `test('same')`, or `test.each` rows
+ * Vitest names alike — get ` (#2)`, ` (#3)`… in declaration order: distinct, and stable across runs.
+ */
+export function assignTestIds(tests: readonly TestIdentity[]): string[] {
+  const taken = new Set<string>()
+  return tests.map((identity) => {
+    const base = formatTestId(identity)
+    let id = base
+    for (let ordinal = 2; taken.has(id); ordinal++) id = `${base} (#${ordinal})`
+    taken.add(id)
+    return id
+  })
+}
