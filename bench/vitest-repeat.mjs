@@ -18,7 +18,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** Runs Vitest once; returns wall seconds and peak RSS in MB (GNU time). */
 function run({ tests, repeat, native }) {
   const env = { ...process.env, BENCH_TESTS: String(tests), BENCH_NATIVE_REPEATS: native ? String(repeat - 1) : '0' }
-  const args = ['-f', '%e %M', process.execPath, vitest, 'run', ...(native ? [] : ['--', '--flaky-repeat', String(repeat), '--flaky-out', out])]
+  const args = ['-f', '%e %M', process.execPath, vitest, 'run', ...(native ? [] : ['--', '--flaky-repeat', String(repeat), '--flaky-out', out, '--flaky-out-anywhere'])]
   const result = spawnSync('/usr/bin/time', args, { cwd: project, env, encoding: 'utf8' })
   if (result.status !== 0) throw new Error(`vitest exited ${result.status}: ${result.stderr.slice(-2000)}`)
   const [seconds, kb] = result.stderr.trim().split('\n').pop().split(' ').map(Number)

@@ -1,4 +1,5 @@
 import { extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import { checkVitestArgs } from './_vitest-args.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
@@ -11,6 +12,7 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
   const resolved = resolveVitestOptions({}, args, process.env)
   const { createVitest, parseCLI } = await import('vitest/node')
   const vitestArgs = rest[0] === 'run' ? rest.slice(1) : rest
+  await checkVitestArgs(vitestArgs)
   const { filter, options: cliOptions } = parseCLI(['vitest', 'run', ...vitestArgs])
   // Any flakeproof() already in the user's config resolves to these same options.
   const override: WrapperOverride = { options: resolved, command: `flakeproof vitest ${args.join(' ')}`.trim() }

@@ -1,11 +1,17 @@
 import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import { readJsonFile } from '../../src/artifacts/read.js'
 import { runDirOf } from '../../src/artifacts/run-dir.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
-import { argsAfterSeparator, type FlakeproofVitestOptions, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import {
+  argsAfterSeparator,
+  type FlakeproofVitestOptions,
+  type ResolvedVitestOptions,
+  resolveOutDir,
+  resolveVitestOptions,
+} from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { PROVIDE_KEY, type RunnerOptions } from './_protocol.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
@@ -77,7 +83,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
-  const outDir = resolve(vitest.config.root, resolved.outDir)
+  const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER

@@ -1,10 +1,10 @@
-import { relative, resolve } from 'node:path'
+import { relative } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { JournalReader } from '../../src/artifacts/journal.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
-import { type ResolvedVitestOptions, VitestOptionsSchema } from '../../src/config/vitest-options.js'
+import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
@@ -133,7 +133,7 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   private _outDir(): string {
-    return resolve(this._vitest?.config.root ?? process.cwd(), this._options.outDir)
+    return resolveOutDir(this._vitest?.config.root ?? process.cwd(), this._options)
   }
 
   private _runDir(): RunDir {

@@ -1,5 +1,5 @@
-import { mkdirSync, renameSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
 /**
  * A test run's working folder inside the output folder: the workers' journals and the facts being
@@ -18,10 +18,18 @@ export function runDirOf(outDir: string, pid = process.pid): RunDir {
   return { path, journal: join(path, 'journal') }
 }
 
-/** Empties and creates the run's folder (watch mode starts several runs in one process). */
+/**
+ * Empties and creates the run's folder (watch mode starts several runs in one process), and removes
+ * the folders of killed runs, whose process is gone.
+ */
 export function prepareRunDir(run: RunDir): void {
   rmSync(run.path, { recursive: true, force: true })
   mkdirSync(run.journal, { recursive: true })
+  const outDir = dirname(run.path)
+  for (const name of readdirSync(outDir)) {
+    const pid = /^\.run-(\d+)$/.exec(name)?.[1]
+    if (pid !== undefined && !isAlive(Number(pid))) rmSync(join(outDir, name), { recursive: true, force: true })
+  }
 }
 
 /** Moves the named files of the run into the output folder, each by an atomic rename. */
@@ -32,4 +40,16 @@ export function promoteRunFiles(run: RunDir, outDir: string, names: readonly str
 /** Removes the run's folder: at the end of a run, or when it ran nothing. */
 export function discardRunDir(run: RunDir): void {
   rmSync(run.path, { recursive: true, force: true })
+}
+
+// --- internal ---
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, but another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }

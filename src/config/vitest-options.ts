@@ -1,5 +1,12 @@
+import { existsSync, realpathSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { FlakeproofError } from '../errors.js'
+
+/** Longest wait Node's timers can hold: a longer `setTimeout` fires after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+/** Repetitions per test in one run: far above any useful measurement, far below what would never end. */
+const MAX_REPEAT = 1_000_000
 
 /**
  * The Vitest adapter's options: one schema for all three ways of giving them — `flakeproof({...})`
@@ -8,17 +15,19 @@ import { FlakeproofError } from '../errors.js'
 export const VitestOptionsSchema = z
   .object({
     /** Repetitions of each selected test. Without it (and without `proof`) the plugin is inactive. */
-    repeat: z.number().int().min(1).optional(),
+    repeat: z.number().int().min(1).max(MAX_REPEAT).optional(),
     /** Rest before each gapped repetition when observing. @default 2000 */
-    gapMs: z.number().int().min(0).default(2000),
+    gapMs: z.number().int().min(0).max(MAX_TIMER_MS).default(2000),
     /** Also measure each test that failed with gaps, and write observer.json. @default false */
     observe: z.boolean().default(false),
     /** Gapped repetitions per observed test. @default 20 */
-    slowRepeat: z.number().int().min(1).default(20),
+    slowRepeat: z.number().int().min(1).max(MAX_REPEAT).default(20),
     /** Confidence of intervals and plans. @default 0.95 */
     confidence: z.number().gt(0).lt(1).default(0.95),
     /** Where the files go, relative to the project root. @default '.flakeproof' */
     outDir: z.string().min(1).default('.flakeproof'),
+    /** Let `outDir` lie outside the project root (it must be inside otherwise). @default false */
+    outAnywhere: z.boolean().default(false),
     /** Fail a test that failed some repetitions; by default a measuring run is advisory. @default false */
     failOnFlaky: z.boolean().default(false),
     /** Repeat each test found flaky in the last policy.json `green_runs_required` times. @default false */
@@ -42,6 +51,7 @@ export const VITEST_FLAGS = {
   '--flaky-slow-repeat': { key: 'slowRepeat', kind: 'integer', example: '20' },
   '--flaky-confidence': { key: 'confidence', kind: 'number', example: '0.95' },
   '--flaky-out': { key: 'outDir', kind: 'string', example: '.flakeproof' },
+  '--flaky-out-anywhere': { key: 'outAnywhere', kind: 'boolean', example: '' },
   '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', example: '' },
   '--flaky-proof': { key: 'proof', kind: 'boolean', example: '' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; example: string }>
@@ -72,6 +82,9 @@ export function extractVitestFlags(args: readonly string[]): { options: Record<s
       raw = args[i + 1]
       if (raw === undefined) throw new FlakeproofError(`${name} needs a value; e.g. ${name} ${flag.example}`, 'E_USAGE')
       i++
+    }
+    if (sources[flag.key] !== undefined) {
+      throw new FlakeproofError(`${name} given twice (${JSON.stringify(options[flag.key])} and ${JSON.stringify(convert(flag.kind, raw))}); give it once`, 'E_USAGE')
     }
     options[flag.key] = convert(flag.kind, raw)
     sources[flag.key] = name
@@ -104,24 +117,61 @@ export function resolveVitestOptions(
   return options.repeat === undefined && !options.proof ? undefined : options
 }
 
+/**
+ * The output folder, absolute. It must resolve (symlinks followed) inside the project root unless
+ * `outAnywhere` says otherwise, and must not be an existing file: checked before any test runs, so a
+ * mistyped path never costs a measurement.
+ */
+export function resolveOutDir(root: string, options: Pick<ResolvedVitestOptions, 'outDir' | 'outAnywhere'>): string {
+  const outDir = resolve(root, options.outDir)
+  const where = `outDir (--flaky-out) ${JSON.stringify(options.outDir)}`
+  if (existsSync(outDir) && !statSync(outDir).isDirectory()) {
+    throw new FlakeproofError(`${where} is a file, not a folder; choose a folder, e.g. --flaky-out .flakeproof`, 'E_USAGE')
+  }
+  if (!options.outAnywhere) {
+    const real = realpathOfNearest(outDir)
+    const inside = relative(realpathOfNearest(root), real)
+    if (inside.startsWith('..') || isAbsolute(inside)) {
+      throw new FlakeproofError(
+        `${where} resolves to ${real}, outside the project root ${root}; choose a folder inside it (default .flakeproof), or add --flaky-out-anywhere (outAnywhere: true) to write there on purpose`,
+        'E_USAGE',
+      )
+    }
+  }
+  return outDir
+}
+
 // --- internal ---
 
+/** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
+function realpathOfNearest(path: string): string {
+  if (existsSync(path)) return realpathSync(path)
+  const parent = dirname(path)
+  return parent === path ? path : resolve(realpathOfNearest(parent), relative(parent, path))
+}
+
 const RULES: Record<string, string> = {
-  repeat: 'a whole number >= 1',
-  gapMs: 'a whole number >= 0',
-  slowRepeat: 'a whole number >= 1',
+  repeat: `a whole number from 1 to ${MAX_REPEAT}`,
+  gapMs: `a whole number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.8 days)`,
+  slowRepeat: `a whole number from 1 to ${MAX_REPEAT}`,
   confidence: 'a number strictly between 0 and 1',
   outDir: 'a non-empty path',
+  outAnywhere: 'true or false',
   observe: 'true or false',
   failOnFlaky: 'true or false',
   proof: 'true or false',
 }
 
+/**
+ * Text from a flag or FLAKEPROOF_REPEAT to a value, by the CLI's rules: counts are plain decimal
+ * integers (`1e3` and `0x10` stay text, and are refused), numbers are plain decimals.
+ */
 function convert(kind: string, raw: string | undefined): unknown {
   if (kind === 'boolean') return raw === undefined ? true : raw === 'true' ? true : raw === 'false' ? false : raw
   if (kind === 'string' || raw === undefined) return raw
   const trimmed = raw.trim()
-  return trimmed !== '' && Number.isFinite(Number(trimmed)) ? Number(trimmed) : raw
+  const plain = kind === 'integer' ? /^\+?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)$/
+  return plain.test(trimmed) ? Number(trimmed) : raw
 }
 
 function explain(error: z.ZodError, input: Record<string, unknown>, sources: Record<string, string>): FlakeproofError {

@@ -25,7 +25,7 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
   const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
 
   beforeAll(async () => {
-    result = await runVitest(['run', '--', '--flaky-repeat', '200', '--flaky-out', out])
+    result = await runVitest(['run', '--', '--flaky-repeat', '200', '--flaky-out', out, '--flaky-out-anywhere'])
   }, 120_000)
 
   it('counts exactly 40 failures in 200 repetitions of a test failing every fifth call', () => {
@@ -96,7 +96,7 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
 describe('the other ways to start it', () => {
   it('FLAKEPROOF_REPEAT=50 with the plugin in the config', async () => {
     const out = tempDir()
-    const result = await runVitest(['run', 'tests/counter.test.ts', '--', '--flaky-out', out], { FLAKEPROOF_REPEAT: '50' })
+    const result = await runVitest(['run', 'tests/counter.test.ts', '--', '--flaky-out', out, '--flaky-out-anywhere'], { FLAKEPROOF_REPEAT: '50' })
     expect(result.code).toBe(1)
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 50, failures: 10 })
@@ -104,7 +104,7 @@ describe('the other ways to start it', () => {
 
   it('flakeproof vitest with a config that has no plugin, filtered by -t', async () => {
     const out = tempDir()
-    const args = ['--flaky-repeat', '50', '--flaky-out', out, '--config', 'vitest.plain.config.ts', '-t', 'fifth']
+    const args = ['--flaky-repeat', '50', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'vitest.plain.config.ts', '-t', 'fifth']
     const result = await runFlakeproofVitest(args)
     expect(result.code).toBe(0)
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
@@ -135,7 +135,7 @@ describe('the other ways to start it', () => {
     ['flakeproof vitest', (args: string[]) => runFlakeproofVitest(args, {}, PROJECTS)],
   ])('%s repeats tests of projects that do not extend the root config, with distinct ids', async (_name, start) => {
     const out = tempDir()
-    const result = await start(['--flaky-repeat', '40', '--flaky-out', out])
+    const result = await start(['--flaky-repeat', '40', '--flaky-out', out, '--flaky-out-anywhere'])
     expect(result.code).toBe(0)
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([
@@ -145,12 +145,12 @@ describe('the other ways to start it', () => {
   })
 
   it.each([
-    [['--flaky-repeat', '0'], '--flaky-repeat must be a whole number >= 1 (got 0)'],
+    [['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat', '20', '--flaky-confidence', '1'], '--flaky-confidence must be a number strictly between 0 and 1 (got 1)'],
     [['--flaky-repaet', '20'], 'unknown flag --flaky-repaet'],
   ])('rejects %j before any test runs', async (flags, message) => {
     const out = tempDir()
-    const result = await runVitest(['run', '--', ...flags, '--flaky-out', out])
+    const result = await runVitest(['run', '--', ...flags, '--flaky-out', out, '--flaky-out-anywhere'])
     expect(result.code).toBe(1)
     expect(result.stdout + result.stderr).toContain(message)
     expect(result.stdout).not.toMatch(/Test Files/)

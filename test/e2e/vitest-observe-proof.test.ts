@@ -12,7 +12,7 @@ const BROKEN = 'tests/counter.test.ts > always fails'
 describe('observing: the same tests again with gaps', () => {
   it('sees the timing-sensitive test stop failing when slowed down, and the counter keep failing', async () => {
     const out = tempDir()
-    const flags = ['--flaky-repeat', '200', '--flaky-observe', '--flaky-slow-repeat', '20', '--flaky-out', out]
+    const flags = ['--flaky-repeat', '200', '--flaky-observe', '--flaky-slow-repeat', '20', '--flaky-out', out, '--flaky-out-anywhere']
     // Gaps of 600 ms with a 100 ms test timeout: the rest before a repetition is not test time.
     const result = await runVitest(['run', '--testTimeout=100', '--', ...flags], { FIXTURE_GAP_MS: '600' })
     expect(result.code).toBe(1)
@@ -34,9 +34,9 @@ describe('observing: the same tests again with gaps', () => {
 describe('proof runs', () => {
   it('fails for a test that is still flaky and passes for the fixed one, repeating each the planned 14 times', async () => {
     const out = tempDir()
-    await runVitest(['run', '--', '--flaky-repeat', '100', '--flaky-out', out])
+    await runVitest(['run', '--', '--flaky-repeat', '100', '--flaky-out', out, '--flaky-out-anywhere'])
 
-    const still = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out])
+    const still = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out, '--flaky-out-anywhere'])
     expect(still.code).toBe(1)
     const failed = readArtifact(join(out, 'proof.json'), ProofFileSchema)
     expect(failed.passed).toBe(false)
@@ -45,7 +45,7 @@ describe('proof runs', () => {
     // Only flaky tests are proven; the broken one is left out.
     expect(Object.keys(failed.tests ?? {}).sort()).toEqual([FLAKY, TIMING].sort())
 
-    const fixed = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out], { FIXTURE_FIXED: '1' })
+    const fixed = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out, '--flaky-out-anywhere'], { FIXTURE_FIXED: '1' })
     expect(fixed.code).toBe(0)
     const proof = readArtifact(join(out, 'proof.json'), ProofFileSchema)
     expect(proof).toMatchObject({ passed: true, required: 28, trials: 28, failures: 0 })
@@ -57,15 +57,15 @@ describe('proof runs', () => {
 
   it('narrows with Vitest filters and the wrapper decides the exit code', async () => {
     const out = tempDir()
-    await runFlakeproofVitest(['--flaky-repeat', '50', '--flaky-out', out, 'tests/counter.test.ts'])
-    const result = await runFlakeproofVitest(['--flaky-proof', '--flaky-out', out, 'tests/counter.test.ts'], { FIXTURE_FIXED: '1' })
+    await runFlakeproofVitest(['--flaky-repeat', '50', '--flaky-out', out, '--flaky-out-anywhere', 'tests/counter.test.ts'])
+    const result = await runFlakeproofVitest(['--flaky-proof', '--flaky-out', out, '--flaky-out-anywhere', 'tests/counter.test.ts'], { FIXTURE_FIXED: '1' })
     expect(result.code).toBe(0)
     expect(readArtifact(join(out, 'proof.json'), ProofFileSchema).tests?.[FLAKY]).toMatchObject({ trials: 14, passed: true })
   })
 
   it('says what to do when nothing was measured', async () => {
     const out = tempDir()
-    const result = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out])
+    const result = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out, '--flaky-out-anywhere'])
     expect(result.code).toBe(1)
     expect(result.stdout + result.stderr).toContain('no policy.json or runs_needed.json')
   })

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { argsAfterSeparator, extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
 
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', failOnFlaky: false, proof: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
 
 describe('resolveVitestOptions', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -21,10 +24,16 @@ describe('resolveVitestOptions', () => {
   })
 
   it.each([
-    [{}, ['--flaky-repeat', '0'], {}, '--flaky-repeat must be a whole number >= 1 (got 0)'],
-    [{}, ['--flaky-repeat', 'lots'], {}, '--flaky-repeat must be a whole number >= 1 (got "lots")'],
-    [{}, [], { FLAKEPROOF_REPEAT: '2.5' }, 'FLAKEPROOF_REPEAT must be a whole number >= 1 (got 2.5)'],
-    [{ repeat: 10, gapMs: -1 }, [], {}, 'flakeproof({ gapMs }) must be a whole number >= 0 (got -1)'],
+    [{}, ['--flaky-repeat', '0'], {}, '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
+    [{}, ['--flaky-repeat', 'lots'], {}, '--flaky-repeat must be a whole number from 1 to 1000000 (got "lots")'],
+    [{}, [], { FLAKEPROOF_REPEAT: '2.5' }, 'FLAKEPROOF_REPEAT must be a whole number from 1 to 1000000 (got "2.5")'],
+    // The CLI's rule for counts: plain decimal integers only, so these are refused, not read as 1e9 and 16.
+    [{}, ['--flaky-repeat', '1e9'], {}, '--flaky-repeat must be a whole number from 1 to 1000000 (got "1e9")'],
+    [{}, [], { FLAKEPROOF_REPEAT: '0x10' }, 'FLAKEPROOF_REPEAT must be a whole number from 1 to 1000000 (got "0x10")'],
+    [{ repeat: 10, gapMs: -1 }, [], {}, 'flakeproof({ gapMs }) must be a whole number of milliseconds from 0 to 2147483647'],
+    // Node's timers hold at most 2^31-1 ms; a longer gap would fire after 1 ms and record a rest that never happened.
+    [{}, ['--flaky-repeat', '5', '--flaky-observe', '--flaky-gap-ms', '2147483648'], {}, '--flaky-gap-ms must be a whole number of milliseconds from 0 to 2147483647'],
+    [{}, ['--flaky-repeat', '5', '--flaky-repeat', '6'], {}, '--flaky-repeat given twice (5 and 6); give it once'],
     [{ repeat: 10, confidence: 1 }, [], {}, 'flakeproof({ confidence }) must be a number strictly between 0 and 1 (got 1)'],
     [{ repeat: 10, repaet: 3 } as never, [], {}, 'unknown option `repaet` in flakeproof({...})'],
     [{}, ['--flaky-repeat'], {}, '--flaky-repeat needs a value; e.g. --flaky-repeat 200'],
@@ -47,5 +56,33 @@ describe('argsAfterSeparator', () => {
   it('returns what follows --', () => {
     expect(argsAfterSeparator(['node', 'vitest', 'run', '--', '--flaky-repeat', '2'])).toEqual(['--flaky-repeat', '2'])
     expect(argsAfterSeparator(['node', 'vitest', 'run'])).toEqual([])
+  })
+})
+
+describe('resolveOutDir', () => {
+  const root = mkdtempSync(join(tmpdir(), 'flakeproof-root-'))
+  const outside = mkdtempSync(join(tmpdir(), 'flakeproof-outside-'))
+  writeFileSync(join(root, 'a-file'), '')
+  mkdirSync(join(root, 'sub'))
+  symlinkSync(outside, join(root, 'escape'))
+
+  it.each([
+    ['.flakeproof', join(root, '.flakeproof')],
+    ['sub/deeper/out', join(root, 'sub/deeper/out')],
+    [join(root, 'absolute-inside'), join(root, 'absolute-inside')],
+  ])('takes %s inside the project root', (outDir, expected) => {
+    expect(resolveOutDir(root, { outDir, outAnywhere: false })).toBe(expected)
+  })
+
+  it.each([['/etc'], ['../../x'], ['escape/out']])('refuses %s, which resolves outside the project root', (outDir) => {
+    expect(() => resolveOutDir(root, { outDir, outAnywhere: false })).toThrow(/outside the project root .* --flaky-out-anywhere/)
+  })
+
+  it('takes a folder outside the root when asked to on purpose', () => {
+    expect(resolveOutDir(root, { outDir: outside, outAnywhere: true })).toBe(outside)
+  })
+
+  it('refuses a regular file, wherever it is', () => {
+    expect(() => resolveOutDir(root, { outDir: 'a-file', outAnywhere: true })).toThrow('is a file, not a folder')
   })
 })

@@ -1,0 +1,103 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir } from '../utils.js'
+
+// Suites that break naive repetition the way real projects do (test/fixtures/vitest-trust).
+const TRUST = join(ROOT, 'test/fixtures/vitest-trust')
+const CRASHING = 'tests/crash.test.ts > ends its worker on the fourth call'
+const EMPTY_THROW = 'tests/module-state.test.ts > throws an error without a message after the first call'
+
+const factsOf = (out: string) =>
+  readFileSync(join(out, 'facts.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => TestFactSchema.parse(JSON.parse(line)))
+
+describe('a suite with a worker-killing test, same-named tests and module state (10 repetitions)', () => {
+  const out = tempDir()
+  let result: CliResult
+  const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
+
+  beforeAll(async () => {
+    result = await runVitest(['run', '--', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere'], { FIXTURE_CRASH: '1' }, TRUST)
+  }, 60_000)
+
+  it('keeps the repetitions a test finished before killing its worker, and counts the fatal one as failed', () => {
+    expect(rateOf(CRASHING)).toMatchObject({ trials: 4, failures: 1, verdict: 'partial' })
+    const facts = factsOf(out).filter((f) => f.test_id === CRASHING)
+    expect(facts.map((f) => f.outcome)).toEqual(['passed', 'passed', 'passed', 'failed'])
+    expect(facts[3]?.error).toMatch(/^the worker running this test ended during repetition 4.*Worker exited unexpectedly/)
+    expect(result.stdout + result.stderr).toContain(`✗ ${CRASHING}`)
+  })
+
+  it('marks every file incomplete when a selected test did not run all its repetitions', () => {
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).complete).toBe(false)
+  })
+
+  it('gives same-named tests distinct ids, stable by declaration order, and keeps nesting unambiguous', () => {
+    expect(rateOf('tests/names.test.ts > same name')).toMatchObject({ trials: 10, failures: 0 })
+    expect(rateOf('tests/names.test.ts > same name (#2)')).toMatchObject({ trials: 10, failures: 10, verdict: 'broken' })
+    expect(rateOf('tests/names.test.ts > A \\> B > t')).toMatchObject({ trials: 10, failures: 0 })
+    expect(rateOf('tests/names.test.ts > A > B > t')).toMatchObject({ trials: 10, failures: 0 })
+  })
+
+  it("records an empty-message throw as the error's name, never as `Expect test to fail`", () => {
+    const failed = factsOf(out).filter((f) => f.test_id === EMPTY_THROW && f.outcome === 'failed')
+    expect(failed).toHaveLength(9)
+    expect(new Set(failed.map((f) => f.error))).toEqual(new Set(['Error']))
+  })
+
+  it('carries the project of every execution in facts.jsonl', () => {
+    expect(new Set(factsOf(out).map((f) => f.project))).toEqual(new Set(['']))
+  })
+
+  it('leaves no run folder behind', () => {
+    expect(readdirSync(out).filter((name) => name.startsWith('.run-'))).toEqual([])
+  })
+})
+
+describe('mistakes stop the run before any test, and change nothing', () => {
+  it('refuses an unknown Vitest flag in the wrapper instead of letting it swallow the file filter', async () => {
+    const out = tempDir()
+    const result = await runFlakeproofVitest(['--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere', '--bogus-flag', 'tests/names.test.ts'], {}, TRUST)
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('Unknown option `--bogus-flag` (as `vitest run` says)')])
+    expect(result.stdout).not.toMatch(/Test Files/)
+    expect(readdirSync(out)).toEqual([])
+  })
+
+  it('refuses an output folder outside the project root unless asked to write there', async () => {
+    const out = tempDir()
+    const result = await runVitest(['run', '--', '--flaky-repeat', '2', '--flaky-out', out], {}, TRUST)
+    expect(result.code).not.toBe(0)
+    expect(result.stdout + result.stderr).toContain('outside the project root')
+    expect(result.stdout).not.toMatch(/Test Files/)
+    expect(readdirSync(out)).toEqual([])
+  })
+
+  it('keeps the last measurement byte for byte when a filter matches no test', async () => {
+    const out = tempDir()
+    const first = await runVitest(['run', 'tests/names.test.ts', '--', '--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere'], {}, TRUST)
+    expect(first.code).toBe(1)
+    const before = Object.fromEntries(readdirSync(out).map((name) => [name, readFileSync(join(out, name), 'utf8')]))
+    expect(Object.keys(before)).toContain('rate.json')
+    const none = await runVitest(['run', 'tests/names.test.ts', '-t', 'no test is called this', '--', '--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere'], {}, TRUST)
+    expect(none.stdout + none.stderr).toContain('no test ran')
+    const after = Object.fromEntries(readdirSync(out).map((name) => [name, readFileSync(join(out, name), 'utf8')]))
+    expect(after).toEqual(before)
+  })
+
+  it('keeps the last measurement whole when the next run is killed', async () => {
+    const out = tempDir()
+    writeFileSync(join(out, 'rate.json'), '{"previous": true}\n')
+    writeFileSync(join(out, 'facts.jsonl'), '{"previous": true}\n')
+    const result = await runVitest(['run', '--', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere'], { FIXTURE_CRASH: '1', FIXTURE_KILL_MAIN: '1' }, TRUST)
+    expect(result.code).not.toBe(0)
+    expect(readFileSync(join(out, 'rate.json'), 'utf8')).toBe('{"previous": true}\n')
+    expect(readFileSync(join(out, 'facts.jsonl'), 'utf8')).toBe('{"previous": true}\n')
+    expect(existsSync(join(out, 'summary.json'))).toBe(false)
+  })
+})
