@@ -25,6 +25,9 @@ interface Current extends Repetition {
   started: number
   errors: unknown[]
   errorsBefore: number
+  /** Vitest 5+ records every attempt, `test.fails` already applied; this repetition's is at `attemptsBefore`. */
+  attempts: { state?: string }[] | undefined
+  attemptsBefore: number
 }
 
 interface Running {
@@ -119,8 +122,9 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   private _begin(test: Test, running: Running, mode: Repetition['mode'], gapMs: number, observed: boolean): void {
     if (test.result) test.result.errors ??= []
     const errors = (test.result?.errors ?? []) as unknown[]
+    const attempts = (test.result as { attempts?: { state?: string }[] } | undefined)?.attempts
     running.current = observed
-      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length }
+      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length, attempts, attemptsBefore: attempts?.length ?? 0 }
       : undefined
     this._capturing = running
   }
@@ -173,11 +177,14 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const current = running.current
     if (!current) return
     running.current = undefined
-    const { started, errors, errorsBefore, ...repetition } = current
+    const { started, errors, errorsBefore, attempts, attemptsBefore, ...repetition } = current
     const fresh = errors.slice(errorsBefore) as { message?: string }[]
     const threw = fresh.length > 0
     repetition.elapsedMs = Math.round((performance.now() - started) * 100) / 100
-    repetition.ok = running.fails ? threw : !threw
+    // Vitest 5 flips `test.fails` per attempt and drops the expected error, so the count cannot tell
+    // there; its record of this attempt (the one that was last when the repetition began) can.
+    const attempt = attempts?.[attemptsBefore]
+    repetition.ok = attempt?.state ? attempt.state === 'pass' : running.fails ? threw : !threw
     if (fresh[0]?.message) repetition.error = cap(fresh[0].message)
     else if (!repetition.ok) repetition.error = 'Expect test to fail'
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
