@@ -64,9 +64,9 @@ export function runFlakeproofVitest(args: string[], env: Record<string, string> 
   return runNodeIn(cwd, [BIN, 'vitest', ...args], env)
 }
 
-/** Runs `node <args>` in `cwd` with CI=true and without this test run's Vitest variables. */
-export function runNodeIn(cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs `node <args>` in `cwd` with CI=true and without this test run's Vitest variables; `node` is this one unless given. */
+export function runNodeIn(cwd: string, args: string[], env: Record<string, string> = {}, node = process.execPath): Promise<CliResult> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_ENV' && key !== 'TEST'))
-  const child = spawn(process.execPath, args, { cwd, env: { ...clean, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(node, args, { cwd, env: { ...clean, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   return settle(child)
 }

@@ -34,6 +34,9 @@ interface Current extends Repetition {
   started: number
   errors: unknown[]
   errorsBefore: number
+  /** Vitest 5+ records every attempt, `test.fails` already applied; this repetition's is at `attemptsBefore`. */
+  attempts: { state?: string }[] | undefined
+  attemptsBefore: number
 }
 
 interface Running {
@@ -144,9 +147,10 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   private _begin(test: Test, running: Running, mode: Repetition['mode'], gapMs: number, observed: boolean): void {
     if (test.result) test.result.errors ??= []
     const errors = (test.result?.errors ?? []) as unknown[]
+    const attempts = (test.result as { attempts?: { state?: string }[] } | undefined)?.attempts
     this._lastTurn = performance.now()
     running.current = observed
-      ? { ok: true, elapsedMs: 0, mode, gapMs, started: this._lastTurn, errors, errorsBefore: errors.length }
+      ? { ok: true, elapsedMs: 0, mode, gapMs, started: this._lastTurn, errors, errorsBefore: errors.length, attempts, attemptsBefore: attempts?.length ?? 0 }
       : undefined
     this._capturing = running
   }
@@ -216,11 +220,14 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const current = running.current
     if (!current) return undefined
     running.current = undefined
-    const { started, errors, errorsBefore, ...repetition } = current
+    const { started, errors, errorsBefore, attempts, attemptsBefore, ...repetition } = current
     const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown }[]
     const threw = fresh.length > 0
     repetition.elapsedMs = Math.round((performance.now() - started) * 100) / 100
-    repetition.ok = running.fails ? threw : !threw
+    // Vitest 5 flips `test.fails` per attempt and drops the expected error, so the count cannot tell
+    // there; its record of this attempt (the one that was last when the repetition began) can.
+    const attempt = attempts?.[attemptsBefore]
+    repetition.ok = attempt?.state ? attempt.state === 'pass' : running.fails ? threw : !threw
     if (threw) repetition.error = cap(messageOf(fresh[0]))
     // What Vitest itself reports when a `fails` test does not throw.
     else if (!repetition.ok) repetition.error = 'Expect test to fail'

@@ -1,63 +1,106 @@
-import { execFileSync } from 'node:child_process'
-import { cpSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
-import { readArtifact, ROOT, runNodeIn, tempDir, VITEST_FIXTURE } from '../utils.js'
+import { type Consumer, CONSUMER_MATRIX, type ConsumerVersion, prepareConsumer } from '../consumers.js'
+import { type CliResult, readArtifact, runNodeIn } from '../utils.js'
 
 /**
  * The "Done when" of the Vitest adapter, as a user meets it: a fresh project that installs the
- * packed package next to Vitest, adds flakeproof() to its plugins, measures and proves. Run against
- * the oldest and the newest supported Vitest.
+ * packed package next to Vitest, adds flakeproof() to its plugins (or runs `flakeproof vitest`),
+ * measures and proves, with the same exact counts on every supported Vitest (CONSUMER_MATRIX).
  */
-describe.each(['4.1.12', '3.2.7'])('a fresh project with the packed flakeproof and vitest %s', (version) => {
-  const project = tempDir('flakeproof-consumer-')
-  const vitest = (args: string[], env: Record<string, string> = {}) => runNodeIn(project, [join(project, 'node_modules/vitest/vitest.mjs'), ...args], env)
 
-  beforeAll(() => {
-    const packs = tempDir('flakeproof-pack-')
-    execFileSync('npm', ['pack', '--pack-destination', packs], { cwd: ROOT, stdio: 'ignore' })
-    const tarball = join(packs, readdirSync(packs)[0] as string)
-    cpSync(join(VITEST_FIXTURE, 'tests'), join(project, 'tests'), { recursive: true })
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-    writeFileSync(
-      join(project, 'vitest.config.ts'),
-      `import { flakeproof } from 'flakeproof/vitest'\nimport { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ plugins: [flakeproof()], test: { include: ['tests/**/*.test.ts'] } })\n`,
-    )
-    writeFileSync(
-      join(project, 'vitest.reporter.config.ts'),
-      `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['tests/**/*.test.ts'], reporters: ['default', ['flakeproof/reporter', { outDir: 'alone' }]] } })\n`,
-    )
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '-D', '-E', `vitest@${version}`, tarball], { cwd: project, stdio: 'ignore' })
-  }, 300_000)
+/** First install of all versions, in parallel (a few minutes on a cold npm cache); later runs only reinstall flakeproof. */
+const INSTALL_TIMEOUT = 600_000
+
+const installs = new Map<string, Promise<Consumer>>()
+function ready(version: ConsumerVersion): Promise<Consumer> {
+  let install = installs.get(version.vitest)
+  if (!install) {
+    install = prepareConsumer(version)
+    install.catch(() => {}) // reported by the version's own beforeAll
+    installs.set(version.vitest, install)
+  }
+  return install
+}
+
+beforeAll(async () => {
+  await Promise.allSettled(CONSUMER_MATRIX.map(ready))
+}, INSTALL_TIMEOUT)
+
+/** 200 repetitions of every test of the fixture: the counters make these exact. */
+const MEASURED = {
+  'fails on every fifth call': [200, 40, 'flaky'],
+  'races when called quickly': [200, 40, 'flaky'],
+  'always fails': [200, 200, 'broken'],
+  'always passes': [200, 0, 'stable'],
+  'expected failure': [200, 0, 'stable'],
+  snapshot: [200, 0, 'stable'],
+}
+
+function countsIn(path: string): Record<string, unknown> {
+  const rate = readArtifact(path, RateFileSchema)
+  return Object.fromEntries((rate.tests ?? []).map((t) => [t.name, [t.trials, t.failures, t.verdict]]))
+}
+
+/** Vitest says which version runs; and nothing we do may make it print a deprecation warning. */
+function expectCleanRun(result: CliResult, vitestVersion: string): void {
+  expect(result.stdout).toContain(` v${vitestVersion} `)
+  expect(`${result.stdout}${result.stderr}`).not.toMatch(/deprecat/i)
+}
+
+const rows = CONSUMER_MATRIX.map((version) => ({ ...version, on: `Node ${version.node ?? process.versions.node}` }))
+
+describe.each(rows)('a fresh project with the packed flakeproof and vitest $vitest on $on', (version) => {
+  let consumer: Consumer
+  beforeAll(async () => {
+    consumer = await ready(version)
+  }, INSTALL_TIMEOUT)
+  const vitest = (args: string[], env: Record<string, string> = {}) =>
+    runNodeIn(consumer.dir, [join(consumer.dir, 'node_modules/vitest/vitest.mjs'), ...args], env, consumer.node)
+  const wrapper = (args: string[], env: Record<string, string> = {}) =>
+    runNodeIn(consumer.dir, [join(consumer.dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'vitest', ...args], env, consumer.node)
 
   it('measures exact per-test counts, and the proof passes for the fixed test and fails for the flaky one', async () => {
     const measured = await vitest(['run', '--', '--flaky-repeat', '200'])
+    expectCleanRun(measured, version.vitest)
     expect(measured.code).toBe(1) // the broken test
-    const rate = readArtifact(join(project, '.flakeproof/rate.json'), RateFileSchema)
-    const counts = Object.fromEntries((rate.tests ?? []).map((t) => [t.name, [t.trials, t.failures, t.verdict]]))
-    expect(counts).toMatchObject({
-      'fails on every fifth call': [200, 40, 'flaky'],
-      'races when called quickly': [200, 40, 'flaky'],
-      'always fails': [200, 200, 'broken'],
-      'always passes': [200, 0, 'stable'],
-      'expected failure': [200, 0, 'stable'],
-      snapshot: [200, 0, 'stable'],
-    })
+    expect(countsIn(join(consumer.dir, '.flakeproof/rate.json'))).toMatchObject(MEASURED)
 
     const flaky = await vitest(['run', '--', '--flaky-proof'])
+    expectCleanRun(flaky, version.vitest)
     expect(flaky.code).toBe(1)
-    expect(readArtifact(join(project, '.flakeproof/proof.json'), ProofFileSchema).passed).toBe(false)
+    expect(readArtifact(join(consumer.dir, '.flakeproof/proof.json'), ProofFileSchema).passed).toBe(false)
 
     const fixed = await vitest(['run', '--', '--flaky-proof'], { FIXTURE_FIXED: '1' })
+    expectCleanRun(fixed, version.vitest)
     expect(fixed.code).toBe(0)
-    expect(readArtifact(join(project, '.flakeproof/proof.json'), ProofFileSchema)).toMatchObject({ passed: true, trials: 28, failures: 0 })
-  })
+    expect(readArtifact(join(consumer.dir, '.flakeproof/proof.json'), ProofFileSchema)).toMatchObject({ passed: true, trials: 28, failures: 0 })
+  }, 180_000)
+
+  it('`flakeproof vitest` gives the same counts and proofs on a config without the plugin', async () => {
+    const common = ['--flaky-out', 'wrapped', '--config', 'vitest.plain.config.ts']
+    const measured = await wrapper(['--flaky-repeat', '200', ...common])
+    expectCleanRun(measured, version.vitest)
+    expect(measured.code).toBe(1)
+    expect(countsIn(join(consumer.dir, 'wrapped/rate.json'))).toMatchObject(MEASURED)
+
+    const flaky = await wrapper(['--flaky-proof', ...common])
+    expectCleanRun(flaky, version.vitest)
+    expect(flaky.code).toBe(1)
+    expect(readArtifact(join(consumer.dir, 'wrapped/proof.json'), ProofFileSchema).passed).toBe(false)
+
+    const fixed = await wrapper(['--flaky-proof', ...common], { FIXTURE_FIXED: '1' })
+    expectCleanRun(fixed, version.vitest)
+    expect(fixed.code).toBe(0)
+    expect(readArtifact(join(consumer.dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: true, trials: 28, failures: 0 })
+  }, 180_000)
 
   it("resolves the reporter alone by its package name, 'flakeproof/reporter'", async () => {
     const result = await vitest(['run', '--config', 'vitest.reporter.config.ts'])
+    expectCleanRun(result, version.vitest)
     expect(result.code).toBe(1)
-    const rate = readArtifact(join(project, 'alone/rate.json'), RateFileSchema)
+    const rate = readArtifact(join(consumer.dir, 'alone/rate.json'), RateFileSchema)
     expect(rate.tests?.find((t) => t.name === 'always fails')).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
-  })
+  }, 60_000)
 })
