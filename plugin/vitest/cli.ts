@@ -1,3 +1,4 @@
+import type { Vitest } from 'vitest/node'
 import { extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { checkVitestArgs } from './_vitest-args.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
@@ -22,8 +23,23 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
   if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
   try {
     await vitest.start(filter)
+  } catch (error) {
+    reportAsVitestDoes(vitest, error)
   } finally {
     await vitest.close()
   }
   return typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0)
+}
+
+// --- internal ---
+
+/**
+ * What `vitest run` does with an error from `start` (its `startVitest`): "no test files" was already
+ * printed in Vitest's words; the others are printed once, never as a stack through flakeproof.
+ */
+function reportAsVitestDoes(vitest: Vitest, error: unknown): void {
+  process.exitCode = 1
+  if ((error as { code?: unknown }).code === 'VITEST_FILES_NOT_FOUND') return
+  if ((error as { code?: unknown }).code === 'VITEST_GIT_NOT_FOUND') vitest.logger.error((error as Error).message)
+  else vitest.logger.printError(error, { fullStack: true, type: 'Unhandled Error' })
 }

@@ -29,11 +29,15 @@ export interface WrapperOverride {
   command: string
 }
 
+/** Set once the runner is on the projects of this process's Vitest (any copy of this module). */
+const INSTALLED = Symbol.for('flakeproof.vitest.installed')
+
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
   config: (userConfig?: { test?: { projects?: unknown[] } }) => { test: { runner: string } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
+  configureServer: { order: 'post'; handler: (server: { config: { test?: { projects?: unknown } } }) => void }
 }
 
 interface InlineProject {
@@ -53,23 +57,44 @@ function isInlineProject(project: unknown): project is InlineProject {
  */
 export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlugin {
   let resolved: ResolvedVitestOptions | undefined
+  let wrapped = false
+  let projectFiles: string[] = []
   let command = `vitest ${process.argv.slice(2).join(' ')}`.trim()
   const plugin: FlakeproofPlugin = {
     name: 'flakeproof',
     config(userConfig) {
       const override = (globalThis as Record<symbol, WrapperOverride | undefined>)[WRAPPER_OPTIONS]
+      wrapped = override !== undefined
       resolved = override ? override.options : withoutStack(() => resolveVitestOptions(options, argsAfterSeparator(process.argv), process.env))
       if (override) command = override.command
       if (!resolved) return undefined
       // Vitest only calls `configureVitest` for plugins of projects: reach inline projects that do
       // not extend this config by adding the plugin to them.
-      for (const project of userConfig?.test?.projects ?? []) {
+      const projects = userConfig?.test?.projects ?? []
+      for (const project of projects) {
         if (isInlineProject(project) && !project.extends) project.plugins = [...(project.plugins ?? []), plugin]
       }
+      projectFiles = projects.filter((p): p is string => typeof p === 'string')
       return { test: { runner: RUNNER } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
+    },
+    // Runs once Vitest has resolved its projects and called `configureVitest` on theirs. Projects in
+    // config files of their own never see a plugin of the root config: measuring nothing while the
+    // user believes they measured is the one outcome not allowed, so the run stops here, before any test.
+    configureServer: {
+      order: 'post',
+      handler(server) {
+        // Only the root config lists projects; inline projects' servers start before any is configured.
+        if (server.config.test?.projects === undefined) return
+        if (!resolved || wrapped || (globalThis as Record<symbol, unknown>)[INSTALLED]) return
+        const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
+        throw stackless(
+          `flakeproof: ${which} have config files of their own, which a plugin in the root config never reaches, so nothing would be repeated; ` +
+            'run `npx flakeproof vitest --flaky-repeat <n> [vitest args]` (it covers every project), or add flakeproof() to each project config',
+        )
+      },
     },
   }
   return plugin
@@ -89,6 +114,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
     project.config.runner = RUNNER
     project.provide(PROVIDE_KEY as never, runnerOptions as never)
   }
+  ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command })
   if (when === 'runtime') reporter.onInit(vitest)
   const kept = existing.filter((r) => !isReporterName(r))
@@ -108,10 +134,14 @@ function withoutStack<T>(run: () => T): T {
     return run()
   } catch (error) {
     if (!(error instanceof FlakeproofError)) throw error
-    const plain = new Error(`flakeproof: ${error.message}`)
-    plain.stack = plain.message
-    throw plain
+    throw stackless(`flakeproof: ${error.message}`)
   }
+}
+
+function stackless(message: string): Error {
+  const plain = new Error(message)
+  plain.stack = message
+  return plain
 }
 
 /**

@@ -6,7 +6,7 @@ import { JournalReader } from '../../src/artifacts/journal.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
-import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
+import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
 import type { RepetitionMode, ReportedTest, TestEvidence } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
@@ -100,7 +100,7 @@ export default class FlakeproofReporter implements Reporter {
     if (!this._recorder) return
     const recorder = this._recorder
     this._recorder = undefined
-    const collected = new Set(modules.map((m) => this._relativeFile(m.project.config.root, m.moduleId)))
+    const collected = new Set(modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] })))
     const unfinished = this._recoverUnfinished(reason, errors)
     for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
     const complete = reason !== 'interrupted' && unfinished.length === 0

@@ -121,8 +121,11 @@ export class TestRunRecorder {
     this._tallies.set(evidence.id, tallyTest(test))
   }
 
-  /** Writes the files of the run and the report; `collectedFiles` tells a missing test from a filtered one. */
-  finish(complete: boolean, collectedFiles: ReadonlySet<string>): TestRunResult {
+  /**
+   * Writes the files of the run and the report. `collectedModules` (each a module's id prefix,
+   * `[project] file`, from src/core/test-id.ts) tells a missing test from one filtered out.
+   */
+  finish(complete: boolean, collectedModules: ReadonlySet<string>): TestRunResult {
     this._facts.close()
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0) {
@@ -137,7 +140,7 @@ export class TestRunRecorder {
     const outcomes = [...this._tallies.values()].map((tally) => this._outcome(tally, rounds)).sort(byConcern)
     let proof: ProofFile | undefined
     if (measuring) this._writeMeasurement(outcomes, rounds, complete)
-    else proof = this._writeProof(complete, collectedFiles)
+    else proof = this._writeProof(complete, collectedModules)
     const summary = existsSync(join(this._dir, 'rate.json')) ? writeReport(this._dir, this._settings.lang) : undefined
     return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false }
   }
@@ -271,7 +274,7 @@ export class TestRunRecorder {
     writeJsonAtomic(join(this._dir, 'observer.json'), ObserverFileSchema, { ...overall, tests })
   }
 
-  private _writeProof(complete: boolean, collectedFiles: ReadonlySet<string>): ProofFile {
+  private _writeProof(complete: boolean, collectedModules: ReadonlySet<string>): ProofFile {
     const tests: Record<string, TestProof> = {}
     for (const [id, required] of Object.entries(this._settings.proofRuns)) {
       const tally = this._tallies.get(id)
@@ -280,8 +283,8 @@ export class TestRunRecorder {
         tests[id] = { required, trials, failures, passed: failures === 0 && trials >= required, failure_trials: failureTrials, status: 'ran' }
         continue
       }
-      const file = fileOfId(id)
-      const status = file !== undefined && collectedFiles.has(file) ? 'missing' : 'not-selected'
+      // Its file ran in its project (an id begins with that prefix), yet the test did not: gone or renamed.
+      const status = [...collectedModules].some((prefix) => id.startsWith(`${prefix} > `)) ? 'missing' : 'not-selected'
       tests[id] = { required, trials: 0, failures: 0, passed: status !== 'missing', failure_trials: [], status }
     }
     const entries = Object.values(tests)
@@ -307,11 +310,4 @@ export class TestRunRecorder {
 function byConcern(a: TestOutcome, b: TestOutcome): number {
   const rank = (o: TestOutcome): number => ({ flaky: 0, broken: 1, partial: 2, stable: 3 })[o.verdict]
   return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
-}
-
-/** The file part of a test id `[project] file > name`. */
-function fileOfId(id: string): string | undefined {
-  const withoutProject = id.replace(/^\[[^\]]*\] /, '')
-  const cut = withoutProject.indexOf(' > ')
-  return cut < 0 ? undefined : withoutProject.slice(0, cut)
 }

@@ -83,6 +83,19 @@ describe('TestRunRecorder', () => {
     expect(proof?.passed).toBe(false)
   })
 
+  it('tells missing from not-selected by project: a proof narrowed to one project ignores the other', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const proofRuns = { '[alpha] same.test.ts > t': 3, '[beta] same.test.ts > t': 3 }
+    const recorder = recorderIn(dir, { mode: 'proof', proofRuns })
+    recorder.record({ ...test('t', '...', 'proof', 'same.test.ts'), project: 'alpha', evidence: { ...test('t', '...', 'proof').evidence, id: '[alpha] same.test.ts > t' } })
+    const { proof } = recorder.finish(true, new Set(['[alpha] same.test.ts']))
+    expect(proof?.tests).toMatchObject({
+      '[alpha] same.test.ts > t': { status: 'ran', passed: true },
+      '[beta] same.test.ts > t': { status: 'not-selected', passed: true },
+    })
+    expect(proof?.passed).toBe(true)
+  })
+
   it('fails a proof that ran fewer repetitions than required', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns: { 'a.test.ts > t': 5 } })
