@@ -114,6 +114,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
     project.config.runner = RUNNER
     project.provide(PROVIDE_KEY as never, runnerOptions as never)
   }
+  neverWriteSnapshots(vitest)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command })
   if (when === 'runtime') reporter.onInit(vitest)
@@ -156,6 +157,16 @@ function isFlakeproofReporter(entry: unknown): boolean {
 function isReporterName(entry: unknown): boolean {
   const name = Array.isArray(entry) ? entry[0] : entry
   return typeof name === 'string' && /^flakeproof\/(vitest\/)?reporter$/.test(name)
+}
+
+/**
+ * A measurement must not change the user's files: Vitest writes missing snapshots outside CI
+ * (`updateSnapshot: 'new'`), so here a missing snapshot fails its repetition instead, as in CI. An
+ * explicit `-u` (`'all'`) is the user's own request and stays.
+ */
+function neverWriteSnapshots(vitest: Vitest): void {
+  const options = (vitest.config as { snapshotOptions?: { updateSnapshot?: string } }).snapshotOptions
+  if (options?.updateSnapshot === 'new') options.updateSnapshot = 'none'
 }
 
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string): RunnerOptions {

@@ -3,8 +3,10 @@ import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { JournalReader } from '../../src/artifacts/journal.js'
+import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
@@ -103,10 +105,11 @@ export default class FlakeproofReporter implements Reporter {
     const collected = new Set(modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] })))
     const unfinished = this._recoverUnfinished(reason, errors)
     for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
+    const runErrors = this._runErrors(modules, errors)
     const complete = reason !== 'interrupted' && unfinished.length === 0
-    const result = this._degradeGracefully(() => recorder.finish(complete, collected))
+    const result = this._degradeGracefully(() => recorder.finish(complete, collected, runErrors))
     if (!result) return
-    this._print(result, unfinished)
+    this._print(result, unfinished, runErrors)
     if (result.proof && !result.proof.passed) process.exitCode = 1
   }
 
@@ -156,6 +159,20 @@ export default class FlakeproofReporter implements Reporter {
     return recoverUnfinished(open, ended, (index) => this._modeOf(index))
   }
 
+  /** Errors outside any test, by file: import and hook errors on modules and suites, then unhandled ones. */
+  private _runErrors(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<unknown>): RunError[] {
+    const found: RunError[] = []
+    for (const module of modules) {
+      const where = { project: module.project.name, file: this._relativeFile(module.project.config.root, module.moduleId) }
+      for (const error of module.errors()) found.push({ ...where, error: messageOf(error) })
+      for (const suite of module.children.allSuites()) {
+        for (const error of suite.errors()) found.push({ ...where, error: `${suite.fullName}: ${messageOf(error)}` })
+      }
+    }
+    for (const error of unhandled) found.push({ project: null, file: null, error: messageOf(error) })
+    return found
+  }
+
   private _modeOf(index: number): RepetitionMode {
     if (this._options.runnerMode === 'proof') return 'proof'
     return index < (this._options.repeat ?? 1) ? 'fast' : 'slow'
@@ -182,7 +199,9 @@ export default class FlakeproofReporter implements Reporter {
     const recorded = testCase.meta()[META_KEY as keyof ReturnType<TestCase['meta']>] as TestEvidence | undefined
     if (recorded) return { project: identity.project, file: identity.file, name, evidence: recorded }
     const result = testCase.result()
-    if (this._options.runnerMode || result.state === 'skipped' || result.state === 'pending') return undefined
+    // Typecheck tests never pass through the runner: recorded once, as what they are.
+    const once = !this._options.runnerMode || testCase.meta().typecheck === true
+    if (!once || result.state === 'skipped' || result.state === 'pending') return undefined
     const output = this._console.get(testCase.id)
     this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message
@@ -211,7 +230,7 @@ export default class FlakeproofReporter implements Reporter {
     }
   }
 
-  private _print(result: TestRunResult, unfinished: readonly ReportedTest[]): void {
+  private _print(result: TestRunResult, unfinished: readonly ReportedTest[], runErrors: readonly RunError[]): void {
     const log = (line: string): void => this._log(line)
     log('')
     const shown = relative(process.cwd(), result.dir)
@@ -234,9 +253,15 @@ export default class FlakeproofReporter implements Reporter {
       log(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : ''}`))
       return
     }
+    for (const { project, file, error } of runErrors) {
+      log(pc.red(`  ✗ ${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`))
+    }
+    const once = result.tests.filter((o) => o.tally.once).length
+    if (once > 0 && this._options.runnerMode) log(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
     const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
-    if (concerning.length === 0) log(pc.green('  no flaky or broken test'))
-    else for (const line of renderTable(concerning)) log(line)
+    if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
+    else if (runErrors.length > 0 || unfinished.length > 0) log(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
+    else log(pc.green('  no flaky or broken test'))
   }
 }
 
@@ -247,6 +272,13 @@ function namesOf(testCase: TestCase): string[] {
   const names = [testCase.name]
   for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
   return names
+}
+
+/** An error's first line of message, as Vitest serialises errors (plain objects). */
+function messageOf(error: unknown): string {
+  const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown }
+  if (typeof message === 'string' && message.trim() !== '') return stripAnsi(message)
+  return typeof name === 'string' && name !== '' ? name : 'Error'
 }
 
 /** What Vitest said about the worker that died: the first unhandled error, with its cause. */

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import {
+  RunErrorSchema,
   TestFactSchema,
   TestObserverSchema,
   TestOnlyWhenFailSchema,
@@ -38,6 +39,7 @@ export const RateFileSchema = z.object({
   started_at: z.iso.datetime(),
   duration_ms: milliseconds,
   tests: z.array(TestRateSchema).optional().describe('Test mode: one entry per test.'),
+  run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
 })
 export type RateFile = z.infer<typeof RateFileSchema>
 

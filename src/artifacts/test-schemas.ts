@@ -20,6 +20,18 @@ export const TestRateSchema = z.object({
 })
 export type TestRate = z.infer<typeof TestRateSchema>
 
+/**
+ * An error Vitest reported outside any test: a file that throws at import, a failing `beforeAll` or
+ * `afterAll`, an unhandled error, a typecheck error. It makes the run incomplete: tests it stopped
+ * have no numbers, and a report must never call such a run clean.
+ */
+export const RunErrorSchema = z.object({
+  project: z.string().nullable(),
+  file: z.string().nullable().describe('Relative to the project root; null for an error no file owns.'),
+  error: z.string(),
+})
+export type RunError = z.infer<typeof RunErrorSchema>
+
 /** One line of facts.jsonl in test mode: one execution of one test. */
 export const TestFactSchema = z.object({
   trial: z.number().int().positive().describe('Execution number of this test in this run, from 1.'),

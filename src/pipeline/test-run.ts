@@ -12,7 +12,7 @@ import {
   RunsNeededFileSchema,
   type SummaryFile,
 } from '../artifacts/schemas.js'
-import { TestFactSchema, type TestProofSchema } from '../artifacts/test-schemas.js'
+import { type RunError, TestFactSchema, type TestProofSchema } from '../artifacts/test-schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { assertWritable, JsonLinesWriter, removeFiles, writeJsonAtomic } from '../artifacts/write.js'
 import { type Fraction, fractionFromCounts } from '../core/fraction.js'
@@ -125,10 +125,10 @@ export class TestRunRecorder {
    * Writes the files of the run and the report. `collectedModules` (each a module's id prefix,
    * `[project] file`, from src/core/test-id.ts) tells a missing test from one filtered out.
    */
-  finish(complete: boolean, collectedModules: ReadonlySet<string>): TestRunResult {
+  finish(complete: boolean, collectedModules: ReadonlySet<string>, runErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
     const measuring = this._settings.mode !== 'proof'
-    if (measuring && this._tallies.size === 0) {
+    if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
       return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
     }
@@ -139,8 +139,9 @@ export class TestRunRecorder {
     const rounds = this._rounds()
     const outcomes = [...this._tallies.values()].map((tally) => this._outcome(tally, rounds)).sort(byConcern)
     let proof: ProofFile | undefined
-    if (measuring) this._writeMeasurement(outcomes, rounds, complete)
-    else proof = this._writeProof(complete, collectedModules)
+    const whole = complete && runErrors.length === 0
+    if (measuring) this._writeMeasurement(outcomes, rounds, whole, runErrors)
+    else proof = this._writeProof(whole, collectedModules)
     const summary = existsSync(join(this._dir, 'rate.json')) ? writeReport(this._dir, this._settings.lang) : undefined
     return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false }
   }
@@ -156,13 +157,13 @@ export class TestRunRecorder {
 
   private _outcome(tally: TestTally, rounds: number): TestOutcome {
     const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
-    const verdict = tally.fast.trials < rounds ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
+    const verdict = tally.fast.trials < rounds && !tally.once ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
     const basis = tally.fast.trials === 0 ? undefined : choosePlanningBasis(rate)
     const plan = basis && { rate, basis, runs: runsAt(basis.rate, this._settings.confidence.exact) }
     return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
   }
 
-  private _writeMeasurement(outcomes: TestOutcome[], rounds: number, complete: boolean): void {
+  private _writeMeasurement(outcomes: TestOutcome[], rounds: number, complete: boolean, runErrors: readonly RunError[]): void {
     const { confidence } = this._settings
     const path = (name: string): string => join(this._dir, name)
     const roundRate = describeRate(this._failedRounds.size, rounds, confidence.value)
@@ -194,6 +195,7 @@ export class TestRunRecorder {
         ci_high: ci.high,
         verdict,
       })),
+      ...(runErrors.length > 0 ? { run_errors: [...runErrors] } : {}),
     }
     writeJsonAtomic(path('rate.json'), RateFileSchema, rate)
     if (rounds === 0) return

@@ -23,6 +23,8 @@ export interface TestTally {
   tokenCandidates: string[]
   predicates: RankedPredicate[]
   errors: string[]
+  /** Ran once by design (typecheck, or no recording runner): no round count applies to it. */
+  once: boolean
 }
 
 /**
@@ -57,6 +59,7 @@ export function tallyTest(test: ReportedTest): TestTally {
     tokenCandidates: tokens.candidates,
     predicates: rankPredicates(repetitions.map((r, i) => toObservation(r, repetitions[i - 1]))),
     errors: [...errors],
+    once: repetitions.every((r) => r.mode === 'single'),
   }
 }
 
