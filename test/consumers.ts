@@ -84,6 +84,19 @@ export async function prepareConsumer(version: ConsumerVersion): Promise<Consume
   return { dir, node }
 }
 
+/**
+ * Copies a fixture project of test/fixtures into the consumer (under its own name), importing the
+ * plugin by its package name instead of from dist/. Returns the copy's folder.
+ */
+export function copyFixture(consumer: Consumer, fixture: string): string {
+  const to = join(consumer.dir, fixture)
+  rmSync(to, { recursive: true, force: true })
+  cpSync(join(ROOT, 'test/fixtures', fixture), to, { recursive: true, filter: (from) => !from.includes('node_modules') && !from.includes('.flakeproof') })
+  const config = join(to, 'vitest.config.ts')
+  writeFileSync(config, readFileSync(config, 'utf8').replace("'../../../dist/plugin/vitest/plugin.js'", "'flakeproof/vitest'"))
+  return to
+}
+
 /** The official Node binary as the npm package `node-<platform>-<arch>` ships it, installed once. */
 async function installNode(version: string): Promise<string> {
   const name = `node-${process.platform}-${process.arch}`

@@ -1,7 +1,8 @@
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
-import { type Consumer, CONSUMER_MATRIX, type ConsumerVersion, prepareConsumer } from '../consumers.js'
+import { type Consumer, CONSUMER_MATRIX, type ConsumerVersion, copyFixture, prepareConsumer } from '../consumers.js'
 import { type CliResult, readArtifact, runNodeIn } from '../utils.js'
 
 /**
@@ -103,4 +104,38 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     const rate = readArtifact(join(consumer.dir, 'alone/rate.json'), RateFileSchema)
     expect(rate.tests?.find((t) => t.name === 'always fails')).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
   }, 60_000)
+
+  it('keeps a crashed test, records failures outside tests, writes no snapshot, and covers every project or refuses', async () => {
+    const runIn = (dir: string, args: string[], env: Record<string, string> = {}) =>
+      runNodeIn(dir, [join(consumer.dir, 'node_modules/vitest/vitest.mjs'), ...args], env, consumer.node)
+
+    const trust = copyFixture(consumer, 'vitest-trust')
+    const crashed = await runIn(trust, ['run', '--', '--flaky-repeat', '10'], { FIXTURE_CRASH: '1' })
+    expectCleanRun(crashed, version.vitest)
+    const rate = readArtifact(join(trust, '.flakeproof/rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(false)
+    expect(rate.tests?.find((t) => t.name === 'ends its worker on the fourth call')).toMatchObject({ trials: 4, failures: 1, verdict: 'partial' })
+    expect(rate.tests?.filter((t) => t.name === 'same name').map((t) => t.id)).toEqual(['tests/names.test.ts > same name', 'tests/names.test.ts > same name (#2)'])
+
+    const fileLevel = copyFixture(consumer, 'vitest-file-level')
+    const before = readFileSync(join(fileLevel, 'tests/snapshot.test.ts'), 'utf8')
+    const failing = await runIn(fileLevel, ['run', '--', '--flaky-repeat', '3'], { FIXTURE_IMPORT_ERROR: '1', CI: '' })
+    expectCleanRun(failing, version.vitest)
+    const errors = readArtifact(join(fileLevel, '.flakeproof/rate.json'), RateFileSchema).run_errors?.map((e) => e.file)
+    expect(errors).toEqual(expect.arrayContaining(['tests/import-error.test.ts', 'tests/before-all.test.ts']))
+    expect(readFileSync(join(fileLevel, 'tests/snapshot.test.ts'), 'utf8')).toBe(before)
+    expect(existsSync(join(fileLevel, 'tests/__snapshots__'))).toBe(false)
+
+    const monorepo = copyFixture(consumer, 'vitest-monorepo')
+    const refused = await runIn(monorepo, ['run', '--', '--flaky-repeat', '8'])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout + refused.stderr).toContain('have config files of their own')
+    const wrapped = await runNodeIn(monorepo, [join(consumer.dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'vitest', '--flaky-repeat', '8'], {}, consumer.node)
+    expectCleanRun(wrapped, version.vitest)
+    const projects = readArtifact(join(monorepo, '.flakeproof/rate.json'), RateFileSchema).tests?.map((t) => [t.id, t.trials, t.failures])
+    expect(projects).toEqual([
+      ['[a] test/same.test.ts > fails every fourth call', 8, 2],
+      ['[b] test/same.test.ts > fails every fourth call', 8, 2],
+    ])
+  }, 180_000)
 })

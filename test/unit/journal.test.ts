@@ -1,0 +1,41 @@
+import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { JournalReader, JournalWriter } from '../../src/artifacts/journal.js'
+
+const identity = { project: '', file: 'a.test.ts', path: ['t'] }
+
+describe('the journal', () => {
+  it('reads what workers append, incrementally, keeping only tests still under way', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-journal-'))
+    const writer = new JournalWriter(dir)
+    const reader = new JournalReader(dir)
+    writer.write({ id: 'a.test.ts > t', identity, planned: 3, order: 1, worker: '1', begin: 0, at: 1000 })
+    writer.write({ id: 'a.test.ts > t', done: { ok: true, elapsedMs: 1, mode: 'fast', gapMs: 0 }, begin: 1, at: 1001 })
+    let progress = reader.read()
+    expect(progress).toMatchObject({ repetitions: 1, failures: 0 })
+    expect(progress.open.get('a.test.ts > t')).toMatchObject({ planned: 3, running: { index: 1, at: 1001 }, repetitions: [{ ok: true }] })
+
+    writer.write({ id: 'a.test.ts > t', done: { ok: false, elapsedMs: 2, error: 'BOOM', mode: 'fast', gapMs: 0 }, begin: 2, at: 1002 })
+    writer.write({ id: 'a.test.ts > t', done: { ok: true, elapsedMs: 1, mode: 'fast', gapMs: 0 }, end: true })
+    progress = reader.read()
+    expect(progress).toMatchObject({ repetitions: 3, failures: 1 })
+    expect(progress.open.size).toBe(0)
+    expect(readdirSync(dir)).toEqual([`worker-${process.pid}.jsonl`])
+  })
+
+  it('waits for the rest of a line a worker has not finished writing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-journal-'))
+    const reader = new JournalReader(dir)
+    const line = JSON.stringify({ id: 'x', identity, planned: 2, begin: 0, at: 5 })
+    appendFileSync(join(dir, 'worker-1.jsonl'), line.slice(0, 10))
+    expect(reader.read().open.size).toBe(0)
+    appendFileSync(join(dir, 'worker-1.jsonl'), `${line.slice(10)}\n`)
+    expect(reader.read().open.get('x')?.running).toEqual({ index: 0, at: 5 })
+  })
+
+  it('reads nothing, and does not fail, before any worker wrote', () => {
+    expect(new JournalReader(join(tmpdir(), 'flakeproof-no-such-journal')).read()).toMatchObject({ repetitions: 0, failures: 0 })
+  })
+})

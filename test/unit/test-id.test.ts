@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { assignTestIds, formatTestId } from '../../src/core/test-id.js'
+
+describe('formatTestId', () => {
+  it.each([
+    [{ project: '', file: 'a.test.ts', path: ['S', 't'] }, 'a.test.ts > S > t'],
+    [{ project: 'unit', file: 'src/a.test.ts', path: ['t'] }, '[unit] src/a.test.ts > t'],
+    // A separator inside a name is escaped, so it cannot read as nesting.
+    [{ project: '', file: 'a.test.ts', path: ['A > B', 't'] }, 'a.test.ts > A \\> B > t'],
+    [{ project: '', file: 'a.test.ts', path: ['A', 'B', 't'] }, 'a.test.ts > A > B > t'],
+    [{ project: '', file: 'a.test.ts', path: [] }, 'a.test.ts'],
+  ])('%j → %s', (identity, id) => {
+    expect(formatTestId(identity)).toBe(id)
+  })
+})
+
+describe('assignTestIds', () => {
+  const at = (...path: string[]) => ({ project: '', file: 'a.test.ts', path })
+
+  it('numbers tests that would share an id in declaration order, leaving the first as it is', () => {
+    expect(assignTestIds([at('same'), at('other'), at('same'), at('same')])).toEqual([
+      'a.test.ts > same',
+      'a.test.ts > other',
+      'a.test.ts > same (#2)',
+      'a.test.ts > same (#3)',
+    ])
+  })
+
+  it('stays unique even when a real name looks like a numbered one', () => {
+    const ids = assignTestIds([at('same (#2)'), at('same'), at('same')])
+    expect(new Set(ids).size).toBe(3)
+    expect(ids).toEqual(['a.test.ts > same (#2)', 'a.test.ts > same', 'a.test.ts > same (#3)'])
+  })
+
+  it('keeps `describe("A > B")` and `describe("A") > describe("B")` apart', () => {
+    expect(assignTestIds([at('A > B', 't'), at('A', 'B', 't')])).toEqual(['a.test.ts > A \\> B > t', 'a.test.ts > A > B > t'])
+  })
+})
