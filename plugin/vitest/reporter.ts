@@ -80,6 +80,9 @@ export default class FlakeproofReporter implements Reporter {
     if (this._recorder && runnerMode) {
       this._journal = new JournalReader(this._runDir().journal)
       this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
+      // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
+      // before any listener added after it runs.
+      process.prependOnceListener('exit', this._onExit)
     }
   }
 
@@ -97,23 +100,36 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
+    const collected = new Set(modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] })))
+    const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now() }
+    this._end(collected, ended, this._runErrors(modules, errors), reason !== 'interrupted')
+  }
+
+  // --- internal ---
+
+  /**
+   * Vitest itself can die before the run ends (3.2 exits on the unhandled rejection a killed worker
+   * causes): what the journal holds is written then, synchronously, marked incomplete.
+   */
+  private readonly _onExit = (code: number): void => {
+    const stopped = `Vitest stopped before the run ended (exit code ${code})`
+    this._end(new Set(), { kind: 'crashed', cause: stopped, at: Date.now() }, [{ project: null, file: null, error: stopped }], false)
+  }
+
+  private _end(collected: ReadonlySet<string>, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
+    process.removeListener('exit', this._onExit)
     this._progress?.stop()
     this._progress = undefined
     if (!this._recorder) return
     const recorder = this._recorder
     this._recorder = undefined
-    const collected = new Set(modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] })))
-    const unfinished = this._recoverUnfinished(reason, errors)
+    const unfinished = this._recoverUnfinished(ended)
     for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
-    const runErrors = this._runErrors(modules, errors)
-    const complete = reason !== 'interrupted' && unfinished.length === 0
-    const result = this._degradeGracefully(() => recorder.finish(complete, collected, runErrors))
+    const result = this._degradeGracefully(() => recorder.finish(complete && unfinished.length === 0, collected, runErrors))
     if (!result) return
     this._print(result, unfinished, runErrors)
     if (result.proof && !result.proof.passed) process.exitCode = 1
   }
-
-  // --- internal ---
 
   /**
    * A reporter does not break the test run over its own files: it warns and writes nothing. A proof
@@ -151,11 +167,10 @@ export default class FlakeproofReporter implements Reporter {
    * Tests whose worker died (or whose run was stopped) before their results arrived, from the
    * journal: what they finished is kept, and a crash counts against the repetition it cut short.
    */
-  private _recoverUnfinished(reason: TestRunEndReason, errors: ReadonlyArray<unknown>): ReportedTest[] {
+  private _recoverUnfinished(ended: Unfinished): ReportedTest[] {
     if (!this._journal) return []
     const open = new Map([...this._journal.read().open].filter(([id]) => !this._seen.has(id)))
     if (open.size === 0) return []
-    const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now() }
     return recoverUnfinished(open, ended, (index) => this._modeOf(index))
   }
 

@@ -112,10 +112,11 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     const trust = copyFixture(consumer, 'vitest-trust')
     const crashed = await runIn(trust, ['run', '--', '--flaky-repeat', '10'], { FIXTURE_CRASH: '1' })
     expectCleanRun(crashed, version.vitest)
+    expect(existsSync(join(trust, '.flakeproof/rate.json')), crashed.stdout + crashed.stderr).toBe(true)
     const rate = readArtifact(join(trust, '.flakeproof/rate.json'), RateFileSchema)
     expect(rate.complete).toBe(false)
     expect(rate.tests?.find((t) => t.name === 'ends its worker on the fourth call')).toMatchObject({ trials: 4, failures: 1, verdict: 'partial' })
-    expect(rate.tests?.filter((t) => t.name === 'same name').map((t) => t.id)).toEqual(['tests/names.test.ts > same name', 'tests/names.test.ts > same name (#2)'])
+    expect(rate.tests?.filter((t) => t.name === 'same name').map((t) => t.id).sort()).toEqual(['tests/names.test.ts > same name', 'tests/names.test.ts > same name (#2)'])
 
     const fileLevel = copyFixture(consumer, 'vitest-file-level')
     const before = readFileSync(join(fileLevel, 'tests/snapshot.test.ts'), 'utf8')
