@@ -182,15 +182,16 @@ function readProofRuns(outDir: string): Record<string, number> {
   const policyPath = join(outDir, 'policy.json')
   const planPath = join(outDir, 'runs_needed.json')
   const hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'
-  if (existsSync(policyPath)) {
-    const policy = readJsonFile(policyPath, PolicyFileSchema, '--flaky-proof', hint)
-    return pick(policy.tests, (t) => t.green_runs_required)
+  const [path, runs] = existsSync(policyPath)
+    ? [policyPath, pick(readJsonFile(policyPath, PolicyFileSchema, '--flaky-proof', hint).tests, (t) => t.green_runs_required)]
+    : existsSync(planPath)
+      ? [planPath, pick(readJsonFile(planPath, RunsNeededFileSchema, '--flaky-proof', hint).tests, (t) => t.runs)]
+      : []
+  if (!path || !runs) throw new FlakeproofError(`--flaky-proof: no policy.json or runs_needed.json in ${outDir}. ${hint}`, 'E_INPUT')
+  if (Object.keys(runs).length === 0) {
+    throw new FlakeproofError(`--flaky-proof: nothing to prove, no test was flaky in ${path}; measure again, or leave --flaky-proof out`, 'E_INPUT')
   }
-  if (existsSync(planPath)) {
-    const plan = readJsonFile(planPath, RunsNeededFileSchema, '--flaky-proof', hint)
-    return pick(plan.tests, (t) => t.runs)
-  }
-  throw new FlakeproofError(`--flaky-proof: no policy.json or runs_needed.json in ${outDir}. ${hint}`, 'E_INPUT')
+  return runs
 }
 
 function pick<T extends { verdict: string }>(tests: Record<string, T> | undefined, runs: (t: T) => number): Record<string, number> {
