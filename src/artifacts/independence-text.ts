@@ -49,7 +49,7 @@ const EN: IndependenceText = {
     const s = i.switch_at ?? 0
     return i.switched_to === 'failed'
       ? `Passed ${upTo(s - 1, unit)}, then failed every ${unit} from ${s} on: state left by one ${unit} breaks the next, so the rate measures that state, not a chance of failing.`
-      : `Failed ${upTo(s - 1, unit)}, then passed every ${unit} from ${s} on: the first ${unit}s met a state the later ones did not (a cold cache, a file not yet written), so fresh runs would likely fail every time.`
+      : `Failed ${upTo(s - 1, unit)}, then passed every ${unit} from ${s} on: ${s === 2 ? `the first ${unit}` : `the first ${unit}s`} met a state the later ones did not (a cold cache, a file not yet written), so fresh runs would likely fail every time.`
   },
   freshRun: (subject) =>
     typeof subject === 'string'
