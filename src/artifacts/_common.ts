@@ -19,7 +19,32 @@ export const measured = {
 export const PlanningBasisSchema = z.enum(['observed', 'ci_high', 'ci_low'])
 
 export const OutcomeSchema = z.enum(['passed', 'failed', 'skipped'])
-export const VerdictSchema = z.enum(['stable', 'flaky', 'broken', 'partial'])
+export const VerdictSchema = z
+  .enum(['stable', 'flaky', 'broken', 'partial', 'non-idempotent'])
+  .describe('non-idempotent: failed some trials, but the outcome switched once and stayed (see independence), so the rate is no failure probability.')
+
+/** The Wald–Wolfowitz runs test on the trial order (src/core/independence.ts). */
+export const IndependenceSchema = z
+  .object({
+    runs: count.describe('Maximal blocks of equal outcomes: PPFFP has 3.'),
+    expected_runs: z.number().positive().describe('1 + 2·failures·passes/trials: the runs a random order averages.'),
+    p_value: probability.describe('Two-sided: 2·min(P(R <= runs), P(R >= runs)), at most 1.'),
+    method: z.enum(['exact', 'normal']).describe('exact: Swed & Eisenhart distribution; normal: continuity-corrected, above 1000 of each outcome.'),
+    pattern: z
+      .enum(['independent', 'clustered', 'regular', 'one-switch'])
+      .describe('one-switch: passed then failed every later trial (or failed from trial 1, then passed every later one); clustered: failures in bursts; regular: too evenly spread.'),
+    switch_at: z.number().int().positive().nullable().describe('one-switch: the first trial of the second block.'),
+    switched_to: z.enum(['passed', 'failed']).nullable().describe('one-switch: what every trial from switch_at on did.'),
+    period: z.number().int().min(2).nullable().describe('Failures fell exactly every `period` trials (at least three of them).'),
+  })
+  .describe('Are the trials independent, as the interval assumes? Runs test on the pass/fail order.')
+
+/** A measurement's failures are some of its trials: one line naming both, never a stack trace. */
+export function failuresWithinTrials(value: { trials: number; failures: number }, ctx: z.RefinementCtx): void {
+  if (value.failures > value.trials) {
+    ctx.addIssue({ code: 'custom', path: ['failures'], message: `${value.failures} is more than trials (${value.trials})` })
+  }
+}
 
 export const RankedPredicateSchema = z.object({
   predicate: z.string(),

@@ -1,9 +1,14 @@
+import { stripAnsi } from '../core/ansi.js'
 import type { Messages, ReportBundle } from './markdown.js'
 import type { RateFile } from './schemas.js'
 
 type TestRate = NonNullable<RateFile['tests']>[number]
 
-/** Test mode: the same four sections, with a row per test (flaky and broken first). */
+/**
+ * Test mode: the same four sections, with a row per test (flaky, non-idempotent and broken first),
+ * and a line for each test whose repetitions were not independent: the cause and a fresh-run
+ * command for a non-idempotent one, the clue for clustered or regular failures.
+ */
 export function renderTestSections(bundle: ReportBundle, t: Messages): string {
   const { rate } = bundle
   const tests = [...(rate.tests ?? [])].sort(byConcern)
@@ -19,6 +24,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
+    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, t))),
     '',
     `## ${t.onlyWhenFails}`,
     '',
@@ -40,6 +46,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
 const code = (text: string): string => `\`${text.replaceAll('|', '\\|').replaceAll('`', "'")}\``
+const withBlankLine = (lines: string[]): string[] => (lines.length === 0 ? [] : ['', ...lines])
 
 function table(header: string[], rows: string[][]): string[] {
   if (rows.length === 0) return []
@@ -47,8 +54,18 @@ function table(header: string[], rows: string[][]): string[] {
 }
 
 function byConcern(a: TestRate, b: TestRate): number {
-  const rank = (test: TestRate): number => ({ flaky: 0, broken: 1, partial: 2, stable: 3 })[test.verdict]
+  const rank = (test: TestRate): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[test.verdict]
   return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
+}
+
+function renderIndependence(test: TestRate, t: Messages): string[] {
+  const { independence } = test
+  if (!independence) return []
+  if (test.verdict === 'non-idempotent') {
+    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${t.independence.freshRun(test)}`]
+  }
+  const clue = t.independence.clue(independence, 'repetition')
+  return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
 }
 
 function renderFacts({ onlyWhenFail }: ReportBundle, failing: TestRate[], t: Messages): string[] {
@@ -61,7 +78,7 @@ function renderFacts({ onlyWhenFail }: ReportBundle, failing: TestRate[], t: Mes
     const [predicate] = facts.predicates
     return [
       `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${facts.failures}/${facts.trials}): ${trials || '–'}`,
-      ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(facts.errors_on_failure[0].split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
+      ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(stripAnsi(facts.errors_on_failure[0]).split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
       ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (Increase ${predicate.increase.toFixed(3)})`] : []),
     ]
   })
@@ -96,5 +113,9 @@ function renderFixed({ policy, proof }: ReportBundle, failing: TestRate[], t: Me
   const overall = proof
     ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]
     : [`- ${t.notMeasured('vitest run -- --flaky-proof')}`]
-  return [...(rows.length > 0 ? table(t.fixTestHeader, rows) : [`- ${t.noFlaky}`]), '', ...overall]
+  const unplanned = failing
+    .filter((test) => test.verdict === 'non-idempotent')
+    .map((test) => `- ${code(test.id)}: ${t.independence.noNumber('repetition')}`)
+  const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
+  return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...overall]
 }

@@ -1,3 +1,4 @@
+import { INDEPENDENCE_TEXT } from './independence-text.js'
 import { renderTestSections } from './markdown-tests.js'
 import type { ObserverFile, OnlyWhenFailFile, PolicyFile, ProofFile, RateFile, RunsNeededFile } from './schemas.js'
 
@@ -28,6 +29,7 @@ export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
     '',
     `- ${t.measured(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high), rate.confidence)}`,
     `- ${t.conditions(rate.gap_ms, rate.jobs, rate.timed_out)}`,
+    ...renderIndependence(rate, t),
     ...(rate.complete ? [] : [`- ${t.incomplete(rate.trials, rate.requested_trials)}`]),
     '',
     `## ${t.onlyWhenFails}`,
@@ -36,7 +38,7 @@ export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
     '',
     `## ${t.observation}`,
     '',
-    ...renderObserver(bundle.observer, t),
+    ...(!bundle.observer && rate.verdict === 'non-idempotent' ? [`- ${t.notObserved}`] : renderObserver(bundle.observer, t)),
     '',
     `## ${t.fixed}`,
     '',
@@ -52,6 +54,15 @@ export type Messages = typeof EN
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
 const codes = (list: (number | null)[]): string => (list.length === 0 ? '–' : list.map((c) => (c === null ? 'signal' : String(c))).join(', '))
+
+/** The runs test: a clue, the non-idempotent cause with how to measure it afresh, or why it was not run. */
+function renderIndependence(rate: RateFile, t: Messages): string[] {
+  const { independence } = rate
+  if (independence === null && rate.jobs > 1) return [`- ${t.independence.notTested(rate.jobs)}`]
+  if (!independence) return []
+  const summary = `- ${t.independence.summary(independence, 'trial')}`
+  return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshRun(rate.command)}`] : [summary]
+}
 
 function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[] {
   if (!facts) return [`- ${t.notMeasured('flakeproof collect … && flakeproof facts …')}`]
@@ -86,7 +97,10 @@ function renderObserver(observer: ObserverFile | undefined, t: Messages): string
 }
 
 function renderFixed(bundle: ReportBundle, t: Messages): string[] {
-  const { runsNeeded, policy, proof } = bundle
+  const { rate, runsNeeded, policy, proof } = bundle
+  if (rate.verdict === 'non-idempotent' && !runsNeeded && !policy && !proof) {
+    return [`- ${t.independence.noNumber('trial')}`, `- ${t.independence.freshRun(rate.command)}`]
+  }
   const lines: string[] = []
   if (runsNeeded) {
     lines.push(`- ${t.runsTable(pct(runsNeeded.planned_rate))}: ${runsNeeded.table.map((r) => `${r.confidence} → ${r.runs}`).join(', ')}`)
@@ -110,7 +124,16 @@ function renderFixed(bundle: ReportBundle, t: Messages): string[] {
 
 const EN = {
   title: 'Flaky report',
-  verdict: { stable: 'Stable.', flaky: 'Flaky.', broken: 'Broken (fails every time).', partial: 'Partial evidence.' },
+  verdict: {
+    stable: 'Stable.',
+    flaky: 'Flaky.',
+    broken: 'Broken (fails every time).',
+    partial: 'Partial evidence.',
+    'non-idempotent': 'Non-idempotent: its trials are not independent.',
+  },
+  independence: INDEPENDENCE_TEXT.en,
+  nonIdempotent: 'non-idempotent',
+  notObserved: 'Not observed: the trials are not independent (see above), so slowing them down would measure the state they leave, not their timing.',
   trialsFailed: (f: number, n: number) => `Failed ${f} of ${n} trials.`,
   howOften: 'How often',
   measured: (f: number, n: number, rate: string, low: string, high: string, c: number) =>
@@ -159,7 +182,16 @@ const EN = {
 
 const KO: Messages = {
   title: '간헐적 실패 보고서',
-  verdict: { stable: '안정적입니다.', flaky: '간헐적으로 실패합니다.', broken: '매번 실패합니다.', partial: '증거가 부분적입니다.' },
+  verdict: {
+    stable: '안정적입니다.',
+    flaky: '간헐적으로 실패합니다.',
+    broken: '매번 실패합니다.',
+    partial: '증거가 부분적입니다.',
+    'non-idempotent': '반복 실행에 의존합니다 (non-idempotent): 시도끼리 독립이 아닙니다.',
+  },
+  independence: INDEPENDENCE_TEXT.ko,
+  nonIdempotent: '반복 의존 (non-idempotent)',
+  notObserved: '관측하지 않았습니다: 시도끼리 독립이 아니므로 (위 참고), 느리게 실행해도 타이밍이 아니라 남은 상태를 측정하게 됩니다.',
   trialsFailed: (f: number, n: number) => `${n}번 중 ${f}번 실패했습니다.`,
   howOften: '얼마나 자주인가',
   measured: (f: number, n: number, rate: string, low: string, high: string, c: number) =>

@@ -7,7 +7,8 @@ import { type Fact, FactSchema } from './schemas.js'
  * Reads and validates a JSON artifact. Every failure is one line that names the flag, the file and
  * the first problems found, e.g. `--from out/rate.json: trials: expected number, received string`.
  */
-export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag: string, hint: string): z.output<S> {
+export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag: string, givenHint: string): z.output<S> {
+  const hint = withoutFinalPeriod(givenHint)
   const text = readText(path, flag, hint)
   let data: unknown
   try {
@@ -24,7 +25,7 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag:
 
 /** Reads facts.jsonl; a line that is not a valid fact is reported by its line number. */
 export function readFactsFile(path: string, flag: string): Fact[] {
-  const hint = 'Pass a facts.jsonl written by `flakeproof collect`.'
+  const hint = 'Pass a facts.jsonl written by `flakeproof collect`'
   const lines = readText(path, flag, hint).split('\n')
   const facts: Fact[] = []
   for (const [index, line] of lines.entries()) {
@@ -56,6 +57,11 @@ export function describeIssues(error: z.ZodError): string {
 }
 
 // --- internal ---
+
+/** Messages end without a period: the CLI adds `. See …` after them (it once printed `..`). */
+function withoutFinalPeriod(hint: string): string {
+  return hint.replace(/\.+$/, '')
+}
 
 function readText(path: string, flag: string, hint: string): string {
   try {

@@ -11,9 +11,20 @@ import {
   TestSummarySchema,
   testMap,
 } from './test-schemas.js'
-import { count, measured, milliseconds, OutcomeSchema, PlanningBasisSchema, probability, RankedPredicateSchema, VerdictSchema } from './_common.js'
+import {
+  count,
+  failuresWithinTrials,
+  IndependenceSchema,
+  measured,
+  milliseconds,
+  OutcomeSchema,
+  PlanningBasisSchema,
+  probability,
+  RankedPredicateSchema,
+  VerdictSchema,
+} from './_common.js'
 
-export { OutcomeSchema, RankedPredicateSchema, VerdictSchema }
+export { IndependenceSchema, OutcomeSchema, RankedPredicateSchema, VerdictSchema }
 
 /**
  * One schema per file flakeproof writes (CONTRACTS §3). Every JSON object carries
@@ -39,8 +50,11 @@ export const RateFileSchema = z.object({
   started_at: z.iso.datetime(),
   duration_ms: milliseconds,
   tests: z.array(TestRateSchema).optional().describe('Test mode: one entry per test.'),
+  independence: IndependenceSchema.nullable()
+    .optional()
+    .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
-})
+}).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 
 export const RunsNeededFileSchema = z.object({
@@ -126,6 +140,7 @@ export const ProofFileSchema = z.object({
   required: z.number().int().positive(),
   required_from: z.string().describe('--runs, or the plan or policy file it was read from.'),
   ...measured,
+  confidence: z.number().gt(0).lt(1).optional().describe('Confidence of the interval (ci_low, ci_high).'),
   passed: z.boolean().describe('failures = 0 and trials >= required.'),
   failure_trials: z.array(z.number().int().positive()),
   complete: z.boolean(),

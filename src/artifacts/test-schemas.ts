@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { count, measured, milliseconds, PlanningBasisSchema, probability, RankedPredicateSchema, VerdictSchema } from './_common.js'
+import {
+  count,
+  failuresWithinTrials,
+  IndependenceSchema,
+  measured,
+  milliseconds,
+  PlanningBasisSchema,
+  probability,
+  RankedPredicateSchema,
+  VerdictSchema,
+} from './_common.js'
 
 /**
  * Test mode (CONTRACTS §4): the per-test parts of each file. Every JSON file gains an optional
@@ -17,7 +27,8 @@ export const TestRateSchema = z.object({
   name: z.string(),
   ...measured,
   verdict: VerdictSchema,
-})
+  independence: IndependenceSchema.optional().describe('Runs test on the order of the fast repetitions.'),
+}).superRefine(failuresWithinTrials)
 export type TestRate = z.infer<typeof TestRateSchema>
 
 /**

@@ -67,6 +67,7 @@ export const ProofOptionsSchema = z
     'gap-ms': gapMs,
     'timeout-ms': timeoutMs,
     jobs,
+    confidence: probability('--confidence', 'open', '0.95').optional(),
     out: text('--out', 'proof.json'),
   })
   .superRefine(exactlyOne(['--runs', '--plan', '--policy'], (o) => [o.runs, o.plan, o.policy], '--plan .flakeproof/runs_needed.json'))

@@ -15,13 +15,17 @@ export function fractionFromCounts(count: number, total: number): Fraction {
 
 /**
  * Parses a plain decimal as written ("0.36", ".5", "1", "2.5e-3") into the exact fraction it denotes.
- * Returns undefined for anything else (hex, NaN, Infinity, fractions, signs other than a leading '-').
+ * Returns undefined for anything else (hex, NaN, Infinity, fractions, signs other than a leading '-',
+ * decimals of more than 100 000 digits).
  */
 export function fractionFromDecimal(text: string): Fraction | undefined {
   const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim())
   if (!match) return undefined
   const [, sign = '', intPart = '', fracPart = '', expPart = '0'] = match
   if (intPart === '' && fracPart === '') return undefined
+  // Beyond 100 000 digits (1e-100000) no measurement or double comes near, and 10^exponent as a
+  // BigInt would take seconds or fail: refuse rather than hang.
+  if (intPart.length + fracPart.length + Math.abs(Number(expPart)) > MAX_DECIMAL_DIGITS) return undefined
   let num = BigInt(`${intPart}${fracPart}` || '0')
   let den = 10n ** BigInt(fracPart.length)
   const exponent = Number(expPart)
@@ -46,12 +50,6 @@ export function complement(x: Fraction): Fraction {
   return { num: x.den - x.num, den: x.den }
 }
 
-/** x^k for an integer k >= 0. */
-export function power(x: Fraction, k: number): Fraction {
-  const e = BigInt(k)
-  return { num: x.num ** e, den: x.den ** e }
-}
-
 /** x <= y, exactly. */
 export function atMost(x: Fraction, y: Fraction): boolean {
   return x.num * y.den <= y.num * x.den
@@ -64,18 +62,54 @@ export function lessThan(x: Fraction, y: Fraction): boolean {
 
 /** Natural log of a positive BigInt, without overflowing a double for huge values. */
 export function lnBig(x: bigint): number {
-  const bits = x.toString(2).length
+  const bits = bitLength(x)
   if (bits <= 1000) return Math.log(Number(x))
   const shift = bits - 64
   return Math.log(Number(x >> BigInt(shift))) + shift * Math.LN2
 }
 
-/** Natural log of a positive fraction. */
+/**
+ * Natural log of a positive fraction, good to a few units in the last place. Near 1 it is
+ * log1p of the exactly computed (num - den)/den: ln(num) - ln(den) would cancel there, and for
+ * 1 - 1e-12 keep only three correct digits.
+ */
 export function lnFraction(x: Fraction): number {
-  return lnBig(x.num) - lnBig(x.den)
+  const difference = x.num - x.den
+  if (2n * (difference < 0n ? -difference : difference) < x.den) return Math.log1p(quotient(difference, x.den))
+  const ratio = quotient(x.num, x.den)
+  // Outside 2^±1000 the double would be subnormal or near overflow; logs of the parts are exact enough there.
+  return ratio > 2 ** -1000 && ratio < 2 ** 1000 ? Math.log(ratio) : lnBig(x.num) - lnBig(x.den)
+}
+
+/** a / b as a double for BigInts of any size, b > 0: correctly rounded up to 2^53, within two units in the last place beyond. */
+export function quotient(a: bigint, b: bigint): number {
+  const magnitude = a < 0n ? -a : a
+  // Both exact as doubles: one division, correctly rounded.
+  if (magnitude <= SAFE && b <= SAFE) return Number(a) / Number(b)
+  // Scale so the integer quotient has 64 or 65 bits, then put the binary exponent back.
+  const shift = 64 - (bitLength(magnitude) - bitLength(b))
+  const q = shift >= 0 ? (magnitude << BigInt(shift)) / b : magnitude / (b << BigInt(-shift))
+  const value = timesPowerOfTwo(Number(q), -shift)
+  return a < 0n ? -value : value
+}
+
+/** Number of binary digits of a positive BigInt (0 for 0). */
+export function bitLength(x: bigint): number {
+  if (x === 0n) return 0
+  const hex = x.toString(16)
+  return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0] as string, 16)))
+}
+
+/** x in lowest terms. */
+export function reduce(x: Fraction): Fraction {
+  const g = gcd(x.num, x.den)
+  return g > 1n ? { num: x.num / g, den: x.den / g } : x
 }
 
 // --- internal ---
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+const MAX_DECIMAL_DIGITS = 100_000
 
 function gcd(a: bigint, b: bigint): bigint {
   let [x, y] = [a < 0n ? -a : a, b]
@@ -83,7 +117,11 @@ function gcd(a: bigint, b: bigint): bigint {
   return x
 }
 
-function reduce(x: Fraction): Fraction {
-  const g = gcd(x.num, x.den)
-  return g > 1n ? { num: x.num / g, den: x.den / g } : x
+/** x · 2^exponent, in steps so no intermediate power of two overflows or underflows. */
+function timesPowerOfTwo(x: number, exponent: number): number {
+  let result = x
+  let rest = exponent
+  while (rest > 1000) [result, rest] = [result * 2 ** 1000, rest - 1000]
+  while (rest < -1000) [result, rest] = [result * 2 ** -1000, rest + 1000]
+  return result * 2 ** rest
 }

@@ -1,7 +1,16 @@
 export { atMost, complement, type Fraction, fractionFromCounts, fractionFromDecimal, fractionFromNumber, lessThan } from './fraction.js'
 export { fisherExactTwoSided, type FisherResult, type TwoByTwo } from './fisher.js'
+export { type Independence, type IndependencePattern, testIndependence } from './independence.js'
 export { type Observation, rankPredicates, type RankedPredicate } from './isolation.js'
-export { computeQuarantineAfter, computeRetryBudget, computeRunsNeeded, type Planned, RETRY_RESIDUAL, type Unplannable } from './planning.js'
+export {
+  computeQuarantineAfter,
+  computeRetryBudget,
+  computeRunsNeeded,
+  type Planned,
+  RETRY_RESIDUAL,
+  type TooMany,
+  type Unplannable,
+} from './planning.js'
 export { discriminateTokens, isAllCaps, type TokenEvidence, type TokenResult, wordsInOrder } from './tokens.js'
 export { computeVerdict, type Outcome, type Verdict } from './verdict.js'
 export { stripAnsi } from './ansi.js'

@@ -1,3 +1,5 @@
+import { stripAnsi } from './ansi.js'
+
 /** What token discrimination needs of one trial. */
 export interface TokenEvidence {
   failed: boolean
@@ -41,9 +43,10 @@ export function discriminateTokens(trials: readonly TokenEvidence[]): TokenResul
 /**
  * The distinct words of a text in order of first appearance. A word starts with a letter or '_' and
  * has at least two characters, so numbers (which differ per trial) and stray letters never qualify.
+ * Colour codes are stripped first: `\u001b[31mSTALE\u001b[39m` is the word STALE, not `mSTALE`.
  */
 export function wordsInOrder(text: string): string[] {
-  return [...new Set(text.match(WORD) ?? [])]
+  return [...new Set(stripAnsi(text).match(WORD) ?? [])]
 }
 
 /** A word of capital letters (digits and '_' allowed after the first letter), e.g. ETIMEDOUT. */

@@ -35,7 +35,8 @@ export interface InvestigateResult {
 /**
  * The whole sequence into one folder: measure (also collecting facts from the same trials), plan,
  * facts, observe (gapped trials against the measurement), policy, proof of the fixed command with
- * the planned number of runs, report.
+ * the planned number of runs, report. A non-idempotent measurement stops after facts: its rate is
+ * no probability, so there is nothing to plan, observe or prove from it (the report says why).
  */
 export async function investigate(o: InvestigateOptions, context: PipelineContext): Promise<InvestigateResult> {
   const dir = o['out-dir']
@@ -50,9 +51,13 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
   const rate = await measureCommand(settings, confidence.value, context, { rate: path('rate.json'), facts: path('facts.jsonl') })
   if (stopped() || rate.trials === 0) return finish(dir, o, false)
 
+  writeJsonAtomic(path('only_when_fail.json'), OnlyWhenFailFileSchema, analyzeFacts(readFactsFile(path('facts.jsonl'), '--in')))
+  if (rate.verdict === 'non-idempotent') {
+    context.log('non-idempotent: no plan, observation, policy or proof follows from a rate of trials that are not independent')
+    return finish(dir, o, true)
+  }
   const basis = choosePlanningBasis(rate)
   writeJsonAtomic(path('runs_needed.json'), RunsNeededFileSchema, buildRunsNeeded(basis, rate, confidence))
-  writeJsonAtomic(path('only_when_fail.json'), OnlyWhenFailFileSchema, analyzeFacts(readFactsFile(path('facts.jsonl'), '--in')))
   const policy = writeJsonAtomic(
     path('policy.json'),
     PolicyFileSchema,
@@ -67,7 +72,7 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
 
   context.log(`proof: ${policy.green_runs_required} runs of \`${o['fixed-cmd']}\``)
   const fixed = { ...settings, command: o['fixed-cmd'], trials: policy.green_runs_required }
-  const proof = await proveFix(fixed, path('runs_needed.json'), context, path('proof.json'))
+  const proof = await proveFix(fixed, path('policy.json'), confidence.value, context, path('proof.json'))
   return finish(dir, o, proof.complete)
 }
 

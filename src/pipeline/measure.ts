@@ -1,5 +1,8 @@
+import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import { type RateFile, RateFileSchema } from '../artifacts/schemas.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
+import { complement, fractionFromNumber } from '../core/fraction.js'
+import { testIndependence } from '../core/independence.js'
 import { computeVerdict } from '../core/verdict.js'
 import { wilsonInterval, zForConfidence } from '../core/wilson.js'
 import type { PipelineContext } from './context.js'
@@ -22,6 +25,7 @@ export function describeRate(failures: number, trials: number, confidence: numbe
 /**
  * Runs the command `trials` times and returns rate.json's content; writes rate.json and streams
  * facts.jsonl when their paths are given (investigate measures and collects with the same trials).
+ * The measurement proper (label `measure`) also says on stderr when its trials were not independent.
  */
 export async function measureCommand(
   settings: TrialSettings,
@@ -32,12 +36,18 @@ export async function measureCommand(
 ): Promise<RateFile> {
   const counts = await countTrials(settings, context, label, paths.facts)
   const rate = buildRateFile(settings, confidence, counts)
+  if (label === 'measure') explainIndependence(rate, context)
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeJsonAtomic(paths.rate, RateFileSchema, rate)
 }
 
 // --- internal ---
 
 function buildRateFile(settings: TrialSettings, confidence: number, counts: TrialCounts): RateFile {
+  // Overlapping trials (--jobs > 1) have no order to test: trial 7 may start before 6 ends.
+  const independence =
+    settings.jobs > 1 || counts.trials === 0
+      ? null
+      : testIndependence(counts.trials, counts.failureTrials, complement(fractionFromNumber(confidence)))
   return {
     schema_version: 1,
     command: settings.command,
@@ -45,7 +55,7 @@ function buildRateFile(settings: TrialSettings, confidence: number, counts: Tria
     gap_ms: settings.gapMs,
     confidence,
     z: zForConfidence(confidence),
-    verdict: computeVerdict(counts.failures, counts.trials),
+    verdict: computeVerdict(counts.failures, counts.trials, independence?.pattern),
     timed_out: counts.timedOut,
     timeout_ms: settings.timeoutMs,
     jobs: settings.jobs,
@@ -53,5 +63,14 @@ function buildRateFile(settings: TrialSettings, confidence: number, counts: Tria
     requested_trials: settings.trials,
     started_at: counts.startedAt.toISOString(),
     duration_ms: Math.round(counts.durationMs),
+    independence,
+  }
+}
+
+function explainIndependence(rate: RateFile, context: PipelineContext): void {
+  const text = INDEPENDENCE_TEXT.en
+  if (rate.jobs > 1) context.log(text.notTested(rate.jobs))
+  else if (rate.verdict === 'non-idempotent' && rate.independence) {
+    context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshRun(rate.command)}`)
   }
 }

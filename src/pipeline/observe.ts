@@ -45,6 +45,10 @@ export function compareObservations(
 const percent = (o: Observation): string => `${(o.rate * 100).toFixed(1)}% (${o.failures}/${o.trials})`
 
 function explain(fast: Observation, slow: Observation, changed: boolean, pValue: number): string {
+  if (fast.trials === 0 || slow.trials === 0) {
+    const empty = fast.trials === 0 && slow.trials === 0 ? 'no trial ran on either side' : `the ${fast.trials === 0 ? 'fast' : 'slow'} side ran no trial`
+    return `Nothing was observed: ${empty}, so there is nothing to compare.`
+  }
   const p = `p = ${pValue.toPrecision(3)}`
   const rates = `fast ${percent(fast)} at ${fast.gap_ms} ms gaps, slow ${percent(slow)} at ${slow.gap_ms} ms gaps`
   if (!changed && slow.failures === 0 && fast.failures > 0) {

@@ -1,6 +1,8 @@
+import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { RunsNeededFile } from '../artifacts/schemas.js'
-import { type Fraction, fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
-import { computeRunsNeeded } from '../core/planning.js'
+import { type Fraction, fractionFromCounts, fractionFromNumber, lnFraction, quotient } from '../core/fraction.js'
+import type { Independence } from '../core/independence.js'
+import { computeRunsNeeded, type TooMany, type Unplannable } from '../core/planning.js'
 import { FlakeproofError } from '../errors.js'
 
 /** The confidence levels every runs_needed.json lists (CONTRACTS §3). */
@@ -12,6 +14,10 @@ export interface MeasuredCounts {
   failures: number
   ci_low: number
   ci_high: number
+  /** Command mode: what was measured, for the advice to measure it afresh. */
+  command?: string
+  /** The runs test on the trial order, when the measurement has one. */
+  independence?: Independence | null | undefined
 }
 
 /** The rate a plan or policy rests on, and why that one. */
@@ -26,11 +32,22 @@ export interface PlanningBasis {
  * The rate to plan from. Normally the observed f/N, exactly. With no failure the observed rate says
  * nothing, so plan from ci_high (a flake that common would have been caught); with every trial
  * failing it is no flake, so plan from ci_low (one pass already refutes a rate that high).
+ * Refused, with the reason, when no trial ran or the trials were not independent (one switch);
+ * `source` names the measurement in that message, e.g. `--from out/rate.json`.
  */
-export function choosePlanningBasis(measured: MeasuredCounts): PlanningBasis {
-  const { trials, failures } = measured
+export function choosePlanningBasis(measured: MeasuredCounts, source = 'rate.json'): PlanningBasis {
+  const { trials, failures, independence } = measured
+  if (trials === 0) {
+    throw new FlakeproofError(`${source}: no trial ran (trials = 0), so there is nothing to plan from; measure with --trials 1 or more first`, 'E_UNDEFINED')
+  }
+  const text = INDEPENDENCE_TEXT.en
+  if (failures > 0 && failures < trials && independence?.pattern === 'one-switch') {
+    const advice = text.freshRun(measured.command ?? '<command>').replace(/\.$/, '')
+    throw new FlakeproofError(`${source}: non-idempotent. ${text.cause(independence, 'trial')} ${text.noNumber('trial')} ${advice}`, 'E_UNDEFINED')
+  }
   if (failures > 0 && failures < trials) {
-    return { basis: 'observed', rate: fractionFromCounts(failures, trials), plannedRate: failures / trials, note: null }
+    const note = independence ? text.clue(independence, 'trial') : null
+    return { basis: 'observed', rate: fractionFromCounts(failures, trials), plannedRate: failures / trials, note }
   }
   if (failures === 0) {
     return {
@@ -52,7 +69,7 @@ export function choosePlanningBasis(measured: MeasuredCounts): PlanningBasis {
 export function runsAt(rate: Fraction, confidence: Fraction): number {
   const planned = computeRunsNeeded(rate, confidence)
   if (planned.kind === 'planned') return planned.value
-  throw explainUnplannable(planned.kind, Number(rate.num) / Number(rate.den))
+  throw explainUnplannable(planned, rate)
 }
 
 /** runs_needed.json for a measurement (`counts`) or for a bare rate (`counts` null). */
@@ -79,15 +96,39 @@ export function buildRunsNeeded(
   }
 }
 
-/** The one-line error for planning from a bare rate of 0 or 1. */
-export function explainUnplannable(kind: 'no-failures' | 'always-fails', rate: number): FlakeproofError {
-  return kind === 'no-failures'
-    ? new FlakeproofError(
-        `--rate ${rate}: with no failure seen, (1-p)^n never drops below 1-c, so no number of runs can be planned; plan from the interval's upper end instead, e.g. --rate <ci_high of rate.json>, or pass --from rate.json`,
-        'E_UNDEFINED',
-      )
-    : new FlakeproofError(
-        `--rate ${rate}: a test that fails every time is a deterministic failure, not a flake; fix it first, then measure the fixed version`,
-        'E_UNDEFINED',
-      )
+/** The one-line error for planning from a bare rate of 0 or 1, or one so rare that no count of runs is feasible. */
+export function explainUnplannable(planned: Unplannable | TooMany, exact: Fraction): FlakeproofError {
+  const rate = describeExactRate(exact)
+  if (planned.kind === 'no-failures') {
+    return new FlakeproofError(
+      `--rate ${rate}: with no failure seen, (1-p)^n never drops below 1-c, so no number of runs can be planned; plan from the interval's upper end instead, e.g. --rate <ci_high of rate.json>, or pass --from rate.json`,
+      'E_UNDEFINED',
+    )
+  }
+  if (planned.kind === 'always-fails') {
+    return new FlakeproofError(
+      `--rate ${rate}: a test that fails every time is a deterministic failure, not a flake; fix it first, then measure the fixed version`,
+      'E_UNDEFINED',
+    )
+  }
+  // 1000 runs a second for a year (365.25 days) is 3.15576e10 runs.
+  const years = planned.log10 - Math.log10(1000 * 3.15576e7)
+  return new FlakeproofError(
+    `--rate ${rate}: a fix would need about ${scientific(planned.log10)} consecutive passes, more than 2^53 (the largest count a JSON number holds exactly) and ${scientific(years)} years at 1000 runs a second; repetition cannot prove a fix for a failure this rare, so argue from the code or a targeted test instead`,
+    'E_UNDEFINED',
+  )
+}
+
+// --- internal ---
+
+/** The rate as a number, or its size when it is below the smallest double (1e-99990 → ~1.0e-99990). */
+function describeExactRate(rate: Fraction): string {
+  const value = quotient(rate.num, rate.den)
+  return value === 0 && rate.num > 0n ? `~${scientific(lnFraction(rate) / Math.LN10)}` : String(value)
+}
+
+/** 10^log10 written as 3.0e20. */
+function scientific(log10: number): string {
+  const exponent = Math.floor(log10)
+  return `${(10 ** (log10 - exponent)).toFixed(1)}e${exponent}`
 }

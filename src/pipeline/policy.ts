@@ -1,12 +1,13 @@
 import type { PolicyFile } from '../artifacts/schemas.js'
-import type { Fraction } from '../core/fraction.js'
+import { type Fraction, quotient } from '../core/fraction.js'
 import { computeQuarantineAfter, computeRetryBudget } from '../core/planning.js'
 import { type PlanningBasis, runsAt } from './plan.js'
 
 /**
  * policy.json: green runs a fix must pass, the retry budget (smallest r with p^(r+1) <= 0.01) and
  * the quarantine threshold, all from the measured rate; the retry budget and quarantine use the
- * observed rate itself, so a rate of 0 needs no retry and a rate of 1 gets none.
+ * observed rate itself, so a rate of 0 needs no retry and a rate of 1 (or one so close to 1 that
+ * the budget passes 2^53) gets none.
  */
 export function decidePolicy(
   basis: PlanningBasis,
@@ -17,12 +18,14 @@ export function decidePolicy(
   const budget = computeRetryBudget(observed)
   const retryBudget = budget.kind === 'planned' ? budget.value : null
   const quarantineAfter = retryBudget === null ? null : computeQuarantineAfter(observed, retryBudget, confidence.exact)
-  const observedRate = Number(observed.num) / Number(observed.den)
+  const observedRate = quotient(observed.num, observed.den)
   const notes = [
     ...(basis.note === null ? [] : [basis.note]),
-    retryBudget === null
+    budget.kind === 'always-fails'
       ? 'Fails every time: no retry budget can help. Fix it; do not retry or quarantine it.'
-      : `Retry up to ${retryBudget} time(s): ${observedRate}^${retryBudget + 1} <= 0.01, so at most 1% of runs still fail after retries.`,
+      : budget.kind === 'too-many'
+        ? `Fails almost every time (p = ${observedRate}): p^(r+1) <= 0.01 would take more than 2^53 retries, so no retry budget can help. Fix it; do not retry or quarantine it.`
+        : `Retry up to ${budget.value} time(s): ${observedRate}^${budget.value + 1} <= 0.01, so at most 1% of runs still fail after retries.`,
     ...(quarantineAfter === null
       ? []
       : [

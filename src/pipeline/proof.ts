@@ -6,11 +6,13 @@ import { describeRate, type TrialSettings } from './measure.js'
 
 /**
  * Runs the fixed command the required number of times and writes proof.json. It passes only when
- * every required run ran and none failed; a single pass proves nothing (CONTRACTS §3).
+ * every required run ran and none failed; a single pass proves nothing (CONTRACTS §3). The interval
+ * (what rate is still consistent with the proof runs) is at `confidence`.
  */
 export async function proveFix(
   settings: TrialSettings,
   requiredFrom: string,
+  confidence: number,
   context: PipelineContext,
   outPath: string,
 ): Promise<ProofFile> {
@@ -20,7 +22,8 @@ export async function proveFix(
     command: settings.command,
     required: settings.trials,
     required_from: requiredFrom,
-    ...describeRate(counts.failures, counts.trials, 0.95),
+    ...describeRate(counts.failures, counts.trials, confidence),
+    confidence,
     passed: counts.failures === 0 && counts.trials >= settings.trials,
     failure_trials: counts.failureTrials,
     complete: counts.complete,

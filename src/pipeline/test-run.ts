@@ -118,7 +118,7 @@ export class TestRunRecorder {
       }
     })
     this._facts.appendAll(lines)
-    this._tallies.set(evidence.id, tallyTest(test))
+    this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
   }
 
   /**
@@ -157,8 +157,9 @@ export class TestRunRecorder {
 
   private _outcome(tally: TestTally, rounds: number): TestOutcome {
     const rate = describeRate(tally.fast.failures, tally.fast.trials, this._settings.confidence.value)
-    const verdict = tally.fast.trials < rounds && !tally.once ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials)
-    const basis = tally.fast.trials === 0 ? undefined : choosePlanningBasis(rate)
+    const verdict = tally.fast.trials < rounds && !tally.once ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, tally.independence.pattern)
+    // A non-idempotent test's rate is no probability: no runs needed, no policy (omitted from their maps).
+    const basis = tally.fast.trials === 0 || verdict === 'non-idempotent' ? undefined : choosePlanningBasis(rate)
     const plan = basis && { rate, basis, runs: runsAt(basis.rate, this._settings.confidence.exact) }
     return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
   }
@@ -194,6 +195,7 @@ export class TestRunRecorder {
         ci_low: ci.low,
         ci_high: ci.high,
         verdict,
+        independence: tally.independence,
       })),
       ...(runErrors.length > 0 ? { run_errors: [...runErrors] } : {}),
     }
@@ -310,6 +312,6 @@ export class TestRunRecorder {
 
 /** Flaky and broken first, then by failures. */
 function byConcern(a: TestOutcome, b: TestOutcome): number {
-  const rank = (o: TestOutcome): number => ({ flaky: 0, broken: 1, partial: 2, stable: 3 })[o.verdict]
+  const rank = (o: TestOutcome): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[o.verdict]
   return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
 }

@@ -1,3 +1,5 @@
+import { complement, type Fraction } from '../core/fraction.js'
+import { type Independence, testIndependence } from '../core/independence.js'
 import type { RankedPredicate } from '../core/isolation.js'
 import { type Observation, rankPredicates } from '../core/isolation.js'
 import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
@@ -25,20 +27,26 @@ export interface TestTally {
   errors: string[]
   /** Ran once by design (typecheck, or no recording runner): no round count applies to it. */
   once: boolean
+  /** Runs test on the order of the fast repetitions; `one-switch` makes the test non-idempotent. */
+  independence: Independence
 }
 
 /**
  * Tallies one test's repetitions by kind, and extracts what is true only in its failing ones (token
  * from error message and stderr; predicates over time, output size, gap, previous repetition).
+ * Tests whether its fast repetitions were independent at significance 1 - `confidence`.
  */
-export function tallyTest(test: ReportedTest): TestTally {
+export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
   const empty = (): Tally => ({ trials: 0, failures: 0, failureTrials: [] })
   const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, proof: empty() }
   const errors = new Set<string>()
+  // Positions among the fast repetitions alone, whatever else is interleaved.
+  const fastFailures: number[] = []
   test.evidence.repetitions.forEach((repetition, index) => {
     const kind = repetition.mode === 'slow' ? tally.slow : repetition.mode === 'proof' ? tally.proof : tally.fast
     kind.trials++
     if (repetition.mode === 'slow') tally.slow.gapMs = repetition.gapMs
+    if (!repetition.ok && kind === tally.fast) fastFailures.push(tally.fast.trials)
     if (!repetition.ok) {
       kind.failures++
       kind.failureTrials.push(index + 1)
@@ -60,6 +68,7 @@ export function tallyTest(test: ReportedTest): TestTally {
     predicates: rankPredicates(repetitions.map((r, i) => toObservation(r, repetitions[i - 1]))),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
+    independence: testIndependence(tally.fast.trials, fastFailures, complement(confidence)),
   }
 }
 

@@ -50,6 +50,17 @@ describe('flakeproof investigate on the lab job', () => {
     expect(rate.ci_high).toBeCloseTo(0.260856, 6)
   })
 
+  it('finds every 5th trial failing (regular) and still calls it flaky, with the clue noted', () => {
+    // 40 single failures: 80 runs where E = 1 + 2·40·160/200 = 65; exact p = 1.0533e-4 (Python 3, math.comb).
+    const rate = read('rate.json', RateFileSchema)
+    expect(rate.verdict).toBe('flaky')
+    expect(rate.independence).toMatchObject({ runs: 80, expected_runs: 65, pattern: 'regular', period: 5, method: 'exact' })
+    expect(rate.independence?.p_value).toBeCloseTo(1.0533434591e-4, 12)
+    const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
+    expect(report).toContain('exactly every 5 trials: a clue (a counter, a cycle); the interval assumes independent trials.')
+    expect(read('runs_needed.json', RunsNeededFileSchema).note).toContain('the interval assumes independent trials')
+  })
+
   it('keeps a fact line for each of the 200 trials', () => {
     const lines = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
     expect(lines).toHaveLength(200)
@@ -86,8 +97,11 @@ describe('flakeproof investigate on the lab job', () => {
     expect(read('policy.json', PolicyFileSchema)).toMatchObject({ green_runs_required: 14, retry_budget: 2, quarantine_after: 1 })
   })
 
-  it('proves the fix with the planned 14 runs', () => {
-    expect(read('proof.json', ProofFileSchema)).toMatchObject({ required: 14, trials: 14, failures: 0, passed: true })
+  it('proves the fix with the 14 runs policy.json requires, and says it came from there', () => {
+    const proof = read('proof.json', ProofFileSchema)
+    expect(proof).toMatchObject({ required: 14, trials: 14, failures: 0, passed: true, confidence: 0.95 })
+    // It used to name runs_needed.json, though the count was policy.json's green_runs_required.
+    expect(proof.required_from).toBe(join(out, 'policy.json'))
   })
 
   it('summarises the numbers and reports them in the four sections, in order', () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { FactSchema, OnlyWhenFailFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { existsSync } from 'node:fs'
+import { FactSchema, OnlyWhenFailFileSchema, RateFileSchema, SummaryFileSchema } from '../../src/artifacts/schemas.js'
 import { wilsonInterval } from '../../src/core/wilson.js'
 import { labCommand, readArtifact, runCli, tempDir } from '../utils.js'
 
@@ -17,6 +18,8 @@ describe('flakeproof measure', () => {
     const { low, high } = wilsonInterval(10, 50)
     expect(rate).toMatchObject({ trials: 50, failures: 10, rate: 0.2, ci_low: low, ci_high: high, gap_ms: 0 })
     expect(rate).toMatchObject({ verdict: 'flaky', complete: true, jobs: 1, z: 1.96, timed_out: 0 })
+    // Every 5th call fails: 20 runs where E = 1 + 2·10·40/50 = 17; regular, period 5, still flaky.
+    expect(rate.independence).toMatchObject({ runs: 20, expected_runs: 17, period: 5, switch_at: null })
     expect(low).toBeCloseTo(0.112436, 6)
     expect(high).toBeCloseTo(0.330374, 6)
   })
@@ -59,8 +62,60 @@ describe('flakeproof measure', () => {
     const result = await runCli(['measure', '--cmd', labCommand(dir), '--trials', '40', '--jobs', '3', '--out', out])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('changes their timing')
+    expect(result.stderr).toContain('Independence not tested: with 3 trials at once, their order is no sequence.')
     // The lab's counter is locked, so every fifth call still fails: 8 of 40.
-    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 40, failures: 8, jobs: 3 })
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 40, failures: 8, jobs: 3, independence: null })
+  })
+})
+
+/** Passes its first call, then fails every later one: it leaves a file that breaks the next call. */
+function leavesState(dir: string): string {
+  const mark = join(dir, 'ran')
+  return `test -e ${mark} && { echo 'already ran: LEFTOVER state' >&2; exit 1; }; touch ${mark}`
+}
+
+describe('a command that breaks its own next trial', () => {
+  it('is measured non-idempotent, with the cause and how to measure it afresh', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'rate.json')
+    const result = await runCli(['measure', '--cmd', leavesState(dir), '--trials', '10', '--out', out])
+    expect(result.code).toBe(0)
+    // P F F F F F F F F F: one switch, at trial 2; p = 0.4 at n = 10 (2 of 10 places for the pass give 2 runs).
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({
+      trials: 10, failures: 9, verdict: 'non-idempotent',
+      independence: { runs: 2, pattern: 'one-switch', switch_at: 2, switched_to: 'failed', p_value: 0.4 },
+    })
+    expect(result.stderr).toContain('non-idempotent: Passed trial 1, then failed every trial from 2 on: state left by one trial breaks the next')
+    expect(result.stderr).toContain('Measure it with fresh runs instead: run it in a fresh environment each time')
+  })
+
+  it('gets no runs needed and no retry budget, each refusal one line that says why', async () => {
+    const dir = tempDir()
+    const rate = join(dir, 'rate.json')
+    await runCli(['measure', '--cmd', leavesState(dir), '--trials', '10', '--out', rate])
+    for (const step of [['plan', '--from', rate], ['policy', '--from', rate, '--out', join(dir, 'policy.json')]]) {
+      const result = await runCli(step)
+      expect(result.code).toBe(2)
+      expect(result.stderr.trim().split('\n')).toHaveLength(1)
+      expect(result.stderr).toContain(`--from ${rate}: non-idempotent. Passed trial 1, then failed every trial from 2 on`)
+      expect(result.stderr).toContain('No runs needed, retry budget or quarantine threshold is given')
+    }
+    expect(existsSync(join(dir, 'policy.json'))).toBe(false)
+  })
+
+  it('investigate stops after the facts, exits 1 and says why in the report', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'out')
+    const result = await runCli(['investigate', '--cmd', leavesState(dir), '--fixed-cmd', 'true', '--trials', '10', '--out-dir', out])
+    expect(result.code).toBe(1)
+    expect(readArtifact(join(out, 'summary.json'), SummaryFileSchema)).toMatchObject({
+      verdict: 'non-idempotent', token: 'LEFTOVER', green_runs_required: null, retry_budget: null, proof_trials: null,
+    })
+    for (const name of ['runs_needed.json', 'policy.json', 'observer.json', 'proof.json']) expect(existsSync(join(out, name)), name).toBe(false)
+    const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
+    expect(report.match(/^## .*/gm)).toHaveLength(4)
+    expect(report).toContain('Non-idempotent: its trials are not independent.')
+    expect(report).toContain('No runs needed, retry budget or quarantine threshold is given')
   })
 })
 

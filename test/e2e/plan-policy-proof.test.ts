@@ -3,13 +3,14 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ObserverFileSchema, PolicyFileSchema, ProofFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import { fisherExactTwoSided } from '../../src/core/fisher.js'
+import { wilsonInterval, zForConfidence } from '../../src/core/wilson.js'
 import { labCommand, readArtifact, runCli, tempDir } from '../utils.js'
 
 /** A rate.json as `measure` writes it, for the commands that read one. */
 function writeRate(dir: string, failures: number, trials: number, ci: [number, number]): string {
   const path = join(dir, 'rate.json')
   const rate = {
-    schema_version: 1, command: 'job', trials, failures, rate: failures / trials, ci_low: ci[0], ci_high: ci[1],
+    schema_version: 1, command: 'job', trials, failures, rate: trials === 0 ? 0 : Math.min(1, failures / trials), ci_low: ci[0], ci_high: ci[1],
     gap_ms: 0, confidence: 0.95, z: 1.96, verdict: failures === 0 ? 'stable' : failures === trials ? 'broken' : 'flaky',
     timed_out: 0, timeout_ms: null, jobs: 1, complete: true, requested_trials: trials,
     started_at: '2026-11-30T00:00:00.000Z', duration_ms: 1000,
@@ -43,6 +44,45 @@ describe('flakeproof plan', () => {
     })
   })
 
+  it('answers a rare rate at once: --rate 1e-12 → 2995732273553 (mpmath: ceil(2995732273552.49))', async () => {
+    const result = await runCli(['plan', '--rate', '1e-12'])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ rate: 1e-12, confidence: 0.95, runs: 2995732273553 })
+  })
+
+  it('says what an answer beyond 2^53 means instead of crashing (--rate 1e-300)', async () => {
+    const result = await runCli(['plan', '--rate', '1e-300'])
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    // ln(0.05) / ln(1 - 1e-300) = 2.9957e300.
+    expect(result.stderr).toContain('--rate 1e-300: a fix would need about 3.0e300 consecutive passes, more than 2^53')
+  })
+
+  it('--from a rate.json with no trials says so (it used to say "fails every time")', async () => {
+    const dir = tempDir()
+    const result = await runCli(['plan', '--from', writeRate(dir, 0, 0, [0, 1])])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('no trial ran (trials = 0), so there is nothing to plan from')
+    expect(result.stderr).not.toContain('every time')
+  })
+
+  it('--from a rate.json with more failures than trials: exit 2, one line, no stack', async () => {
+    const dir = tempDir()
+    const result = await runCli(['policy', '--from', writeRate(dir, 5, 3, [0, 1]), '--out', join(dir, 'policy.json')])
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toContain('rate.json: failures: 5 is more than trials (3). Pass a rate.json')
+  })
+
+  it('never ends a sentence with two periods', async () => {
+    const dir = tempDir()
+    const result = await runCli(['plan', '--from', join(dir, 'missing.json')])
+    expect(result.code).toBe(2)
+    // The hint used to end in `.` and the CLI added `. See …`: "`flakeproof measure`.. See".
+    expect(result.stderr).toContain('Pass a rate.json written by `flakeproof measure`. See `flakeproof plan --help`.')
+    expect(result.stderr).not.toMatch(/\.\. /)
+  })
+
   it('plans from ci_high when nothing failed, and says so', async () => {
     const dir = tempDir()
     const out = join(dir, 'runs_needed.json')
@@ -70,6 +110,16 @@ describe('flakeproof policy', () => {
     const dir = tempDir()
     const result = await runCli(['policy', '--rate', '0.1', '--out', join(dir, 'policy.json')])
     expect(JSON.parse(result.stdout)).toMatchObject({ retry_budget: 1, green_runs_required: 29 })
+  })
+
+  it('gives no retry budget to a rate within 1e-16 of 1, where the budget passes 2^53', async () => {
+    const dir = tempDir()
+    const result = await runCli(['policy', '--rate', '0.9999999999999999', '--out', join(dir, 'policy.json')])
+    expect(result.code).toBe(0)
+    const policy = readArtifact(join(dir, 'policy.json'), PolicyFileSchema)
+    // ln(0.01) / ln(1 - 1e-16) ≈ 4.6e16 retries > 2^53; one pass already proves a rate below it.
+    expect(policy).toMatchObject({ retry_budget: null, quarantine_after: null, green_runs_required: 1 })
+    expect(policy.notes.join(' ')).toContain('more than 2^53 retries')
   })
 
   it('reports a test failing every trial as deterministic: no retry budget helps', async () => {
@@ -126,7 +176,16 @@ describe('flakeproof proof', () => {
     await runCli(['policy', '--from', rate, '--confidence', '0.9', '--out', join(dir, 'policy.json')])
     const fromPlan = await runCli(['proof', '--cmd', 'true', '--plan', join(dir, 'runs_needed.json'), '--out', join(dir, 'a.json')])
     const fromPolicy = await runCli(['proof', '--cmd', 'true', '--policy', join(dir, 'policy.json'), '--out', join(dir, 'b.json')])
-    expect(JSON.parse(fromPlan.stdout)).toMatchObject({ required: 14, trials: 14, passed: true })
-    expect(JSON.parse(fromPolicy.stdout)).toMatchObject({ required: 11, trials: 11, passed: true })
+    expect(JSON.parse(fromPlan.stdout)).toMatchObject({ required: 14, trials: 14, passed: true, confidence: 0.95 })
+    // The policy was decided at 0.9, so the proof's interval is at 0.9 too (it used to be 0.95 always).
+    const ninety = wilsonInterval(0, 11, zForConfidence(0.9))
+    expect(JSON.parse(fromPolicy.stdout)).toMatchObject({ required: 11, trials: 11, passed: true, confidence: 0.9, ci_high: ninety.high })
+  })
+
+  it('takes --confidence for its interval', async () => {
+    const dir = tempDir()
+    const result = await runCli(['proof', '--cmd', 'true', '--runs', '5', '--confidence', '0.99', '--out', join(dir, 'proof.json')])
+    expect(result.code).toBe(0)
+    expect(readArtifact(join(dir, 'proof.json'), ProofFileSchema)).toMatchObject({ confidence: 0.99, ci_high: wilsonInterval(0, 5, zForConfidence(0.99)).high })
   })
 })

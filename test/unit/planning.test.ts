@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fractionFromCounts, fractionFromDecimal, type Fraction } from '../../src/core/fraction.js'
+import { fractionFromCounts, fractionFromDecimal, type Fraction, lnFraction } from '../../src/core/fraction.js'
 import { computeQuarantineAfter, computeRetryBudget, computeRunsNeeded } from '../../src/core/planning.js'
 
 const dec = (text: string): Fraction => fractionFromDecimal(text) as Fraction
@@ -66,3 +66,90 @@ describe('computeQuarantineAfter: smallest k >= 1 with (p^(r+1))^k <= 1-c', () =
     expect(computeQuarantineAfter(dec(p), r, dec(c))).toBe(k)
   })
 })
+
+describe('planning on any rate: bounded time, exact where it matters', () => {
+  const P = ['1e-300', '1e-200', '1e-100', '1e-50', '1e-20', '1e-16', '1e-15', '1e-12', '1e-9', '1e-6', '0.001', '0.01', '0.1', '0.2', '0.5', '0.9', '0.99', '0.999999', '0.999999999', '0.999999999999']
+  const C = ['0.1', '0.5', '0.9', '0.95', '0.99', '0.999999', '0.999999999999']
+  const grid = P.flatMap((p) => C.map((c) => [p, c] as const))
+
+  // Oracle: the float formula ceil(ln(1-c) / ln(1-p)) of CONTRACTS §2, each log taken where a
+  // double keeps its digits (log1p of x below 1/2, log of the exact 1-x above). Doubles resolve the
+  // quotient q to ~1e-15 relative, so the exact answer must be ceil(q) up to that: within 1e-9·q.
+  it.each(grid)('runs needed, p = %s, c = %s, agrees with the float formula', (p, c) => {
+    const q = lnOneMinus(c) / lnOneMinus(p)
+    const planned = computeRunsNeeded(dec(p), dec(c))
+    if (q > 2 ** 53) {
+      // Beyond 2^53 the answer is its size: log10 of the same quotient.
+      expect(planned.kind).toBe('too-many')
+      if (planned.kind === 'too-many') expect(planned.log10).toBeCloseTo(Math.log10(q), 9)
+      return
+    }
+    expect(planned.kind).toBe('planned')
+    const runs = planned.kind === 'planned' ? planned.value : Number.NaN
+    expect(Math.abs(runs - Math.max(1, Math.ceil(q)))).toBeLessThanOrEqual(Math.max(1e-9 * q, q < 1 ? 0 : 1))
+    if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, q)) expect(runs).toBe(Math.max(1, Math.ceil(q)))
+  }, 2_000)
+
+  it.each(P)('retry budget, p = %s, agrees with ceil(ln 0.01 / ln p) - 1', (p) => {
+    const q = Math.log(0.01) / lnOf(p)
+    expect(computeRetryBudget(dec(p))).toEqual({ kind: 'planned', value: Math.max(1, Math.ceil(q)) - 1 })
+  }, 2_000)
+
+  it('answers p = 1e-12 exactly (mpmath: q = 2995732273552.4931…)', () => {
+    // ln(0.05) / ln(1 - 1e-12) = 2995732273552.49312729844633 (mpmath 1.3.0, 80 digits).
+    expect(computeRunsNeeded(dec('1e-12'), dec('0.95'))).toEqual({ kind: 'planned', value: 2995732273553 })
+  }, 2_000)
+
+  it('decides a quotient within 1e-27 of an integer, where no float can (3e12 runs)', () => {
+    // (1 - 1e-12)^(3e12) = 0.04978706836778926237679062595897630900055244726… (mpmath, 100 digits).
+    // A bound rounded down to 40 digits lies just below it, so 3e12 runs are not enough: q = 3e12 + 1.05e-27.
+    // Rounded up, it lies just above: q = 3e12 - 9.6e-28, so 3e12 runs suffice.
+    const below = dec('0.9502129316322107376232093740410236909995') // 1 - c = …0005 (rounded down)
+    const above = dec('0.9502129316322107376232093740410236909994') // 1 - c = …0006 (rounded up)
+    expect(computeRunsNeeded(dec('1e-12'), below)).toEqual({ kind: 'planned', value: 3_000_000_000_001 })
+    expect(computeRunsNeeded(dec('1e-12'), above)).toEqual({ kind: 'planned', value: 3_000_000_000_000 })
+  }, 2_000)
+
+  it('decides an exact tie with integers: 0.5^60 = 2^-60 exactly', () => {
+    // 2^-60 = 8.67361737988403547205962240695953369140625e-19 exactly; one digit less or more moves it.
+    const c = (oneMinus: string): Fraction => complementOf(dec(oneMinus))
+    expect(computeRunsNeeded(dec('0.5'), c('8.67361737988403547205962240695953369140625e-19'))).toEqual({ kind: 'planned', value: 60 })
+    expect(computeRunsNeeded(dec('0.5'), c('8.67361737988403547205962240695953369140624e-19'))).toEqual({ kind: 'planned', value: 61 })
+  })
+
+  it('says how large an answer beyond 2^53 is instead of looping (p = 1e-300, p = 5e-324)', () => {
+    // ln(0.05) / ln(1 - p) ≈ 2.995732/p: log10 = 300.476503 and 323.777533 (log10(2.995732/5) = -0.222467).
+    expect(computeRunsNeeded(dec('1e-300'), dec('0.95'))).toMatchObject({ kind: 'too-many' })
+    const tiny = computeRunsNeeded(dec('5e-324'), dec('0.95'))
+    expect(tiny.kind === 'too-many' && tiny.log10).toBeCloseTo(323.777533, 6)
+    // p^(r+1) <= 0.01 at p = 1 - 1e-16 needs r + 1 = ln(0.01)/ln(1 - 1e-16) ≈ 4.6e16 > 2^53.
+    expect(computeRetryBudget(dec('0.9999999999999999'))).toMatchObject({ kind: 'too-many' })
+  }, 2_000)
+})
+
+describe('lnFraction near 1', () => {
+  it('keeps the digits of ln(1 - 1e-12) that ln(num) - ln(den) cancels away', () => {
+    // ln(1 - 1e-12) = -1.0000000000005e-12 (series -x - x²/2); the old difference of logs gave -1.000088900582341e-12.
+    expect(lnFraction(dec('0.999999999999')) / -1.0000000000005e-12).toBeCloseTo(1, 14)
+  })
+})
+
+/** ln(1 - x) for a decimal x in (0, 1), as a double best gives it: log1p below 1/2, else log of 1 - x. */
+function lnOneMinus(x: string): number {
+  return Number(x) < 0.5 ? Math.log1p(-Number(x)) : Math.log(oneMinus(x))
+}
+
+/** ln x for a decimal x in (0, 1), the same way round. */
+function lnOf(x: string): number {
+  return Number(x) < 0.5 ? Math.log(Number(x)) : Math.log1p(-oneMinus(x))
+}
+
+/** 1 - x as a double, from the exact fraction (whose denominator here is at most 10^12). */
+function oneMinus(x: string): number {
+  const f = dec(x)
+  return Number(f.den - f.num) / Number(f.den)
+}
+
+function complementOf(x: Fraction): Fraction {
+  return { num: x.den - x.num, den: x.den }
+}

@@ -24,7 +24,7 @@ export const plan = defineCommand({
     if (o.out !== undefined) assertWritable(o.out, '--out')
     if (o.rate !== undefined) {
       const planned = computeRunsNeeded(o.rate.exact, o.confidence.exact)
-      if (planned.kind !== 'planned') throw explainUnplannable(planned.kind, o.rate.value)
+      if (planned.kind !== 'planned') throw explainUnplannable(planned, o.rate.exact)
       if (o.out !== undefined) {
         const basis = { basis: 'observed' as const, rate: o.rate.exact, plannedRate: o.rate.value, note: null }
         writeJsonAtomic(o.out, RunsNeededFileSchema, buildRunsNeeded(basis, null, o.confidence))
@@ -34,7 +34,7 @@ export const plan = defineCommand({
     }
     const from = o.from as string
     const rate = readJsonFile(from, RateFileSchema, '--from', 'Pass a rate.json written by `flakeproof measure`.')
-    const runsNeeded = buildRunsNeeded(choosePlanningBasis(rate), rate, o.confidence)
+    const runsNeeded = buildRunsNeeded(choosePlanningBasis(rate, `--from ${from}`), rate, o.confidence)
     print(o.out === undefined ? RunsNeededFileSchema.parse(runsNeeded) : writeJsonAtomic(o.out, RunsNeededFileSchema, runsNeeded))
     return 0
   },

@@ -26,14 +26,15 @@ export const policy = defineCommand({
     let decided
     if (o.rate !== undefined) {
       const { exact, value } = o.rate
-      if (exact.num === 0n) throw explainUnplannable('no-failures', value)
-      if (exact.num === exact.den) throw explainUnplannable('always-fails', value)
+      if (exact.num === 0n) throw explainUnplannable({ kind: 'no-failures' }, exact)
+      if (exact.num === exact.den) throw explainUnplannable({ kind: 'always-fails' }, exact)
       assertWritable(o.out, '--out')
       decided = decidePolicy({ basis: 'observed', rate: exact, plannedRate: value, note: null }, exact, null, o.confidence)
     } else {
-      const rate = readJsonFile(o.from as string, RateFileSchema, '--from', 'Pass a rate.json written by `flakeproof measure`.')
+      const from = o.from as string
+      const rate = readJsonFile(from, RateFileSchema, '--from', 'Pass a rate.json written by `flakeproof measure`.')
       assertWritable(o.out, '--out')
-      decided = decidePolicy(choosePlanningBasis(rate), fractionFromCounts(rate.failures, rate.trials), rate, o.confidence)
+      decided = decidePolicy(choosePlanningBasis(rate, `--from ${from}`), fractionFromCounts(rate.failures, rate.trials), rate, o.confidence)
     }
     print(writeJsonAtomic(o.out, PolicyFileSchema, decided))
     return 0

@@ -18,15 +18,16 @@ export const proof = defineCommand({
     FLAGS.gapMs,
     FLAGS.timeoutMs,
     FLAGS.jobs,
+    { ...FLAGS.confidence, description: "confidence of the proof's interval (default: that of --plan or --policy, else 0.95)" },
     outFlag('proof.json'),
   ],
   writes: 'proof.json: command, required, trials, failures, passed, failure_trials (exit 1 unless failures = 0 and trials >= required)',
   example: 'flakeproof proof --cmd "node examples/lab/job.js --fixed" --plan .flakeproof/runs_needed.json --out .flakeproof/proof.json',
   schema: ProofOptionsSchema,
   async run(o, { print, context }) {
-    const { required, from } = requiredRuns(o)
+    const { required, from, confidence } = requiredRuns(o)
     assertWritable(o.out, '--out')
-    const result = await proveFix(trialSettings(o, required), from, context, o.out)
+    const result = await proveFix(trialSettings(o, required), from, o.confidence?.value ?? confidence, context, o.out)
     print(result)
     if (!result.complete) return 130
     if (!result.passed) context.log(`proof FAILED: ${result.failures} of ${result.trials} runs failed (trials ${result.failure_trials.join(', ')})`)
@@ -36,12 +37,13 @@ export const proof = defineCommand({
 
 // --- internal ---
 
-function requiredRuns(o: ProofOptions): { required: number; from: string } {
-  if (o.runs !== undefined) return { required: o.runs, from: '--runs' }
+/** Required runs, where they came from, and the confidence they were planned at. */
+function requiredRuns(o: ProofOptions): { required: number; from: string; confidence: number } {
+  if (o.runs !== undefined) return { required: o.runs, from: '--runs', confidence: 0.95 }
   if (o.plan !== undefined) {
     const plan = readJsonFile(o.plan, RunsNeededFileSchema, '--plan', 'Pass a runs_needed.json written by `flakeproof plan`.')
-    return { required: plan.chosen.runs, from: o.plan }
+    return { required: plan.chosen.runs, from: o.plan, confidence: plan.chosen.confidence }
   }
   const policy = readJsonFile(o.policy as string, PolicyFileSchema, '--policy', 'Pass a policy.json written by `flakeproof policy`.')
-  return { required: policy.green_runs_required, from: o.policy as string }
+  return { required: policy.green_runs_required, from: o.policy as string, confidence: policy.confidence }
 }

@@ -1,0 +1,136 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { freshRunCommand, INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
+import { renderReport } from '../../src/artifacts/markdown.js'
+import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
+import { PolicyFileSchema, type RateFile, RateFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
+import { testIndependence } from '../../src/core/independence.js'
+import { discriminateTokens, wordsInOrder } from '../../src/core/tokens.js'
+import { compareObservations } from '../../src/pipeline/observe.js'
+import { choosePlanningBasis } from '../../src/pipeline/plan.js'
+import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
+import { TestRunRecorder } from '../../src/pipeline/test-run.js'
+
+const ALPHA = { num: 1n, den: 20n }
+const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
+
+/** rate.json of a command that passed trial 1 and failed trials 2–10. */
+const nonIdempotent: RateFile = {
+  schema_version: 1, command: 'node job.js', trials: 10, failures: 9, rate: 0.9, ci_low: 0.596, ci_high: 0.982,
+  gap_ms: 0, confidence: 0.95, z: 1.96, verdict: 'non-idempotent', timed_out: 0, timeout_ms: null, jobs: 1, complete: true,
+  requested_trials: 10, started_at: '2026-11-30T00:00:00.000Z', duration_ms: 100,
+  independence: testIndependence(10, [2, 3, 4, 5, 6, 7, 8, 9, 10], ALPHA),
+}
+
+describe('planning refuses what has no rate to plan from', () => {
+  it('a 0-trial rate.json: says no trial ran (it used to say "fails every time")', () => {
+    const empty = { trials: 0, failures: 0, ci_low: 0, ci_high: 1 }
+    expect(() => choosePlanningBasis(empty, '--from r.json')).toThrow('--from r.json: no trial ran (trials = 0), so there is nothing to plan from')
+  })
+
+  it('a non-idempotent one: gives the cause, no number, and how to measure it afresh', () => {
+    expect(() => choosePlanningBasis(nonIdempotent)).toThrow(
+      /non-idempotent\. Passed trial 1, then failed every trial from 2 on: state left by one trial breaks the next.*No runs needed.*fresh runs/,
+    )
+  })
+
+  it('a clustered one: plans, with the clue as its note', () => {
+    // FFFFF PPPPPPPPPPPPPPP FFFFF: 3 runs where E = 1 + 2·10·15/25 = 13; exactly far in the lower tail.
+    const failures = [1, 2, 3, 4, 5, 21, 22, 23, 24, 25]
+    const measured = { trials: 25, failures: 10, ci_low: 0.2, ci_high: 0.6, independence: testIndependence(25, failures, ALPHA) }
+    expect(measured.independence.pattern).toBe('clustered')
+    expect(choosePlanningBasis(measured).note).toMatch(/^Failures came in bursts \(3 runs of equal outcomes where 13\.0 are expected.*the interval assumes independent trials\.$/)
+  })
+})
+
+describe('rate.json validation', () => {
+  it('rejects failures > trials with one line naming both', () => {
+    const result = RateFileSchema.safeParse({ ...nonIdempotent, trials: 3, failures: 5 })
+    expect(result.success).toBe(false)
+    expect(result.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['failures', '5 is more than trials (3)']])
+  })
+})
+
+describe('observer note with nothing observed', () => {
+  it('says so plainly instead of "fast 0.0% (0/0)"', () => {
+    const none = { trials: 0, failures: 0, rate: 0, ci_low: 0, ci_high: 1, gap_ms: 0 }
+    const observer = compareObservations('vitest run (0 observed tests)', none, { ...none, gap_ms: 2000 }, confidence)
+    expect(observer.note).toBe('Nothing was observed: no trial ran on either side, so there is nothing to compare.')
+  })
+})
+
+describe('colour codes do not make words', () => {
+  it('reads \\u001b[31mSTALE\\u001b[39m as STALE (it used to be mSTALE)', () => {
+    expect(wordsInOrder('\u001b[31mSTALE\u001b[39m entry')).toEqual(['STALE', 'entry'])
+    const trials = [{ failed: true, stdout: '', stderr: '\u001b[1m\u001b[31mSTALE\u001b[39m\u001b[22m' }, { failed: false, stdout: 'ok', stderr: '' }]
+    expect(discriminateTokens(trials).token).toBe('STALE')
+  })
+})
+
+describe('the report of a non-idempotent command', () => {
+  it.each([
+    ['en', 'Non-idempotent: its trials are not independent.', 'Passed trial 1, then failed every trial from 2 on: state left by one trial breaks the next', 'No runs needed, retry budget or quarantine threshold is given'],
+    ['ko', '반복 실행에 의존합니다', '처음 1번은 통과했고 2번째 시도부터는 매번 실패했습니다', '필요한 횟수, 재시도 예산, 격리 기준을 계산하지 않습니다'],
+  ] as const)('%s: the verdict, the cause, and no number in the last section', (lang, verdict, cause, noNumber) => {
+    const report = renderReport({ rate: nonIdempotent }, lang)
+    expect(report).toContain(verdict)
+    expect(report).toContain(cause)
+    expect(report.match(/^## .*/gm)).toHaveLength(4)
+    const fixed = report.slice(report.lastIndexOf('## '))
+    expect(fixed).toContain(noNumber)
+    expect(fixed).toContain('flakeproof measure --cmd "<reset> && node job.js"'.replace('<reset>', lang === 'en' ? '<reset>' : '<초기화>'))
+  })
+
+  it('says the order was not tested when trials overlapped', () => {
+    const parallel = { ...nonIdempotent, verdict: 'flaky' as const, jobs: 4, independence: null }
+    expect(renderReport({ rate: parallel }, 'en')).toContain('Independence not tested: with 4 trials at once, their order is no sequence.')
+  })
+})
+
+describe('test mode: a test that breaks its own next repetition', () => {
+  /** `.xxxxxxxxx`: passes repetition 1, fails every later one. */
+  function test(name: string, pattern: string): ReportedTest {
+    const repetitions = [...pattern].map((c) => ({ ok: c === '.', elapsedMs: 1, mode: 'fast' as const, gapMs: 0 }))
+    return { project: '', file: 'a.test.ts', name, evidence: { id: `a.test.ts > ${name}`, path: [name], order: 1, previousTest: null, worker: '1', seed: null, repetitions } }
+  }
+
+  it('is non-idempotent, gets no runs needed or policy, and says how to measure it afresh', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const run = runDirOf(dir)
+    prepareRunDir(run)
+    const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
+    recorder.record(test('leaks state', '.xxxxxxxxx'))
+    recorder.record(test('every fifth', '....x....x'))
+    const result = recorder.finish(true, new Set(['a.test.ts']))
+    expect(result.tests.map((t) => [t.tally.id, t.verdict, t.greenRuns])).toEqual([
+      ['a.test.ts > every fifth', 'flaky', 14],
+      ['a.test.ts > leaks state', 'non-idempotent', null],
+    ])
+    const read = <T>(name: string, schema: { parse: (x: unknown) => T }): T => schema.parse(JSON.parse(readFileSync(join(dir, name), 'utf8')))
+    const rate = read('rate.json', RateFileSchema)
+    expect(rate.tests?.find((t) => t.name === 'leaks state')?.independence).toMatchObject({ pattern: 'one-switch', switch_at: 2, switched_to: 'failed' })
+    expect(Object.keys(read('runs_needed.json', RunsNeededFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
+    expect(Object.keys(read('policy.json', PolicyFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
+    const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
+    expect(report).toContain('`a.test.ts > leaks state`: **non-idempotent**. Passed repetition 1, then failed every repetition from 2 on')
+    expect(report).toContain('flakeproof measure --cmd "npx vitest run a.test.ts -t \'leaks state\'" --trials 20')
+    expect(report).toContain('`a.test.ts > leaks state`: No runs needed, retry budget or quarantine threshold is given')
+  })
+})
+
+describe('freshRunCommand', () => {
+  it.each([
+    [{ project: '', file: 'a.test.ts', name: 'cache > refresh' }, `flakeproof measure --cmd "npx vitest run a.test.ts -t 'cache refresh'" --trials 20 --out .flakeproof/fresh-rate.json`],
+    // -t is a regular expression: ( ) . are escaped; the project is passed on; " is escaped for the outer quotes.
+    [{ project: 'web', file: 'b.test.ts', name: 'f(x) > "ok".' }, `flakeproof measure --cmd "npx vitest run b.test.ts -t 'f\\\\(x\\\\) \\"ok\\"\\\\.' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
+  ])('%j', (test, command) => {
+    expect(freshRunCommand(test)).toBe(command)
+  })
+
+  it('is what the English advice quotes', () => {
+    const test = { project: '', file: 'a.test.ts', name: 't' }
+    expect(INDEPENDENCE_TEXT.en.freshRun(test)).toBe(`Measure it with fresh runs instead: \`${freshRunCommand(test)}\`.`)
+  })
+})
