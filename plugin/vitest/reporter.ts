@@ -2,6 +2,7 @@ import { relative } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { JournalReader } from '../../src/artifacts/journal.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
@@ -277,6 +278,11 @@ export default class FlakeproofReporter implements Reporter {
     if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
     else if (runErrors.length > 0 || unfinished.length > 0) log(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
     else log(pc.green('  no flaky or broken test'))
+    for (const { tally, verdict } of concerning) {
+      if (verdict !== 'non-idempotent') continue
+      log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
+      log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
+    }
   }
 }
 

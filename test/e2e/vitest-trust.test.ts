@@ -44,6 +44,15 @@ describe('a suite with a worker-killing test, same-named tests and module state 
     expect(rateOf('tests/names.test.ts > A > B > t')).toMatchObject({ trials: 10, failures: 0 })
   })
 
+  it('calls tests that break their own next repetition non-idempotent, never flaky, and says why and what to run', () => {
+    const leaking = ['tests/module-state.test.ts > registers a plugin once', EMPTY_THROW]
+    for (const id of leaking) expect(rateOf(id)).toMatchObject({ trials: 10, failures: 9, verdict: 'non-idempotent' })
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.filter((t) => t.verdict === 'flaky')).toEqual([])
+    const output = result.stdout + result.stderr
+    expect(output).toContain('then failed every repetition from 2 on: state left by one repetition breaks the next')
+    expect(output).toContain(`npx vitest run tests/module-state.test.ts -t 'registers a plugin once'`)
+  })
+
   it("records an empty-message throw as the error's name, never as `Expect test to fail`", () => {
     const failed = factsOf(out).filter((f) => f.test_id === EMPTY_THROW && f.outcome === 'failed')
     expect(failed).toHaveLength(9)
