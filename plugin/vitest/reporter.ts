@@ -32,7 +32,7 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
 }
 
 /**
- * Writes flakeproof's files for a Vitest run (CONTRACTS §4) and prints flaky and broken tests with
+ * Writes flakeproof's files for a Vitest run (docs/contracts.md §4) and prints flaky and broken tests with
  * their counts, intervals and the runs a fix must pass. With the plugin's runner it sees every
  * repetition, and reads the workers' journal for progress and for tests whose worker died; used alone
  * (`reporters: ['default', 'flakeproof/reporter']`) it records one execution per test.

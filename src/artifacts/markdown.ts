@@ -13,7 +13,7 @@ export interface ReportBundle {
 }
 
 /**
- * flaky_report.md: exactly four `##` sections in the CONTRACTS §3 order, each with its numbers.
+ * flaky_report.md: exactly four `##` sections in the docs/contracts.md §3 order, each with its numbers.
  * Pure: the same bundle always renders the same text.
  */
 export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {

@@ -27,7 +27,7 @@ import {
 export { IndependenceSchema, OutcomeSchema, RankedPredicateSchema, VerdictSchema }
 
 /**
- * One schema per file flakeproof writes (CONTRACTS §3). Every JSON object carries
+ * One schema per file flakeproof writes (docs/contracts.md §3). Every JSON object carries
  * `schema_version: 1`; facts.jsonl lines stay lean and carry none. Readers ignore unknown keys, so
  * later versions may add fields; removing or renaming one is a new schema_version.
  */

@@ -12,7 +12,7 @@ import {
 } from './_common.js'
 
 /**
- * Test mode (CONTRACTS §4): the per-test parts of each file. Every JSON file gains an optional
+ * Test mode (docs/contracts.md §4): the per-test parts of each file. Every JSON file gains an optional
  * `tests` field; the top-level counts of rate.json, runs_needed.json and policy.json are per round
  * (a round fails if any test failed in it).
  */

@@ -9,7 +9,7 @@ export type Unplannable = { kind: 'no-failures' } | { kind: 'always-fails' }
 export type Planned = { kind: 'planned'; value: number } | TooMany | Unplannable
 
 /**
- * Runs needed to claim a fix at confidence c: the smallest n with (1-p)^n <= 1-c (CONTRACTS §2).
+ * Runs needed to claim a fix at confidence c: the smallest n with (1-p)^n <= 1-c (docs/contracts.md §2).
  * p = 0 cannot be planned (nothing ever failed, so no number of passes says anything); p = 1 is a
  * deterministic failure, not a flake; below p ≈ 3e-16 (at c = 0.95) the answer passes 2^53 and
  * comes back as `too-many` with its size.

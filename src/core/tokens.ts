@@ -16,7 +16,7 @@ export interface TokenResult {
 
 /**
  * Words present in the stderr of every failure and in the output (stdout or stderr) of no success
- * (CONTRACTS §3). ALL-CAPS words come first (STALE, ECONNRESET), each group in the order the words
+ * (docs/contracts.md §3). ALL-CAPS words come first (STALE, ECONNRESET), each group in the order the words
  * appear in the first failure's stderr, so the answer does not depend on hash order.
  */
 export function discriminateTokens(trials: readonly TokenEvidence[]): TokenResult {

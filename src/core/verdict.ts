@@ -1,10 +1,10 @@
 import type { IndependencePattern } from './independence.js'
 
-/** The outcome words of CONTRACTS §1, used alike in code, JSON and markdown. */
+/** The outcome words of docs/contracts.md §1, used alike in code, JSON and markdown. */
 export type Outcome = 'passed' | 'failed' | 'skipped'
 
 /**
- * CONTRACTS §1: `partial` is evidence too thin to call either way (a run cut short before any
+ * docs/contracts.md §1: `partial` is evidence too thin to call either way (a run cut short before any
  * trial). `non-idempotent`: it failed some trials, but they were not independent — the outcome
  * switched once and stayed (see independence.ts), so its rate is not a failure probability.
  */

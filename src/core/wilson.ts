@@ -7,7 +7,7 @@ export interface WilsonInterval {
 }
 
 /**
- * Wilson score interval for `failures` of `trials` (CONTRACTS §2):
+ * Wilson score interval for `failures` of `trials` (docs/contracts.md §2):
  * center = (p + z²/2n) / (1 + z²/n), half = z/(1 + z²/n) · √(p(1-p)/n + z²/4n²).
  * Zero failures still give a positive upper bound; the ends are exact at k = 0 and k = n, where
  * the formula is 0 and 1 but floats give 1e-17 or 0.9999999999999999.

@@ -13,7 +13,7 @@ import { decidePolicy } from './policy.js'
 import { proveFix } from './proof.js'
 import { writeReport } from './report.js'
 
-/** The nine files of CONTRACTS §3, as investigate names them in its folder. */
+/** The nine files of docs/contracts.md §3, as investigate names them in its folder. */
 export const ARTIFACT_FILES = [
   'rate.json',
   'runs_needed.json',

@@ -5,7 +5,7 @@ import type { Independence } from '../core/independence.js'
 import { computeRunsNeeded, type TooMany, type Unplannable } from '../core/planning.js'
 import { FlakeproofError } from '../errors.js'
 
-/** The confidence levels every runs_needed.json lists (CONTRACTS §3). */
+/** The confidence levels every runs_needed.json lists (docs/contracts.md §3). */
 export const PLAN_CONFIDENCES = [0.9, 0.95, 0.99] as const
 
 /** What a plan is computed from: counts from a measurement (rate.json's fields). */

@@ -6,7 +6,7 @@ import { describeRate, type TrialSettings } from './measure.js'
 
 /**
  * Runs the fixed command the required number of times and writes proof.json. It passes only when
- * every required run ran and none failed; a single pass proves nothing (CONTRACTS §3). The interval
+ * every required run ran and none failed; a single pass proves nothing (docs/contracts.md §3). The interval
  * (what rate is still consistent with the proof runs) is at `confidence`.
  */
 export async function proveFix(

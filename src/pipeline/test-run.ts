@@ -67,7 +67,7 @@ export interface TestRunResult {
 }
 
 /**
- * Test mode (CONTRACTS §4): streams one facts.jsonl line per test execution as each test's results
+ * Test mode (docs/contracts.md §4): streams one facts.jsonl line per test execution as each test's results
  * arrive, keeps only per-test tallies (memory O(tests), not O(tests × repeats)), and writes every
  * file at the end. Top-level counts are per round: round k fails if any test failed its k-th
  * repetition. Facts are streamed into the run's own folder and join the others only at the end, so

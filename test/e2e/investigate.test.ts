@@ -34,7 +34,7 @@ describe('flakeproof investigate on the lab job', () => {
     expect(JSON.parse(result.stdout)).toEqual(read('summary.json', SummaryFileSchema))
   })
 
-  it('measures exactly 40 failures in 200 trials, with the Wilson interval of CONTRACTS §2', () => {
+  it('measures exactly 40 failures in 200 trials, with the Wilson interval of docs/contracts.md §2', () => {
     const rate = read('rate.json', RateFileSchema)
     expect(rate).toMatchObject({ trials: 200, failures: 40, rate: 0.2, gap_ms: 0, verdict: 'flaky' })
     // Hand computation, z = 1.96: center = (0.2 + 3.8416/400) / (1 + 3.8416/200) = 0.205654,

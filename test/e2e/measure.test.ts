@@ -14,7 +14,7 @@ describe('flakeproof measure', () => {
     expect(result.code).toBe(0)
     const rate = readArtifact(out, RateFileSchema)
     expect(JSON.parse(result.stdout)).toEqual(rate)
-    // Calls 5, 10, …, 50 fail: 10 of 50. Interval from the CONTRACTS §2 formula with z = 1.96.
+    // Calls 5, 10, …, 50 fail: 10 of 50. Interval from the docs/contracts.md §2 formula with z = 1.96.
     const { low, high } = wilsonInterval(10, 50)
     expect(rate).toMatchObject({ trials: 50, failures: 10, rate: 0.2, ci_low: low, ci_high: high, gap_ms: 0 })
     expect(rate).toMatchObject({ verdict: 'flaky', complete: true, jobs: 1, z: 1.96, timed_out: 0 })
@@ -29,7 +29,7 @@ describe('flakeproof measure', () => {
     const out = join(dir, 'rate.json')
     const result = await runCli(['measure', '--cmd', 'true', '--trials', '20', '--out', out])
     expect(result.code).toBe(0)
-    // Wilson 0/20 upper end = 0.161130 (Python 3, CONTRACTS §2 formula).
+    // Wilson 0/20 upper end = 0.161130 (Python 3, docs/contracts.md §2 formula).
     expect(readArtifact(out, RateFileSchema)).toMatchObject({ failures: 0, rate: 0, ci_low: 0, verdict: 'stable' })
     expect(readArtifact(out, RateFileSchema).ci_high).toBeCloseTo(0.16113, 5)
   })

@@ -21,7 +21,7 @@ function writeRate(dir: string, failures: number, trials: number, ci: [number, n
 
 describe('flakeproof plan', () => {
   it.each([
-    // 0.8² = 0.64 exactly: 2, where the float formula says 3 (CONTRACTS §2).
+    // 0.8² = 0.64 exactly: 2, where the float formula says 3 (docs/contracts.md §2).
     ['0.2', '0.36', 2],
     ['0.2', '0.95', 14],
     ['0.1', '0.99', 44], // ceil(ln 0.01 / ln 0.9) = ceil(43.71)

@@ -72,7 +72,7 @@ describe('planning on any rate: bounded time, exact where it matters', () => {
   const C = ['0.1', '0.5', '0.9', '0.95', '0.99', '0.999999', '0.999999999999']
   const grid = P.flatMap((p) => C.map((c) => [p, c] as const))
 
-  // Oracle: the float formula ceil(ln(1-c) / ln(1-p)) of CONTRACTS §2, each log taken where a
+  // Oracle: the float formula ceil(ln(1-c) / ln(1-p)) of docs/contracts.md §2, each log taken where a
   // double keeps its digits (log1p of x below 1/2, log of the exact 1-x above). Doubles resolve the
   // quotient q to ~1e-15 relative, so the exact answer must be ceil(q) up to that: within 1e-9·q.
   it.each(grid)('runs needed, p = %s, c = %s, agrees with the float formula', (p, c) => {

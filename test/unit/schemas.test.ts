@@ -112,7 +112,7 @@ describe('renderReport', () => {
     `)
   })
 
-  it('renders the Korean titles of CONTRACTS §3 in order', () => {
+  it('renders the Korean titles of docs/contracts.md §3 in order', () => {
     const headings = renderReport(bundle(), 'ko').match(/^## .*/gm)
     expect(headings).toEqual(['## 얼마나 자주인가', '## 실패할 때만 참인 것', '## 관측이 바꾼 것', '## 고쳤다고 말하려면'])
   })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { wilsonInterval, Z_95, zForConfidence } from '../../src/core/wilson.js'
 
 describe('wilsonInterval', () => {
-  // Reference: the CONTRACTS §2 formulas evaluated in Python 3 (math.sqrt), z = 1.96, 6 places.
+  // Reference: the docs/contracts.md §2 formulas evaluated in Python 3 (math.sqrt), z = 1.96, 6 places.
   it.each([
     [40, 200, 0.150451, 0.260856],
     [0, 200, 0, 0.018846],
