@@ -14,7 +14,7 @@ import {
 import { type CliResult, labCommand, readArtifact, runCli, tempDir } from '../utils.js'
 
 /**
- * The whole sequence with the CONTRACTS defaults (200 fast trials, 20 slow at 2000 ms), once; every
+ * The whole sequence with the documented defaults (200 fast trials, 20 slow at 2000 ms), once; every
  * number is then recomputed here by hand from the formulas, not from flakeproof's own code.
  */
 describe('flakeproof investigate on the lab job', () => {
