@@ -11,7 +11,7 @@ export function renderTable(outcomes: readonly TestOutcome[]): string[] {
     interval: `[${pct(ci.low)}, ${pct(ci.high)}]`,
     runs: greenRuns === null ? '–' : `fix: ${greenRuns} green runs`,
     slow: tally.slow.trials > 0 ? `slow ${tally.slow.failures}/${tally.slow.trials}` : '',
-    id: tally.id,
+    id: tally.id.replace(/\r?\n/g, '\\n'),
   }))
   const width = (key: keyof (typeof rows)[number]): number => Math.max(...rows.map((r) => r[key].length))
   const paint = (verdict: string, text: string): string => (verdict === 'flaky' ? pc.yellow(text) : verdict === 'broken' ? pc.red(text) : pc.dim(text))

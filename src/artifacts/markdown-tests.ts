@@ -20,7 +20,8 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     `## ${t.howOften}`,
     '',
     `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high))}`,
-    ...(rate.complete ? [] : [`- ${t.incomplete(rate.trials, rate.requested_trials)}`]),
+    ...(rate.complete ? [] : [`- ${t.testsIncomplete}`]),
+    ...(rate.run_errors ?? []).map((e) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}`),
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
@@ -45,7 +46,10 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
 // --- internal ---
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
-const code = (text: string): string => `\`${text.replaceAll('|', '\\|').replaceAll('`', "'")}\``
+const oneLine = (text: string): string => text.split(/\r?\n/)[0] ?? ''
+
+/** Inline code on one line: a newline in a test name must not break the row or the list item. */
+const code = (text: string): string => `\`${text.replace(/\r?\n/g, '\\n').replaceAll('|', '\\|').replaceAll('`', "'")}\``
 const withBlankLine = (lines: string[]): string[] => (lines.length === 0 ? [] : ['', ...lines])
 
 function table(header: string[], rows: string[][]): string[] {
