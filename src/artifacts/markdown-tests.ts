@@ -72,8 +72,13 @@ function renderIndependence(test: TestRate, t: Messages): string[] {
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
 }
 
-function renderFacts({ onlyWhenFail }: ReportBundle, failing: TestRate[], t: Messages): string[] {
-  if (!onlyWhenFail) return [`- ${t.notMeasured('vitest run -- --flaky-repeat 200')}`]
+/** The command that runs the missing step, in the form the user started this run with. */
+function nextRun(rate: RateFile, flags: string): string {
+  return rate.command.startsWith('flakeproof vitest') ? `flakeproof vitest ${flags}` : `vitest run -- ${flags}`
+}
+
+function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], t: Messages): string[] {
+  if (!onlyWhenFail) return [`- ${t.notMeasured(nextRun(rate, '--flaky-repeat 200'))}`]
   if (failing.length === 0) return [`- ${t.noFlaky}`]
   return failing.flatMap((test) => {
     const facts = onlyWhenFail.tests?.[test.id]
@@ -88,8 +93,8 @@ function renderFacts({ onlyWhenFail }: ReportBundle, failing: TestRate[], t: Mes
   })
 }
 
-function renderObserver({ observer }: ReportBundle, t: Messages): string[] {
-  if (!observer?.tests) return [`- ${t.notMeasured('vitest run -- --flaky-repeat 200 --flaky-observe')}`]
+function renderObserver({ rate, observer }: ReportBundle, t: Messages): string[] {
+  if (!observer?.tests) return [`- ${t.notMeasured(nextRun(rate, '--flaky-repeat 200 --flaky-observe'))}`]
   const rows = Object.entries(observer.tests).map(([id, o]) => [
     code(id),
     `${o.fast.failures}/${o.fast.trials}`,
@@ -100,8 +105,8 @@ function renderObserver({ observer }: ReportBundle, t: Messages): string[] {
   return [...table(t.observerTestHeader, rows), '', `- ${observer.note}`]
 }
 
-function renderFixed({ policy, proof }: ReportBundle, failing: TestRate[], t: Messages): string[] {
-  if (!policy?.tests) return [`- ${t.notMeasured('vitest run -- --flaky-repeat 200')}`]
+function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[], t: Messages): string[] {
+  if (!policy?.tests) return [`- ${t.notMeasured(nextRun(rate, '--flaky-repeat 200'))}`]
   const rows = failing.flatMap((test) => {
     const decided = policy.tests?.[test.id]
     if (!decided) return []
@@ -116,7 +121,7 @@ function renderFixed({ policy, proof }: ReportBundle, failing: TestRate[], t: Me
   })
   const overall = proof
     ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]
-    : [`- ${t.notMeasured('vitest run -- --flaky-proof')}`]
+    : [`- ${t.notMeasured(nextRun(rate, '--flaky-proof'))}`]
   const unplanned = failing
     .filter((test) => test.verdict === 'non-idempotent')
     .map((test) => `- ${code(test.id)}: ${t.independence.noNumber('repetition')}`)

@@ -42,4 +42,11 @@ describe('the test-mode report', () => {
     expect(report).toContain('- Error outside any test in no file: Worker exited')
     expect(report).not.toContain('Interrupted:')
   })
+
+  it.each([
+    ['vitest run -- --flaky-repeat 10', '`vitest run -- --flaky-repeat 200 --flaky-observe`'],
+    ['flakeproof vitest --flaky-repeat 10 src', '`flakeproof vitest --flaky-repeat 200 --flaky-observe`'],
+  ])('quotes the next step in the form the run was started with (%s)', (command, hint) => {
+    expect(renderReport({ rate: rateWith([], { command }) }, 'en')).toContain(hint)
+  })
 })
