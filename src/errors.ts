@@ -1,14 +1,16 @@
 /**
  * Every error flakeproof expects to happen carries a code, so the CLI can tell a user mistake
- * (exit 2, one line) from a bug (stack trace).
+ * (exit 2, one line) from results it could not write (exit 3) and from a bug (stack trace).
  */
 export type ErrorCode =
   /** A flag or option value is missing or out of range. */
   | 'E_USAGE'
   /** An input file is missing, unreadable or does not match its schema. */
   | 'E_INPUT'
-  /** An output path cannot be written. */
+  /** An output path cannot be used (checked before any work): not writable, not a regular file, or locked by another run. */
   | 'E_OUTPUT'
+  /** The work was done but its results could not be written (disk full, a path replaced meanwhile). */
+  | 'E_WRITE'
   /** A quantity cannot be computed from these numbers (e.g. planning from a rate of 0). */
   | 'E_UNDEFINED'
 

@@ -1,34 +1,44 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { z } from 'zod'
 import { FlakeproofError } from '../errors.js'
+import { CREATE_NEW, describeKind, nonRegularKind, reasonOf, siblingName } from './_fs.js'
 
-let tempCounter = 0
+/*
+ * Nothing here writes through a symlink or replaces anything but a regular file: a path that exists
+ * and is a symlink, a folder, a FIFO or a device is refused (checked with lstat, then enforced by
+ * O_NOFOLLOW / O_EXCL at open). Renaming over a symlink would replace the link, not its target, but
+ * a link where a result belongs is someone else's intent or an attack, so it is refused too.
+ */
 
 /**
- * Validates `value` against `schema`, then writes it as pretty JSON through a temp file and a rename,
- * so a reader (or a crash) never sees half a file and an older copy survives until the new one is whole.
+ * Validates `value` against `schema`, then writes it as pretty JSON through a temp file, fsync and a
+ * rename, so a reader (or a crash) never sees half a file and an older copy survives until the new
+ * one is whole on disk.
+ * @throws FlakeproofError `E_WRITE` when it cannot be written; the temp file is removed.
  */
 export function writeJsonAtomic<S extends z.ZodType>(path: string, schema: S, value: z.input<S>): z.output<S> {
   const parsed = schema.parse(value)
-  mkdirSync(dirname(path), { recursive: true })
-  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`
-  try {
-    writeFileSync(temp, `${JSON.stringify(parsed, null, 2)}\n`)
-    renameSync(temp, path)
-  } catch (error) {
-    rmSync(temp, { force: true })
-    throw new FlakeproofError(`cannot write ${path}: ${(error as Error).message}`, 'E_OUTPUT', { cause: error })
-  }
+  replaceFile(path, `${JSON.stringify(parsed, null, 2)}\n`)
   return parsed
 }
 
-/** Writes a text file (the markdown report) the same atomic way. */
+/** Writes a text file (the markdown report) the same atomic way. @throws FlakeproofError `E_WRITE` */
 export function writeTextAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true })
-  const temp = `${path}.${process.pid}.${++tempCounter}.tmp`
-  writeFileSync(temp, text)
-  renameSync(temp, path)
+  replaceFile(path, text)
 }
 
 /**
@@ -37,15 +47,40 @@ export function writeTextAtomic(path: string, text: string): void {
  */
 export class JsonLinesWriter<S extends z.ZodType> {
   private readonly _fd: number
+  private readonly _path: string
   private readonly _schema: S
+  /** Bytes of whole lines written; a failed write is cut back to it. */
+  private _size = 0
 
-  /** Truncates `path`: a new collection replaces the old one. */
+  /**
+   * Truncates `path`: a new collection replaces the old one.
+   * @throws FlakeproofError `E_OUTPUT` when `path` is not a regular file or cannot be opened.
+   */
   constructor(path: string, schema: S) {
-    mkdirSync(dirname(path), { recursive: true })
-    this._fd = openSync(path, 'w')
+    this._path = path
     this._schema = schema
+    try {
+      mkdirSync(dirname(path), { recursive: true })
+      refuseNonRegular(path, path, 'E_OUTPUT')
+      // O_NONBLOCK: a FIFO swapped in after the check must fail to open, not block the run forever.
+      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666)
+      try {
+        const kind = describeKind(fstatSync(fd))
+        if (kind !== undefined) throw nonRegularError(path, kind, 'E_OUTPUT')
+        // Truncated only once known to be a regular file.
+        ftruncateSync(fd, 0)
+      } catch (error) {
+        closeSync(fd)
+        throw error
+      }
+      this._fd = fd
+    } catch (error) {
+      if (error instanceof FlakeproofError) throw error
+      throw new FlakeproofError(`cannot open ${path} for writing (${reasonOf(error)}); choose a writable path`, 'E_OUTPUT', { cause: error })
+    }
   }
 
+  /** @throws FlakeproofError `E_WRITE` */
   append(line: z.input<S>): void {
     this.appendAll([line])
   }
@@ -54,45 +89,130 @@ export class JsonLinesWriter<S extends z.ZodType> {
    * Several whole lines in one write(2): a test's repetitions arrive together. The first line of a
    * batch is checked against the schema; the others come from the same typed code, and checking
    * each of 100 000 repetitions would cost more than running them.
+   * @throws FlakeproofError `E_WRITE` (disk full, …); the file keeps only whole lines.
    */
   appendAll(lines: readonly z.input<S>[]): void {
     const [first] = lines
     if (first === undefined) return
     this._schema.parse(first)
-    writeSync(this._fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+    const bytes = Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+    try {
+      // A regular file takes the whole buffer in one write unless the disk fills up mid-way.
+      let written = 0
+      while (written < bytes.length) written += writeSync(this._fd, bytes, written, bytes.length - written, this._size + written)
+      this._size += bytes.length
+    } catch (error) {
+      ftruncateQuietly(this._fd, this._size)
+      throw new FlakeproofError(`cannot write ${this._path} (${reasonOf(error)})`, 'E_WRITE', { cause: error })
+    }
   }
 
+  /** @throws FlakeproofError `E_WRITE` when the lines cannot be flushed to disk. */
   close(): void {
-    fsyncSync(this._fd)
-    closeSync(this._fd)
+    try {
+      fsyncSync(this._fd)
+    } catch (error) {
+      throw new FlakeproofError(`cannot write ${this._path} (${reasonOf(error)})`, 'E_WRITE', { cause: error })
+    } finally {
+      closeSync(this._fd)
+    }
   }
 }
 
 /**
  * Removes the named files from `dir` if present, so a new investigation never reports a stale
- * proof or observation next to fresh numbers.
+ * proof or observation next to fresh numbers. All are checked first: if one is not a regular file,
+ * nothing is removed.
+ * @throws FlakeproofError `E_OUTPUT`
  */
 export function removeFiles(dir: string, names: readonly string[]): void {
-  for (const name of names) rmSync(join(dir, name), { force: true })
+  try {
+    for (const name of names) refuseNonRegular(join(dir, name), join(dir, name), 'E_OUTPUT')
+    for (const name of names) rmSync(join(dir, name), { force: true })
+  } catch (error) {
+    if (error instanceof FlakeproofError) throw error
+    throw new FlakeproofError(`cannot clear earlier results from ${dir} (${reasonOf(error)}); choose a writable folder`, 'E_OUTPUT', {
+      cause: error,
+    })
+  }
 }
 
 /**
- * Fails early, before any trial runs, if `path`'s folder cannot hold a new file. Creates the folder
- * if needed and probes it with a throwaway file, so read-only mounts are caught too.
+ * Fails if `path` exists and is not a regular file (a symlink, a folder, a FIFO, a device), without
+ * creating anything: the first check on an output path, before its folder is made or locked.
+ * @throws FlakeproofError `E_OUTPUT`
+ */
+export function assertReplaceable(path: string, flag: string): void {
+  try {
+    refuseNonRegular(path, `${flag} ${path}`, 'E_OUTPUT')
+  } catch (error) {
+    if (error instanceof FlakeproofError) throw error
+    throw new FlakeproofError(`${flag} ${path}: cannot look at it (${reasonOf(error)}); choose a path you can write`, 'E_OUTPUT', { cause: error })
+  }
+}
+
+/**
+ * Fails early, before any trial runs, if `path` cannot receive a new file: it exists and is not a
+ * regular file, or its folder cannot hold a new file. Creates the folder if needed and probes it
+ * with a throwaway file, so read-only mounts are caught too.
+ * @throws FlakeproofError `E_OUTPUT`
  */
 export function assertWritable(path: string, flag: string): void {
+  assertReplaceable(path, flag)
   const folder = dirname(path)
-  const probe = join(folder, `.flakeproof-probe-${process.pid}`)
+  const probe = siblingName(join(folder, 'flakeproof'), 'probe')
   try {
     mkdirSync(folder, { recursive: true })
-    writeFileSync(probe, '')
-    rmSync(probe)
+    closeSync(openSync(probe, CREATE_NEW, 0o600))
+    unlinkSync(probe)
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new FlakeproofError(
-      `${flag} ${path}: cannot write in ${folder} (${reason}). Choose a writable path.`,
-      'E_OUTPUT',
-      { cause: error },
-    )
+    throw new FlakeproofError(`${flag} ${path}: cannot write in ${folder} (${reasonOf(error)}); choose a writable path`, 'E_OUTPUT', {
+      cause: error,
+    })
+  }
+}
+
+// --- internal ---
+
+function replaceFile(path: string, data: string): void {
+  let temp: string | undefined
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+    refuseNonRegular(path, path, 'E_WRITE')
+    const name = siblingName(path, 'tmp')
+    const fd = openSync(name, CREATE_NEW, 0o666)
+    temp = name
+    try {
+      writeFileSync(fd, data)
+      // Without it, a crash soon after the rename can leave an empty file where the old one was.
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temp, path)
+  } catch (error) {
+    if (temp !== undefined) rmSync(temp, { force: true })
+    if (error instanceof FlakeproofError) throw error
+    throw new FlakeproofError(`cannot write ${path} (${reasonOf(error)})`, 'E_WRITE', { cause: error })
+  }
+}
+
+function refuseNonRegular(path: string, label: string, code: 'E_OUTPUT' | 'E_WRITE'): void {
+  const kind = nonRegularKind(path)
+  if (kind !== undefined) throw nonRegularError(label, kind, code)
+}
+
+function nonRegularError(label: string, kind: string, code: 'E_OUTPUT' | 'E_WRITE'): FlakeproofError {
+  return new FlakeproofError(
+    `${label} is ${kind}, not a regular file, and flakeproof never writes through or replaces one; choose a path that is a regular file or does not exist yet`,
+    code,
+  )
+}
+
+function ftruncateQuietly(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size)
+  } catch {
+    // The write already failed; that error is the one to report.
   }
 }

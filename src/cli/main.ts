@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs'
+import { constants } from 'node:os'
+import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
+import { assertReplaceable } from '../artifacts/write.js'
+import { stripAnsi } from '../core/ansi.js'
 import { FlakeproofError } from '../errors.js'
+import { describeRate } from '../pipeline/measure.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
@@ -12,14 +18,16 @@ import { proof } from './commands/proof.js'
 import { report } from './commands/report.js'
 import { schema } from './commands/schema.js'
 import { type CommandSpec, renderHelp } from './spec.js'
-import { createTerminalContext } from './terminal.js'
+import { createTerminalContext, type TerminalContext } from './terminal.js'
 
 const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
- * input (one line on stderr, no stack trace), 130 interrupted; anything else is a bug and shows its
- * stack. It sets process.exitCode rather than exiting, so a large JSON result is never cut short.
+ * input (one line on stderr, no stack trace, before any trial), 3 the system stopped it (results
+ * could not be written, or a trial could not be started; the measured numbers go to stderr), 130
+ * interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP; anything else is a bug and shows its stack.
+ * It sets process.exitCode rather than exiting, so a large JSON result is never cut short.
  */
 export async function runMain(argv: readonly string[]): Promise<void> {
   process.exitCode = await main(argv)
@@ -51,15 +59,25 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const context = createTerminalContext(process.stderr)
+  const locks: OutputLock[] = []
   try {
-    return await spec.run(options, {
+    const outputs = outputsOf(spec, options)
+    for (const { flag, path } of outputs) {
+      if (path !== undefined) assertReplaceable(path, flag)
+    }
+    for (const { flag, value, folder } of outputs) locks.push(acquireOutputLock(folder, `${flag} ${value}`))
+    const code = await spec.run(options, {
       context,
       print: (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
     })
+    return exitCodeOf(code, spec.name, context, options)
   } catch (error) {
-    if (error instanceof FlakeproofError) return usageError(`${spec.name}: ${error.message}`, spec.name)
-    throw error
+    if (!(error instanceof FlakeproofError)) throw error
+    if (error.code !== 'E_WRITE') return usageError(`${spec.name}: ${error.message}`, spec.name)
+    reportStopped(spec.name, `${error.message}: the results are not all on disk`, context, options)
+    return 3
   } finally {
+    for (const lock of locks) lock.release()
     context.dispose()
   }
 }
@@ -114,10 +132,12 @@ function parseOptions(spec: CommandSpec, args: string[]): unknown {
       options: Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.value === undefined ? 'boolean' : 'string' }])),
       allowPositionals: spec.name === 'schema',
       strict: true,
+      tokens: true,
     })
   } catch (error) {
     throw new Error(rephraseParseError(error as Error & { code?: string }))
   }
+  refuseRepeatedFlags(parsed.tokens)
   const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : parsed.values
   const result = spec.schema.safeParse(input)
   // Each message names its flag, the value received and a fix; the first one is the one to act on.
@@ -156,9 +176,65 @@ function rephraseParseError(error: Error & { code?: string }): string {
   }
 }
 
+/** A flag given twice would silently be its last value: `--trials 20 … --trials 30` is more likely a mistake. */
+function refuseRepeatedFlags(tokens: ReturnType<typeof parseArgs>['tokens']): void {
+  const seen = new Map<string, string | undefined>()
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue
+    if (seen.has(token.name)) {
+      const values = token.value === undefined ? '' : ` (${quoted(seen.get(token.name))} and ${quoted(token.value)})`
+      throw new Error(`${token.rawName} given twice${values}; give it once`)
+    }
+    seen.set(token.name, token.value)
+  }
+}
+
+function quoted(value: string | undefined): string {
+  return value !== undefined && /^[^\s"]+$/.test(value) ? value : JSON.stringify(value ?? '')
+}
+
+/** Each path the command will write, with its folder: checked and locked before the command runs. */
+function outputsOf(spec: CommandSpec, options: unknown): { flag: string; value: string; path?: string; folder: string }[] {
+  const values = options as Record<string, unknown>
+  return spec.flags.flatMap(({ name, output }) => {
+    const value = values[name]
+    if (output === undefined || typeof value !== 'string') return []
+    const flag = `--${name}`
+    return output === 'file' ? [{ flag, value, path: value, folder: dirname(value) }] : [{ flag, value, folder: value }]
+  })
+}
+
+/** 130 means the trials stopped early; SIGTERM, SIGHUP or a trial that could not start say why. */
+function exitCodeOf(code: number, name: string, context: TerminalContext, options: unknown): number {
+  const interruption = context.interruption
+  if (code !== 130 || interruption === undefined) return code
+  if (interruption.kind === 'signal') return 128 + constants.signals[interruption.signal]
+  reportStopped(
+    name,
+    `${interruption.error.message}: the system refused to start a trial, so it is not counted. What finished is written with "complete": false; for EAGAIN or EMFILE, lower --jobs or raise \`ulimit -u\` / \`ulimit -n\`, then run again`,
+    context,
+    options,
+  )
+  return 3
+}
+
+/** One line saying why, then the numbers measured so far: a run that cannot finish still says what it found. */
+function reportStopped(name: string, why: string, context: TerminalContext, options: unknown): void {
+  process.stderr.write(`flakeproof ${name}: ${stripAnsi(why)}\n`)
+  const confidence = (options as { confidence?: { value: number } }).confidence?.value ?? 0.95
+  for (const { label, done, failures } of context.measured()) {
+    const { rate, ci_low, ci_high } = describeRate(failures, done, confidence)
+    const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
+    process.stderr.write(
+      `flakeproof ${name}: measured before it stopped (${label}): ${done} trials, ${failures} failed, rate ${percent(rate)}, ${+(confidence * 100).toFixed(4)}% interval [${percent(ci_low)}, ${percent(ci_high)}]\n`,
+    )
+  }
+}
+
 function usageError(message: string, command?: string): number {
   const help = command === undefined ? 'flakeproof --help' : `flakeproof ${command} --help`
-  process.stderr.write(`flakeproof ${message}. See \`${help}\`.\n`)
+  // Messages may quote a value or a file's text: its escape codes must not reach the terminal.
+  process.stderr.write(`flakeproof ${stripAnsi(message).replace(/\.$/, '')}. See \`${help}\`.\n`)
   return 2
 }
 
@@ -172,7 +248,8 @@ function renderOverview(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'vitest'.padEnd(width)}  run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]`,
     '',
-    'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 130 interrupted.',
+    'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 3 results could not be written',
+    '(or a trial could not start), 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP.',
     '',
   ].join('\n')
 }

@@ -7,6 +7,11 @@ export interface FlagSpec {
   /** Placeholder shown in help, e.g. `<n>`; omitted for boolean flags. */
   value?: string
   description: string
+  /**
+   * Where the command writes: a file (its folder) or a folder. Before the command runs, the CLI
+   * refuses a path that is not a regular file and locks the folder for the run.
+   */
+  output?: 'file' | 'folder'
 }
 
 /** What a command may do besides returning its exit code. */

@@ -15,15 +15,25 @@ export function text(flag: string, example: string) {
     .refine((value) => value.trim() !== '', { error: () => `${flag} must not be empty; e.g. ${flag} ${example}` })
 }
 
-/** A whole number >= `min`. */
-export function integer(flag: string, min: number, example: string) {
-  const rule = min === 1 ? 'a whole number >= 1' : `a whole number >= ${min}`
-  const message = (input: unknown): string => `${flag} must be ${rule}${got(input)}; e.g. ${flag} ${example}`
+/**
+ * The longest delay Node's timers keep: 2^31 - 1 ms, about 24.9 days. A longer one fires after 1 ms
+ * (TimeoutOverflowWarning), so a `--timeout-ms` beyond it would time out every trial and a gap
+ * beyond it would be recorded without having happened. Every option that becomes a timer is capped here.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A whole number >= `min` (and <= `max`, for values that become timers: pass MAX_TIMER_MS). */
+export function integer(flag: string, min: number, example: string, max = Number.MAX_SAFE_INTEGER) {
+  const message = (input: unknown): string => `${flag} must be a whole number >= ${min}${got(input)}; e.g. ${flag} ${example}`
+  const tooLarge = (input: unknown): string =>
+    `${flag} must be at most ${max} ms (about ${(max / 86_400_000).toFixed(1)} days), the longest delay Node's timers keep${got(input)}; e.g. ${flag} ${example}`
   return z
     .string({ error: (issue) => message(issue.input) })
     .refine((value) => /^\+?\d+$/.test(value.trim()) && Number(value) >= min && Number.isSafeInteger(Number(value)), {
       error: (issue) => message(issue.input),
+      abort: true,
     })
+    .refine((value) => Number(value) <= max, { error: (issue) => tooLarge(issue.input) })
     .transform((value) => Number(value))
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { integer, oneOf, probability, text } from './flags.js'
+import { integer, MAX_TIMER_MS, oneOf, probability, text } from './flags.js'
 
 /**
  * One schema per command: raw flag strings in, the options the pipeline runs on out. Defaults live
@@ -7,8 +7,8 @@ import { integer, oneOf, probability, text } from './flags.js'
  */
 
 const command = text('--cmd', '"npm test"')
-const gapMs = integer('--gap-ms', 0, '2000').default(0)
-const timeoutMs = integer('--timeout-ms', 1, '60000').optional()
+const gapMs = integer('--gap-ms', 0, '2000', MAX_TIMER_MS).default(0)
+const timeoutMs = integer('--timeout-ms', 1, '60000', MAX_TIMER_MS).optional()
 const jobs = integer('--jobs', 1, '4').default(1)
 const confidence = probability('--confidence', 'open', '0.95').default({ value: 0.95, exact: { num: 19n, den: 20n } })
 
@@ -43,7 +43,7 @@ export const ObserveOptionsSchema = z.object({
   'fast-trials': integer('--fast-trials', 1, '200').default(200),
   fast: text('--fast', 'rate.json').optional(),
   'slow-trials': integer('--slow-trials', 1, '20'),
-  'gap-ms': integer('--gap-ms', 0, '2000'),
+  'gap-ms': integer('--gap-ms', 0, '2000', MAX_TIMER_MS),
   'timeout-ms': timeoutMs,
   confidence,
   out: text('--out', 'observer.json'),
@@ -83,7 +83,7 @@ export const InvestigateOptionsSchema = z.object({
   'fixed-cmd': text('--fixed-cmd', '"node job.js --fixed"'),
   trials: integer('--trials', 1, '200').default(200),
   'slow-trials': integer('--slow-trials', 1, '20').default(20),
-  'gap-ms': integer('--gap-ms', 0, '2000').default(2000),
+  'gap-ms': integer('--gap-ms', 0, '2000', MAX_TIMER_MS).default(2000),
   'timeout-ms': timeoutMs,
   jobs,
   confidence,

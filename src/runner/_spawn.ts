@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import { plainArgv } from './_argv.js'
 import { CappedCapture } from './_capture.js'
@@ -30,31 +30,49 @@ const KILL_GRACE_MS = 2000
  * tree, and a Ctrl-C at the terminal reaches flakeproof, not the trial), with stdin closed. A
  * command of plain words is started directly, which the shell would do too, minus ~1 ms of shell
  * start-up per trial; if its program is not found, the shell runs it and says so in its own words.
+ * @throws Error when the system refuses to start even the shell (EAGAIN: too many processes;
+ *   EMFILE/ENFILE: out of file descriptors): the command never ran, so there is no trial to count.
  */
 export async function runShellCommand(command: string, options: SpawnOptions): Promise<ProcessResult> {
   const argv = plainArgv(command)
   if (argv) {
-    const { spawnFailed, ...direct } = await runProcess(argv, options)
-    if (!spawnFailed) return direct
+    const direct = await runProcess(argv, options)
+    if (!('startError' in direct)) return direct
   }
-  const { spawnFailed: _, ...viaShell } = await runProcess(command, options)
+  const viaShell = await runProcess(command, options)
+  if ('startError' in viaShell) {
+    const { code, message } = viaShell.startError
+    throw new Error(`cannot start \`${command}\` (${code ?? message})`, { cause: viaShell.startError })
+  }
   return viaShell
 }
 
 // --- internal ---
 
-function runProcess(command: string | string[], options: SpawnOptions): Promise<ProcessResult & { spawnFailed: boolean }> {
+interface NotStarted {
+  startError: NodeJS.ErrnoException
+}
+
+function runProcess(command: string | string[], options: SpawnOptions): Promise<ProcessResult | NotStarted> {
   return new Promise((resolve) => {
     const started = performance.now()
     const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe']
-    const child =
-      typeof command === 'string'
-        ? spawn(command, { shell: true, detached: true, stdio })
-        : spawn(command[0] as string, command.slice(1), { detached: true, stdio })
+    let child: ChildProcess
+    try {
+      child =
+        typeof command === 'string'
+          ? spawn(command, { shell: true, detached: true, stdio })
+          : spawn(command[0] as string, command.slice(1), { detached: true, stdio })
+    } catch (error) {
+      // Node throws, rather than emitting 'error', for some errno values of spawn.
+      resolve({ startError: error as NodeJS.ErrnoException })
+      return
+    }
     const stdout = new CappedCapture()
     const stderr = new CappedCapture()
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+    // Null after EMFILE/ENFILE: Node gives up before creating the pipes, and 'error' follows.
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk))
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
 
     let timedOut = false
     let aborted = false
@@ -84,19 +102,20 @@ function runProcess(command: string | string[], options: SpawnOptions): Promise<
     options.abort.addEventListener('abort', onAbort, { once: true })
 
     let exited: { exitCode: number | null; signal: string | null; elapsedMs: number } | undefined
-    let spawnFailed = false
     let settled = false
     let drainTimer: NodeJS.Timeout | undefined
-    const settle = (): void => {
-      if (settled || !exited) return
+    const finish = (result: ProcessResult | NotStarted): void => {
       settled = true
       clearTimeout(timeoutTimer)
       clearTimeout(graceTimer)
       clearTimeout(drainTimer)
       options.abort.removeEventListener('abort', onAbort)
-      resolve({
+      resolve(result)
+    }
+    const settle = (): void => {
+      if (settled || !exited) return
+      finish({
         ...exited,
-        spawnFailed,
         timedOut,
         aborted,
         stdout: stdout.text(),
@@ -110,17 +129,18 @@ function runProcess(command: string | string[], options: SpawnOptions): Promise<
       // Children left behind by the trial would hold its pipes open and leak into the next trial.
       killGroup('SIGKILL')
       drainTimer = setTimeout(() => {
-        child.stdout.destroy()
-        child.stderr.destroy()
+        child.stdout?.destroy()
+        child.stderr?.destroy()
         settle()
       }, 1000)
     })
     child.on('close', settle)
-    child.on('error', (error) => {
-      spawnFailed = true
-      stderr.push(Buffer.from(`flakeproof: cannot start the command: ${error.message}\n`))
-      exited ??= { exitCode: null, signal: null, elapsedMs: performance.now() - started }
-      settle()
+    // Emitted when spawn(2) failed (we never call child.kill, its other source): nothing ran.
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (settled || exited) return
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+      finish({ startError: error })
     })
   })
 }

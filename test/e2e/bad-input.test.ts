@@ -51,6 +51,17 @@ describe('bad input', () => {
     ['--lang fr', ['report', '--dir', dir, '--lang', 'fr'], '--lang must be one of en, ko (got "fr")'],
     ['unwritable --out', ['measure', '--cmd', 'true', '--trials', '1', '--out', join(dir, 'file', 'rate.json')], 'cannot write in'],
     ['unknown command', ['measur'], 'unknown command `measur`'],
+    ['escape codes in a value', ['\u001b[31mmeasur\u001b[39m'], 'unknown command `measur`'],
+    ['--trials given twice', measure('--trials', '20', '--trials', '30'), '--trials given twice (20 and 30); give it once'],
+    ['--trials=… given twice', measure('--trials=20', '--trials', '20'), '--trials given twice (20 and 20)'],
+    ['collect --out given twice', ['collect', '--cmd', 'true', '--trials', '2', '--out', existing, '--out', join(dir, 'b.jsonl')], '--out given twice'],
+    ['plan --rate given twice', ['plan', '--rate', '0.2', '--rate', '0.3'], '--rate given twice (0.2 and 0.3)'],
+    ['--cmd given twice', measure('--cmd', 'exit 3', '--trials', '2'), '--cmd given twice (true and "exit 3")'],
+    // 2^31 - 1 ms is the longest delay a Node timer keeps; one more and it fires after 1 ms.
+    ['--timeout-ms 2^31', measure('--trials', '1', '--timeout-ms', '2147483648'), '--timeout-ms must be at most 2147483647 ms'],
+    ['--gap-ms 3e9', measure('--trials', '1', '--gap-ms', '3000000000'), '--gap-ms must be at most 2147483647 ms (about 24.9 days)'],
+    ['observe --gap-ms 2^31', ['observe', '--cmd', 'true', '--slow-trials', '2', '--gap-ms', '2147483648', '--out', existing], '--gap-ms must be at most'],
+    ['investigate --gap-ms 2^31', ['investigate', '--cmd', 'true', '--fixed-cmd', 'true', '--gap-ms', '2147483648', '--out-dir', dir], '--gap-ms must be at most'],
     ['unknown schema', ['schema', 'rates'], 'must be one of rate, runs_needed, facts'],
   ])('%s', async (_name, args, message) => {
     const result = await runCli(args)
@@ -59,6 +70,7 @@ describe('bad input', () => {
     expect(result.stderr).toContain(message)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stderr).not.toMatch(/\n\s+at /)
+    expect(result.stderr).not.toContain('\u001b')
     expect(readFileSync(existing, 'utf8')).toBe(before)
   })
 

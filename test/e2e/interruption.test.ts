@@ -1,17 +1,47 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { FactSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { readArtifact, settle, startCli, tempDir } from '../utils.js'
 
-async function waitForLines(path: string, count: number): Promise<void> {
+/** Polls until `ready()` holds; the deadline only turns a hang into a failure, it is not what is tested. */
+async function waitFor(what: string, ready: () => boolean): Promise<void> {
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
-    if (existsSync(path) && readFileSync(path, 'utf8').split('\n').length > count) return
+    if (ready()) return
     await sleep(20)
   }
-  throw new Error(`${path} never reached ${count} lines`)
+  throw new Error(`never happened: ${what}`)
+}
+
+const lineCount = (path: string): number => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 1 : 0)
+const waitForLines = (path: string, count: number) => waitFor(`${path} has ${count} lines`, () => lineCount(path) >= count)
+
+/** Processes of a process group that are still running (a zombie waiting for its reaper has ended). */
+function liveMembers(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return Number(group) === pgid && state !== 'Z' ? [Number(pid)] : []
+      } catch {
+        return []
+      }
+    })
+}
+
+/**
+ * A trial command that passes twice, then, from its third call on, writes its process group (the
+ * shell is the group leader, so `$$`) to running.pid and sleeps with a child: the marker that the
+ * third trial is running.
+ */
+function blockingFromThirdCall(dir: string): string {
+  const count = join(dir, 'count')
+  return `n=$(cat ${count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${count}; if [ $n -ge 3 ]; then echo $$ > ${join(dir, 'running.pid')}; sleep 60; fi`
 }
 
 describe('a run that does not end normally', () => {
@@ -52,14 +82,72 @@ describe('a run that does not end normally', () => {
     expect(summary.trials).toBeGreaterThanOrEqual(5)
     expect(readFileSync(facts, 'utf8').trimEnd().split('\n')).toHaveLength(summary.trials)
 
-    const measured = startCli(['measure', '--cmd', 'sleep 0.05', '--trials', '1000', '--out', out])
+    // Each trial appends a line to `ticks` before resting: five lines mean five trials have started.
+    const ticks = join(dir, 'ticks')
+    const measured = startCli(['measure', '--cmd', `echo x >> ${ticks}; sleep 0.05`, '--trials', '1000', '--out', out])
     const measuring = settle(measured)
-    await sleep(600)
+    await waitForLines(ticks, 5)
     measured.kill('SIGINT')
     expect((await measuring).code).toBe(130)
     const rate = readArtifact(out, RateFileSchema)
     expect(rate).toMatchObject({ complete: false, requested_trials: 1000, failures: 0 })
-    expect(rate.trials).toBeGreaterThan(0)
+    expect(rate.trials).toBeGreaterThanOrEqual(5)
     expect(rate.trials).toBeLessThan(1000)
+  })
+
+  it.skipIf(process.platform !== 'linux').each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)('%s kills the running trial group at once and writes the finished trials, incomplete (exit %i)', async (signal, code) => {
+    const dir = tempDir()
+    const facts = join(dir, 'facts.jsonl')
+    const out = join(dir, 'rate.json')
+    const running = join(dir, 'running.pid')
+
+    const collecting = startCli(['collect', '--cmd', blockingFromThirdCall(dir), '--trials', '10', '--out', facts])
+    const collected = settle(collecting)
+    await waitFor('the third trial is running', () => existsSync(running) && readFileSync(running, 'utf8').endsWith('\n'))
+    collecting.kill(signal)
+    const result = await collected
+    expect(result.code).toBe(code)
+    expect(result.stderr).toContain(`${signal}: killing the running trial`)
+    expect(JSON.parse(result.stdout)).toMatchObject({ trials: 2, failures: 0, complete: false })
+    const lines = readFileSync(facts, 'utf8').trimEnd().split('\n').map((line) => FactSchema.parse(JSON.parse(line)))
+    expect(lines.map((l) => [l.trial, l.outcome])).toEqual([[1, 'passed'], [2, 'passed']])
+    const group = Number(readFileSync(running, 'utf8'))
+    await waitFor(`process group ${group} has ended`, () => liveMembers(group).length === 0)
+
+    // The same through measure: rate.json holds the two finished trials.
+    const counterDir = tempDir()
+    const measuring = startCli(['measure', '--cmd', blockingFromThirdCall(counterDir), '--trials', '10', '--out', out])
+    const measured = settle(measuring)
+    await waitFor('the third trial is running', () => existsSync(join(counterDir, 'running.pid')))
+    measuring.kill(signal)
+    expect((await measured).code).toBe(code)
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 2, failures: 0, complete: false, requested_trials: 10 })
+  })
+
+  // prlimit (util-linux) lowers the file limit of the running CLI to what it holds while trial 1 runs.
+  const canLimit = process.platform === 'linux' && spawnSync('prlimit', ['--version']).status === 0
+  it.skipIf(!canLimit)('a trial the system refuses to start (EMFILE) stops the run: exit 3, the finished trials kept and told', async () => {
+    const dir = tempDir()
+    const facts = join(dir, 'facts.jsonl')
+    const started = join(dir, 'started')
+    const go = join(dir, 'go')
+    // Trial 1 waits for the test to say go, so the limit is set while it surely runs.
+    const cmd = `touch ${started}; until [ -e ${go} ]; do sleep 0.02; done`
+    const child = startCli(['collect', '--cmd', cmd, '--trials', '5', '--out', facts])
+    const done = settle(child)
+    await waitFor('trial 1 is running', () => existsSync(started))
+    // Trial 1's pipes are open now; trial 2 needs new ones, which no longer fit.
+    const open = readdirSync(`/proc/${child.pid}/fd`).length
+    execFileSync('prlimit', ['--pid', String(child.pid), `--nofile=${open}`])
+    writeFileSync(go, '')
+    const result = await done
+    expect(result.code).toBe(3)
+    expect(JSON.parse(result.stdout)).toMatchObject({ trials: 1, failures: 0, complete: false })
+    expect(result.stderr).toContain(`cannot start \`${cmd}\` (EMFILE): the system refused to start a trial, so it is not counted`)
+    expect(result.stderr).toContain('measured before it stopped (collect): 1 trials, 0 failed')
+    expect(readFileSync(facts, 'utf8').trimEnd().split('\n')).toHaveLength(1)
   })
 })

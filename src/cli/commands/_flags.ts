@@ -13,7 +13,7 @@ export const FLAGS = {
 
 /** `--out <file>`, described for one command. */
 export function outFlag(what: string, required = true): FlagSpec {
-  return { name: 'out', value: '<file>', description: `where to write ${what}${required ? ' (required)' : ''}` }
+  return { name: 'out', value: '<file>', description: `where to write ${what}${required ? ' (required)' : ''}`, output: 'file' }
 }
 
 /** The trial settings of a command's options (`trials` may come from elsewhere, as in `proof`). */

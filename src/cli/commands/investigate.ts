@@ -16,7 +16,7 @@ export const investigate = defineCommand({
     FLAGS.timeoutMs,
     FLAGS.jobs,
     FLAGS.confidence,
-    { name: 'out-dir', value: '<dir>', description: 'where all files go (default .flakeproof); earlier results there are replaced' },
+    { name: 'out-dir', value: '<dir>', description: 'where all files go (default .flakeproof); earlier results there are replaced', output: 'folder' },
     { name: 'lang', value: '<en|ko>', description: 'language of flaky_report.md (default en)' },
   ],
   writes: 'rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, observer.json, policy.json, proof.json, summary.json, flaky_report.md',
