@@ -22,3 +22,11 @@ export class FlakeproofError extends Error {
     this.code = code
   }
 }
+
+/**
+ * Whether `error` is a FlakeproofError, from this copy of the module or another: Vite bundles a
+ * user's config with the plugin in it, so errors from there are another class of the same name.
+ */
+export function isFlakeproofError(error: unknown): error is FlakeproofError {
+  return error instanceof FlakeproofError || (error instanceof Error && error.name === 'FlakeproofError' && typeof (error as { code?: unknown }).code === 'string')
+}

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import { readJsonFile } from '../../src/artifacts/read.js'
+import { acquireOutputLock } from '../../src/artifacts/lock.js'
 import { runDirOf } from '../../src/artifacts/run-dir.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import {
@@ -109,6 +110,8 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
+  // Held until the process exits (watch mode reruns into the same folder): one run per folder.
+  withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
@@ -135,12 +138,13 @@ function withoutStack<T>(run: () => T): T {
     return run()
   } catch (error) {
     if (!(error instanceof FlakeproofError)) throw error
-    throw stackless(`flakeproof: ${error.message}`)
+    throw stackless(`flakeproof: ${error.message}`, error)
   }
 }
 
-function stackless(message: string): Error {
-  const plain = new Error(message)
+/** `cause` lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
+function stackless(message: string, cause?: FlakeproofError): Error {
+  const plain = new Error(message, { cause })
   plain.stack = message
   return plain
 }

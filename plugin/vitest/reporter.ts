@@ -4,6 +4,7 @@ import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { JournalReader } from '../../src/artifacts/journal.js'
+import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
@@ -44,6 +45,7 @@ export default class FlakeproofReporter implements Reporter {
   private _recorder: TestRunRecorder | undefined
   private _journal: JournalReader | undefined
   private _progress: ProgressPrinter | undefined
+  private _lock: OutputLock | undefined
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
@@ -66,6 +68,8 @@ export default class FlakeproofReporter implements Reporter {
     this._seen.clear()
     const { runnerMode, repeat, observe, confidence, proofRuns, command } = this._options
     this._recorder = this._degradeGracefully(() => {
+      // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
+      if (!runnerMode) this._lock ??= acquireOutputLock(this._outDir(), `flakeproof/reporter outDir ${this._options.outDir}`)
       const run = this._runDir()
       prepareRunDir(run)
       return new TestRunRecorder(this._outDir(), run, {

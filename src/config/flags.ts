@@ -22,11 +22,26 @@ export function text(flag: string, example: string) {
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1
 
-/** A whole number >= `min` (and <= `max`, for values that become timers: pass MAX_TIMER_MS). */
-export function integer(flag: string, min: number, example: string, max = Number.MAX_SAFE_INTEGER) {
+/** Trials or repetitions asked for in one run: far above any useful measurement, far below one that never ends. */
+export const MAX_TRIALS = 1_000_000
+
+/** The largest value a flag takes, and why, for its message. */
+export interface Limit {
+  max: number
+  why: string
+}
+
+/** Values that become timers. */
+export const TIMER_LIMIT: Limit = { max: MAX_TIMER_MS, why: `ms (about ${(MAX_TIMER_MS / 86_400_000).toFixed(1)} days), the longest delay Node's timers keep` }
+
+/** Counts of trials or repetitions. */
+export const TRIALS_LIMIT: Limit = { max: MAX_TRIALS, why: 'trials in one run' }
+
+/** A whole number >= `min`, and <= `limit.max` when given. */
+export function integer(flag: string, min: number, example: string, limit?: Limit) {
   const message = (input: unknown): string => `${flag} must be a whole number >= ${min}${got(input)}; e.g. ${flag} ${example}`
-  const tooLarge = (input: unknown): string =>
-    `${flag} must be at most ${max} ms (about ${(max / 86_400_000).toFixed(1)} days), the longest delay Node's timers keep${got(input)}; e.g. ${flag} ${example}`
+  const max = limit?.max ?? Number.MAX_SAFE_INTEGER
+  const tooLarge = (input: unknown): string => `${flag} must be at most ${max} ${limit?.why ?? ''}${got(input)}; e.g. ${flag} ${example}`
   return z
     .string({ error: (issue) => message(issue.input) })
     .refine((value) => /^\+?\d+$/.test(value.trim()) && Number(value) >= min && Number.isSafeInteger(Number(value)), {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { integer, MAX_TIMER_MS, oneOf, probability, text } from './flags.js'
+import { integer, oneOf, probability, TIMER_LIMIT, TRIALS_LIMIT, text } from './flags.js'
 
 /**
  * One schema per command: raw flag strings in, the options the pipeline runs on out. Defaults live
@@ -7,14 +7,14 @@ import { integer, MAX_TIMER_MS, oneOf, probability, text } from './flags.js'
  */
 
 const command = text('--cmd', '"npm test"')
-const gapMs = integer('--gap-ms', 0, '2000', MAX_TIMER_MS).default(0)
-const timeoutMs = integer('--timeout-ms', 1, '60000', MAX_TIMER_MS).optional()
+const gapMs = integer('--gap-ms', 0, '2000', TIMER_LIMIT).default(0)
+const timeoutMs = integer('--timeout-ms', 1, '60000', TIMER_LIMIT).optional()
 const jobs = integer('--jobs', 1, '4').default(1)
 const confidence = probability('--confidence', 'open', '0.95').default({ value: 0.95, exact: { num: 19n, den: 20n } })
 
 export const MeasureOptionsSchema = z.object({
   cmd: command,
-  trials: integer('--trials', 1, '200'),
+  trials: integer('--trials', 1, '200', TRIALS_LIMIT),
   'gap-ms': gapMs,
   'timeout-ms': timeoutMs,
   jobs,
@@ -40,10 +40,10 @@ export const FactsOptionsSchema = z.object({
 
 export const ObserveOptionsSchema = z.object({
   cmd: command,
-  'fast-trials': integer('--fast-trials', 1, '200').default(200),
+  'fast-trials': integer('--fast-trials', 1, '200', TRIALS_LIMIT).default(200),
   fast: text('--fast', 'rate.json').optional(),
-  'slow-trials': integer('--slow-trials', 1, '20'),
-  'gap-ms': integer('--gap-ms', 0, '2000', MAX_TIMER_MS),
+  'slow-trials': integer('--slow-trials', 1, '20', TRIALS_LIMIT),
+  'gap-ms': integer('--gap-ms', 0, '2000', TIMER_LIMIT),
   'timeout-ms': timeoutMs,
   confidence,
   out: text('--out', 'observer.json'),
@@ -81,9 +81,9 @@ export const ReportOptionsSchema = z.object({
 export const InvestigateOptionsSchema = z.object({
   cmd: command,
   'fixed-cmd': text('--fixed-cmd', '"node job.js --fixed"'),
-  trials: integer('--trials', 1, '200').default(200),
-  'slow-trials': integer('--slow-trials', 1, '20').default(20),
-  'gap-ms': integer('--gap-ms', 0, '2000', MAX_TIMER_MS).default(2000),
+  trials: integer('--trials', 1, '200', TRIALS_LIMIT).default(200),
+  'slow-trials': integer('--slow-trials', 1, '20', TRIALS_LIMIT).default(20),
+  'gap-ms': integer('--gap-ms', 0, '2000', TIMER_LIMIT).default(2000),
   'timeout-ms': timeoutMs,
   jobs,
   confidence,

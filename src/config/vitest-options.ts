@@ -2,11 +2,8 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { FlakeproofError } from '../errors.js'
+import { MAX_TIMER_MS, MAX_TRIALS } from './flags.js'
 
-/** Longest wait Node's timers can hold: a longer `setTimeout` fires after 1 ms instead. */
-const MAX_TIMER_MS = 2 ** 31 - 1
-/** Repetitions per test in one run: far above any useful measurement, far below what would never end. */
-const MAX_REPEAT = 1_000_000
 
 /**
  * The Vitest adapter's options: one schema for all three ways of giving them — `flakeproof({...})`
@@ -15,13 +12,13 @@ const MAX_REPEAT = 1_000_000
 export const VitestOptionsSchema = z
   .object({
     /** Repetitions of each selected test. Without it (and without `proof`) the plugin is inactive. */
-    repeat: z.number().int().min(1).max(MAX_REPEAT).optional(),
+    repeat: z.number().int().min(1).max(MAX_TRIALS).optional(),
     /** Rest before each gapped repetition when observing. @default 2000 */
     gapMs: z.number().int().min(0).max(MAX_TIMER_MS).default(2000),
     /** Also measure each test that failed with gaps, and write observer.json. @default false */
     observe: z.boolean().default(false),
     /** Gapped repetitions per observed test. @default 20 */
-    slowRepeat: z.number().int().min(1).max(MAX_REPEAT).default(20),
+    slowRepeat: z.number().int().min(1).max(MAX_TRIALS).default(20),
     /** Confidence of intervals and plans. @default 0.95 */
     confidence: z.number().gt(0).lt(1).default(0.95),
     /** Where the files go, relative to the project root. @default '.flakeproof' */
@@ -151,9 +148,9 @@ function realpathOfNearest(path: string): string {
 }
 
 const RULES: Record<string, string> = {
-  repeat: `a whole number from 1 to ${MAX_REPEAT}`,
-  gapMs: `a whole number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.8 days)`,
-  slowRepeat: `a whole number from 1 to ${MAX_REPEAT}`,
+  repeat: `a whole number from 1 to ${MAX_TRIALS}`,
+  gapMs: `a whole number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.9 days)`,
+  slowRepeat: `a whole number from 1 to ${MAX_TRIALS}`,
   confidence: 'a number strictly between 0 and 1',
   outDir: 'a non-empty path',
   outAnywhere: 'true or false',

@@ -99,6 +99,20 @@ describe('mistakes stop the run before any test, and change nothing', () => {
     expect(after).toEqual(before)
   })
 
+  it.each([
+    ['vitest run --', (args: string[]) => runVitest(['run', '--', ...args], {}, TRUST), 1],
+    ['flakeproof vitest', (args: string[]) => runFlakeproofVitest(args, {}, TRUST), 2],
+  ])('%s refuses an output folder another run is writing in, naming its pid', async (_name, start, code) => {
+    const out = tempDir()
+    // This test's own process stands in for a live flakeproof run holding the folder.
+    writeFileSync(join(out, '.flakeproof.lock'), `${process.pid}\n`)
+    const result = await start(['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', 'tests/names.test.ts'])
+    expect(result.code).toBe(code)
+    expect(result.stdout + result.stderr).toContain(`another flakeproof run (pid ${process.pid}) is writing in ${out}`)
+    expect(result.stdout).not.toMatch(/Test Files/)
+    expect(readdirSync(out)).toEqual(['.flakeproof.lock'])
+  })
+
   it('keeps the last measurement whole when the next run is killed', async () => {
     const out = tempDir()
     writeFileSync(join(out, 'rate.json'), '{"previous": true}\n')
