@@ -115,7 +115,8 @@ Flags:
   --flaky-observe          also repeat each test that failed with gaps; writes observer.json
   --flaky-slow-repeat <n>  gapped repetitions per observed test (default 20)
   --flaky-confidence <c>   confidence of intervals and plans (default 0.95)
-  --flaky-out <dir>        where the files go (default .flakeproof)
+  --flaky-out <dir>        where the files go (default .flakeproof), inside the project root
+  --flaky-out-anywhere     let --flaky-out lie outside the project root, on purpose
   --flaky-fail-on-flaky    fail tests that failed some repetitions (default: advisory)
   --flaky-proof            repeat each test flaky in the last policy.json its green_runs_required times
 

@@ -138,5 +138,14 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
       ['[a] test/same.test.ts > fails every fourth call', 8, 2],
       ['[b] test/same.test.ts > fails every fourth call', 8, 2],
     ])
+    const bin = join(consumer.dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const narrowed = await runNodeIn(monorepo, [bin, 'vitest', '--flaky-proof', '--project', 'a'], { FIXTURE_FIXED: '1' }, consumer.node)
+    expect(narrowed.code, narrowed.stdout + narrowed.stderr).toBe(0)
+    const proof = readArtifact(join(monorepo, '.flakeproof/proof.json'), ProofFileSchema).tests
+    expect(proof?.['[a] test/same.test.ts > fails every fourth call']).toMatchObject({ status: 'ran', passed: true })
+    expect(proof?.['[b] test/same.test.ts > fails every fourth call']).toMatchObject({ status: 'not-selected' })
+    const inPackage = join(monorepo, 'packages/a')
+    await runNodeIn(inPackage, [bin, 'vitest', '--flaky-repeat', '4'], {}, consumer.node)
+    expect(readArtifact(join(inPackage, '.flakeproof/rate.json'), RateFileSchema).tests?.map((t) => t.id)).toEqual(['[a] test/same.test.ts > fails every fourth call'])
   }, 180_000)
 })
