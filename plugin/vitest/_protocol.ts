@@ -2,13 +2,23 @@
  * What the plugin (main process) tells the runner (workers), and what the runner hands back to the
  * reporter on each test's meta (a TestEvidence). Plain data only: it crosses Vitest's RPC.
  */
+import type { TestEvidence } from '../../src/pipeline/test-evidence.js'
+
 export type { Repetition, TestEvidence } from '../../src/pipeline/test-evidence.js'
 
-/** The key under which the plugin `provide`s RunnerOptions to every project. */
-export const PROVIDE_KEY = 'flakeproof'
-
-/** The key of a test's meta that carries its repetitions. */
-export const META_KEY = 'flakeproof'
+// Vitest's documented extension points, so both sides of the boundary are typed without casts.
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    /** Set by the runner when a test ends: every repetition it ran. */
+    flakeproof?: TestEvidence
+  }
+}
+declare module 'vitest' {
+  interface ProvidedContext {
+    /** Provided by the plugin to every project, read by the runner in each worker. */
+    flakeproof: RunnerOptions
+  }
+}
 
 export interface RunnerOptions {
   /** `measure`: repeat every selected test; `proof`: repeat only the tests in `proofRuns`. */

@@ -14,7 +14,7 @@ import {
   resolveVitestOptions,
 } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
-import { PROVIDE_KEY, type RunnerOptions } from './_protocol.js'
+import type { RunnerOptions } from './_protocol.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
@@ -115,7 +115,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
-    project.provide(PROVIDE_KEY as never, runnerOptions as never)
+    project.provide('flakeproof', runnerOptions)
   }
   neverWriteSnapshots(vitest)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true

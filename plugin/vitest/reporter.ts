@@ -12,11 +12,12 @@ import { stripAnsi } from '../../src/core/ansi.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
-import type { RepetitionMode, ReportedTest, TestEvidence } from '../../src/pipeline/test-evidence.js'
+import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
-import { META_KEY } from './_protocol.js'
 import { ProgressPrinter } from './_progress.js'
+// Vitest's TaskMeta carries our evidence (augmented there).
+import type {} from './_protocol.js'
 import { renderTable } from './_table.js'
 
 /** Marks instances, so a second copy of this module (Vite's bundle of the config) recognises them. */
@@ -216,7 +217,7 @@ export default class FlakeproofReporter implements Reporter {
   private _toReported(testCase: TestCase): ReportedTest | undefined {
     const { id, identity } = this._idOf(testCase)
     const name = testCase.fullName
-    const recorded = testCase.meta()[META_KEY as keyof ReturnType<TestCase['meta']>] as TestEvidence | undefined
+    const recorded = testCase.meta().flakeproof
     if (recorded) return { project: identity.project, file: identity.file, name, evidence: recorded }
     const result = testCase.result()
     // Typecheck tests never pass through the runner: recorded once, as what they are.

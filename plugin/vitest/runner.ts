@@ -7,7 +7,7 @@ import * as vitest from 'vitest'
 import { JournalWriter } from '../../src/artifacts/journal.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
-import { META_KEY, PROVIDE_KEY, type Repetition, type RunnerOptions, type TestEvidence } from './_protocol.js'
+import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
@@ -75,7 +75,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
 
   constructor(config: WorkerConfig) {
     super(config)
-    const options = vitest.inject(PROVIDE_KEY as never) as RunnerOptions | undefined
+    const options: RunnerOptions | undefined = vitest.inject('flakeproof')
     if (!options) throw new Error('flakeproof: this runner is set up by the plugin; add `flakeproof()` to `plugins` instead of setting `test.runner`')
     this._options = options
     this._journal = new JournalWriter(options.journalDir)
@@ -133,7 +133,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       const done = this._close(running)
       this._journal.write({ id: running.evidence.id, ...(done ? { done } : {}), end: true })
       this._settle(test, running.evidence.repetitions)
-      test.meta[META_KEY as keyof typeof test.meta] = running.evidence as never
+      test.meta.flakeproof = running.evidence
       this._running.delete(test.id)
       this._previousTest = running.evidence.id
       this._capturing = undefined
