@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
+import { renderVitestFlags } from '../config/vitest-options.js'
 import { FlakeproofError, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../pipeline/measure.js'
 import { collect } from './commands/collect.js'
@@ -105,34 +106,28 @@ async function runVitest(args: string[]): Promise<number> {
   }
 }
 
-const VITEST_HELP = `flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config
-
-Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]
-
-Flags:
-  --flaky-repeat <n>       repetitions of each selected test
-  --flaky-gap-ms <ms>      rest before each gapped repetition when observing (default 2000)
-  --flaky-observe          also repeat each test that failed with gaps; writes observer.json
-  --flaky-slow-repeat <n>  gapped repetitions per observed test (default 20)
-  --flaky-confidence <c>   confidence of intervals and plans (default 0.95)
-  --flaky-out <dir>        where the files go (default .flakeproof), inside the project root
-  --flaky-out-anywhere     let --flaky-out lie outside the project root, on purpose
-  --flaky-fail-on-flaky    fail tests that failed some repetitions (default: advisory)
-  --flaky-proof            repeat each test flaky in the last policy.json its green_runs_required times
-
-Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,
-summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.
-
-Example:
-  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts
-`
+const VITEST_HELP = [
+  "flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config",
+  '',
+  'Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]',
+  '',
+  'Flags:',
+  ...renderVitestFlags(),
+  '',
+  'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
+  'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
+  '',
+  'Example:',
+  '  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
+  '',
+].join('\n')
 
 function parseOptions(spec: CommandSpec, args: string[]): unknown {
   let parsed
   try {
     parsed = parseArgs({
       args: attachNegativeValues(spec, args),
-      options: Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.value === undefined ? 'boolean' : 'string' }])),
+      options: Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.placeholder === undefined ? 'boolean' : 'string' }])),
       allowPositionals: spec.name === 'schema',
       strict: true,
       tokens: true,
@@ -150,7 +145,7 @@ function parseOptions(spec: CommandSpec, args: string[]): unknown {
 
 /** `--trials -3` means the value -3 (to be rejected with its own message), not a flag `-3`. */
 function attachNegativeValues(spec: CommandSpec, args: string[]): string[] {
-  const valued = new Set(spec.flags.filter((f) => f.value !== undefined).map((f) => `--${f.name}`))
+  const valued = new Set(spec.flags.filter((f) => f.placeholder !== undefined).map((f) => `--${f.name}`))
   const joined: string[] = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string

@@ -1,18 +1,6 @@
 import type { z } from 'zod'
+import { type CommandOptions, defaultOf, type Flag, isRequired } from '../config/options.js'
 import type { PipelineContext } from '../pipeline/context.js'
-
-/** One flag as the help text and the argv parser see it. */
-export interface FlagSpec {
-  name: string
-  /** Placeholder shown in help, e.g. `<n>`; omitted for boolean flags. */
-  value?: string
-  description: string
-  /**
-   * Where the command writes: a file (its folder) or a folder. Before the command runs, the CLI
-   * refuses a path that is not a regular file and locks the folder for the run.
-   */
-  output?: 'file' | 'folder'
-}
 
 /** What a command may do besides returning its exit code. */
 export interface CommandIO {
@@ -21,14 +9,13 @@ export interface CommandIO {
   context: PipelineContext
 }
 
-export interface CommandSpec<S extends z.ZodType = z.ZodType> {
+export interface CommandSpec<S extends z.ZodType = z.ZodType> extends CommandOptions<S> {
   name: string
   summary: string
-  usage: string
-  flags: FlagSpec[]
+  /** Overrides the usage line derived from the flags (e.g. `schema`'s positional argument). */
+  usage?: string
   writes: string
   example: string
-  schema: S
   /** Returns the exit code: 0 done, 1 negative verdict, 130 interrupted. Throws FlakeproofError on bad input. */
   run: (options: z.output<S>, io: CommandIO) => Promise<number>
 }
@@ -38,14 +25,14 @@ export function defineCommand<S extends z.ZodType>(spec: CommandSpec<S>): Comman
   return spec as unknown as CommandSpec
 }
 
-/** `flakeproof <command> --help` */
+/** `flakeproof <command> --help`: usage, flags, defaults and what is required, all from the declarations. */
 export function renderHelp(spec: CommandSpec): string {
-  const width = Math.max(...spec.flags.map((f) => flagLabel(f).length))
-  const flags = spec.flags.map((f) => `  ${flagLabel(f).padEnd(width)}  ${f.description}`)
+  const width = Math.max(0, ...spec.flags.map((f) => flagLabel(f).length))
+  const flags = spec.flags.map((f) => `  ${flagLabel(f).padEnd(width)}  ${describe(f)}`)
   return [
     `flakeproof ${spec.name}: ${spec.summary}`,
     '',
-    `Usage: flakeproof ${spec.name} ${spec.usage}`,
+    `Usage: flakeproof ${spec.name} ${spec.usage ?? usageOf(spec.flags)}`,
     '',
     'Flags:',
     ...flags,
@@ -61,6 +48,19 @@ export function renderHelp(spec: CommandSpec): string {
 
 // --- internal ---
 
-function flagLabel(flag: FlagSpec): string {
-  return flag.value === undefined ? `--${flag.name}` : `--${flag.name} ${flag.value}`
+function flagLabel(flag: Flag): string {
+  return flag.placeholder === undefined ? `--${flag.name}` : `--${flag.name} ${flag.placeholder}`
+}
+
+function describe(flag: Flag): string {
+  const fallback = defaultOf(flag)
+  if (fallback !== undefined) return `${flag.description} (default ${fallback})`
+  return isRequired(flag) ? `${flag.description} (required)` : flag.description
+}
+
+/** Required flags first, as they must be given; the others in brackets. */
+function usageOf(flags: readonly Flag[]): string {
+  const required = flags.filter(isRequired).map(flagLabel)
+  const optional = flags.filter((f) => !isRequired(f)).map((f) => `[${flagLabel(f)}]`)
+  return [...required, ...optional].join(' ')
 }

@@ -2,95 +2,157 @@ import { z } from 'zod'
 import { integer, oneOf, probability, TIMER_LIMIT, TRIALS_LIMIT, text } from './flags.js'
 
 /**
- * One schema per command: raw flag strings in, the options the pipeline runs on out. Defaults live
- * here and nowhere else. Rules involving two flags are `superRefine`s that say how to fix them.
+ * Every command-line flag, declared once: its name, placeholder, help text and value schema, whose
+ * `.prefault()` is the default as the user would type it. The argv parser, each command's option
+ * schema, `--help` (src/cli/spec.ts) and the README check (test/e2e/schema-help.test.ts) all come
+ * from these declarations. Rules involving two flags are `superRefine`s that say how to fix them.
  */
+export interface Flag {
+  name: string
+  /** Placeholder shown in help (`<ms>`); none for a boolean flag. */
+  placeholder?: string
+  description: string
+  /** Raw string in, typed option out; `.prefault(text)` gives the default, `.optional()` none. */
+  value: z.ZodType
+  /**
+   * Where the command writes: a file (its folder) or a folder. Before the command runs, the CLI
+   * refuses a path that is not a regular file and locks the folder for the run.
+   */
+  output?: 'file' | 'folder'
+}
 
-const command = text('--cmd', '"npm test"')
-const gapMs = integer('--gap-ms', 0, '2000', TIMER_LIMIT).default(0)
-const timeoutMs = integer('--timeout-ms', 1, '60000', TIMER_LIMIT).optional()
-const jobs = integer('--jobs', 1, '4').default(1)
-const confidence = probability('--confidence', 'open', '0.95').default({ value: 0.95, exact: { num: 19n, den: 20n } })
+/** The default a flag takes when absent, as typed (`'2000'`), or undefined when it has none. */
+export function defaultOf(flag: Flag): string | undefined {
+  const def = (flag.value as unknown as { _zod: { def: { type: string; defaultValue?: unknown } } })._zod.def
+  return def.type === 'prefault' || def.type === 'default' ? String(def.defaultValue) : undefined
+}
 
-export const MeasureOptionsSchema = z.object({
-  cmd: command,
-  trials: integer('--trials', 1, '200', TRIALS_LIMIT),
-  'gap-ms': gapMs,
-  'timeout-ms': timeoutMs,
-  jobs,
-  confidence,
-  out: text('--out', 'rate.json'),
-})
+/** Whether a command cannot run without this flag. */
+export function isRequired(flag: Flag): boolean {
+  return !flag.value.safeParse(undefined).success
+}
 
-export const CollectOptionsSchema = MeasureOptionsSchema.extend({ out: text('--out', 'facts.jsonl') })
+export const FLAG = {
+  cmd: { name: 'cmd', placeholder: '"<shell command>"', description: 'command to run through the shell', value: text('--cmd', '"npm test"') },
+  trials: { name: 'trials', placeholder: '<n>', description: 'how many trials', value: integer('--trials', 1, '200', TRIALS_LIMIT) },
+  gapMs: { name: 'gap-ms', placeholder: '<ms>', description: 'rest before each trial, the first included', value: integer('--gap-ms', 0, '2000', TIMER_LIMIT).prefault('0') },
+  timeoutMs: {
+    name: 'timeout-ms',
+    placeholder: '<ms>',
+    description: "kill a trial's process group after this long; it counts as failed (default: none)",
+    value: integer('--timeout-ms', 1, '60000', TIMER_LIMIT).optional(),
+  },
+  jobs: { name: 'jobs', placeholder: '<n>', description: 'trials at once; parallel trials change timing', value: integer('--jobs', 1, '4').prefault('1') },
+  confidence: {
+    name: 'confidence',
+    placeholder: '<c>',
+    description: 'confidence of intervals and plans, in (0, 1) (z = 1.96 at 0.95)',
+    value: probability('--confidence', 'open', '0.95').prefault('0.95'),
+  },
+  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md', value: oneOf('--lang', ['en', 'ko']).default('en') },
+} as const satisfies Record<string, Flag>
 
-export const PlanOptionsSchema = z
-  .object({
-    rate: probability('--rate', 'closed', '0.2').optional(),
-    from: text('--from', 'rate.json').optional(),
-    confidence,
-    out: text('--out', 'runs_needed.json').optional(),
-  })
-  .superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--rate 0.2 or --from rate.json'))
+type Text = ReturnType<typeof text>
+type Value<R extends boolean> = R extends true ? Text : z.ZodOptional<Text>
 
-export const FactsOptionsSchema = z.object({
-  in: text('--in', 'facts.jsonl'),
-  out: text('--out', 'only_when_fail.json'),
-})
+/** `--out <file>`, described for one command. */
+function out<const R extends boolean = true>(what: string, example: string, required?: R) {
+  const value = text('--out', example)
+  return { name: 'out', placeholder: '<file>', description: `where to write ${what}`, value: (required === false ? value.optional() : value) as Value<R>, output: 'file' } as const
+}
 
-export const ObserveOptionsSchema = z.object({
-  cmd: command,
-  'fast-trials': integer('--fast-trials', 1, '200', TRIALS_LIMIT).default(200),
-  fast: text('--fast', 'rate.json').optional(),
-  'slow-trials': integer('--slow-trials', 1, '20', TRIALS_LIMIT),
-  'gap-ms': integer('--gap-ms', 0, '2000', TIMER_LIMIT),
-  'timeout-ms': timeoutMs,
-  confidence,
-  out: text('--out', 'observer.json'),
-})
+/** A flag naming a file or folder to read. */
+function input<const N extends string, const R extends boolean = false>(name: N, placeholder: string, description: string, example: string, required?: R) {
+  const value = text(`--${name}`, example)
+  return { name, placeholder, description, value: (required === true ? value : value.optional()) as Value<R> }
+}
 
-export const PolicyOptionsSchema = z
-  .object({
-    rate: probability('--rate', 'closed', '0.2').optional(),
-    from: text('--from', 'rate.json').optional(),
-    confidence,
-    out: text('--out', 'policy.json'),
-  })
-  .superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--from rate.json or --rate 0.2'))
+/** A command's flags and the option schema built from them: the one place both come from. */
+export interface CommandOptions<S extends z.ZodType = z.ZodType> {
+  flags: Flag[]
+  schema: S
+}
 
-export const ProofOptionsSchema = z
-  .object({
-    cmd: text('--cmd', '"npm test"'),
-    runs: integer('--runs', 1, '14').optional(),
-    plan: text('--plan', 'runs_needed.json').optional(),
-    policy: text('--policy', 'policy.json').optional(),
-    'gap-ms': gapMs,
-    'timeout-ms': timeoutMs,
-    jobs,
-    confidence: probability('--confidence', 'open', '0.95').optional(),
-    out: text('--out', 'proof.json'),
-  })
-  .superRefine(exactlyOne(['--runs', '--plan', '--policy'], (o) => [o.runs, o.plan, o.policy], '--plan .flakeproof/runs_needed.json'))
-export type ProofOptions = z.output<typeof ProofOptionsSchema>
+function options<const F extends readonly Flag[]>(flags: F) {
+  const shape = Object.fromEntries(flags.map((f) => [f.name, f.value])) as { [K in F[number] as K['name']]: K['value'] }
+  return { flags: [...flags], schema: z.object(shape) }
+}
 
-export const ReportOptionsSchema = z.object({
-  dir: text('--dir', '.flakeproof'),
-  lang: oneOf('--lang', ['en', 'ko']).default('en'),
-})
+const measureFlags = [FLAG.cmd, FLAG.trials, FLAG.gapMs, FLAG.timeoutMs, FLAG.jobs, FLAG.confidence] as const
 
-export const InvestigateOptionsSchema = z.object({
-  cmd: command,
-  'fixed-cmd': text('--fixed-cmd', '"node job.js --fixed"'),
-  trials: integer('--trials', 1, '200', TRIALS_LIMIT).default(200),
-  'slow-trials': integer('--slow-trials', 1, '20', TRIALS_LIMIT).default(20),
-  'gap-ms': integer('--gap-ms', 0, '2000', TIMER_LIMIT).default(2000),
-  'timeout-ms': timeoutMs,
-  jobs,
-  confidence,
-  'out-dir': text('--out-dir', '.flakeproof').default('.flakeproof'),
-  lang: oneOf('--lang', ['en', 'ko']).default('en'),
-})
-export type InvestigateOptions = z.output<typeof InvestigateOptionsSchema>
+export const MEASURE = options([...measureFlags, out('rate.json', 'rate.json')])
+export const COLLECT = options([...measureFlags, out('facts.jsonl', 'facts.jsonl')])
+
+const rateOrFrom = (rate: string, from: string) =>
+  [
+    { name: 'rate', placeholder: '<p>', description: rate, value: probability('--rate', 'closed', '0.2').optional() },
+    input('from', '<rate.json>', from, 'rate.json'),
+  ] as const
+
+const plan = options([
+  ...rateOrFrom('failure rate in [0, 1]; prints {rate, confidence, runs}', 'plan from a measurement (uses its exact counts)'),
+  FLAG.confidence,
+  out('runs_needed.json (table for 0.9, 0.95, 0.99 and the chosen level)', 'runs_needed.json', false),
+])
+export const PLAN = { ...plan, schema: plan.schema.superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--rate 0.2 or --from rate.json')) }
+
+export const FACTS = options([input('in', '<facts.jsonl>', 'evidence written by `flakeproof collect`', 'facts.jsonl', true), out('only_when_fail.json', 'only_when_fail.json')])
+
+export const OBSERVE = options([
+  FLAG.cmd,
+  { name: 'fast-trials', placeholder: '<n>', description: 'trials without gaps, when no --fast is given', value: integer('--fast-trials', 1, '200', TRIALS_LIMIT).prefault('200') },
+  input('fast', '<rate.json>', 'use this measurement as the fast side instead of running one', 'rate.json'),
+  { name: 'slow-trials', placeholder: '<n>', description: 'gapped trials (20 is enough for a 1-in-5 failure)', value: integer('--slow-trials', 1, '20', TRIALS_LIMIT) },
+  { name: 'gap-ms', placeholder: '<ms>', description: 'rest before each slow trial (e.g. 2000)', value: integer('--gap-ms', 0, '2000', TIMER_LIMIT) },
+  FLAG.timeoutMs,
+  FLAG.confidence,
+  out('observer.json', 'observer.json'),
+])
+
+const policy = options([
+  ...rateOrFrom('decide from a bare rate in [0, 1]', 'decide from a measurement (its exact counts)'),
+  FLAG.confidence,
+  out('policy.json', 'policy.json'),
+])
+export const POLICY = { ...policy, schema: policy.schema.superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--from rate.json or --rate 0.2')) }
+
+const proof = options([
+  { ...FLAG.cmd, placeholder: '"<fixed command>"', description: 'the fixed command' },
+  { name: 'runs', placeholder: '<n>', description: 'required runs, given directly', value: integer('--runs', 1, '14').optional() },
+  input('plan', '<runs_needed.json>', 'required runs = its chosen.runs', 'runs_needed.json'),
+  input('policy', '<policy.json>', 'required runs = its green_runs_required', 'policy.json'),
+  FLAG.gapMs,
+  FLAG.timeoutMs,
+  FLAG.jobs,
+  {
+    name: 'confidence',
+    placeholder: '<c>',
+    description: "confidence of the proof's interval (default: that of --plan or --policy, else 0.95)",
+    value: probability('--confidence', 'open', '0.95').optional(),
+  },
+  out('proof.json', 'proof.json'),
+])
+export const PROOF = {
+  ...proof,
+  schema: proof.schema.superRefine(exactlyOne(['--runs', '--plan', '--policy'], (o) => [o.runs, o.plan, o.policy], '--plan .flakeproof/runs_needed.json')),
+}
+export type ProofOptions = z.output<typeof PROOF.schema>
+
+export const REPORT = options([input('dir', '<dir>', 'folder holding rate.json and any of the other files', '.flakeproof', true), FLAG.lang])
+
+export const INVESTIGATE = options([
+  FLAG.cmd,
+  { name: 'fixed-cmd', placeholder: '"<fixed command>"', description: 'the fixed version, proven with the planned number of runs', value: text('--fixed-cmd', '"node job.js --fixed"') },
+  { ...FLAG.trials, description: 'fast trials to measure and collect', value: integer('--trials', 1, '200', TRIALS_LIMIT).prefault('200') },
+  { name: 'slow-trials', placeholder: '<n>', description: 'gapped trials for the observer comparison', value: integer('--slow-trials', 1, '20', TRIALS_LIMIT).prefault('20') },
+  { name: 'gap-ms', placeholder: '<ms>', description: 'rest before each gapped trial', value: integer('--gap-ms', 0, '2000', TIMER_LIMIT).prefault('2000') },
+  FLAG.timeoutMs,
+  FLAG.jobs,
+  FLAG.confidence,
+  { name: 'out-dir', placeholder: '<dir>', description: 'where all files go; earlier results there are replaced', value: text('--out-dir', '.flakeproof').prefault('.flakeproof'), output: 'folder' },
+  FLAG.lang,
+])
+export type InvestigateOptions = z.output<typeof INVESTIGATE.schema>
 
 // --- internal ---
 

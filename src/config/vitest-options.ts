@@ -40,18 +40,34 @@ export function argsAfterSeparator(argv: readonly string[]): string[] {
   return separator < 0 ? [] : argv.slice(separator + 1)
 }
 
-/** `--flaky-*` flag → option, and whether it takes a value. */
+/**
+ * Every `--flaky-*` flag, declared once: the option it sets, its value's kind, its placeholder and help.
+ * The flag parser below, `flakeproof vitest --help` and the README check all read this table; the
+ * defaults are the schema's.
+ */
 export const VITEST_FLAGS = {
-  '--flaky-repeat': { key: 'repeat', kind: 'integer', example: '200' },
-  '--flaky-gap-ms': { key: 'gapMs', kind: 'integer', example: '2000' },
-  '--flaky-observe': { key: 'observe', kind: 'boolean', example: '' },
-  '--flaky-slow-repeat': { key: 'slowRepeat', kind: 'integer', example: '20' },
-  '--flaky-confidence': { key: 'confidence', kind: 'number', example: '0.95' },
-  '--flaky-out': { key: 'outDir', kind: 'string', example: '.flakeproof' },
-  '--flaky-out-anywhere': { key: 'outAnywhere', kind: 'boolean', example: '' },
-  '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', example: '' },
-  '--flaky-proof': { key: 'proof', kind: 'boolean', example: '' },
-} as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; example: string }>
+  '--flaky-repeat': { key: 'repeat', kind: 'integer', placeholder: '<n>', help: 'repetitions of each selected test (or FLAKEPROOF_REPEAT)', example: '200' },
+  '--flaky-observe': { key: 'observe', kind: 'boolean', placeholder: '', help: 'also repeat each test that failed, with gaps; writes observer.json', example: '' },
+  '--flaky-slow-repeat': { key: 'slowRepeat', kind: 'integer', placeholder: '<n>', help: 'gapped repetitions per observed test', example: '20' },
+  '--flaky-gap-ms': { key: 'gapMs', kind: 'integer', placeholder: '<ms>', help: 'rest before each gapped repetition, not counted toward the test timeout', example: '2000' },
+  '--flaky-confidence': { key: 'confidence', kind: 'number', placeholder: '<c>', help: 'confidence of intervals and plans', example: '0.95' },
+  '--flaky-out': { key: 'outDir', kind: 'string', placeholder: '<dir>', help: 'where the files go, inside the project root', example: '.flakeproof' },
+  '--flaky-out-anywhere': { key: 'outAnywhere', kind: 'boolean', placeholder: '', help: 'let --flaky-out lie outside the project root, on purpose', example: '' },
+  '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
+  '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
+} as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
+
+/** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
+export function renderVitestFlags(): string[] {
+  const defaults = VitestOptionsSchema.parse({}) as Record<string, unknown>
+  const label = (flag: string, placeholder: string): string => (placeholder ? `${flag} ${placeholder}` : flag)
+  const width = Math.max(...Object.entries(VITEST_FLAGS).map(([flag, f]) => label(flag, f.placeholder).length))
+  return Object.entries(VITEST_FLAGS).map(([flag, f]) => {
+    const fallback = defaults[f.key]
+    const shown = fallback === undefined || fallback === false ? '' : ` (default ${String(fallback)})`
+    return `  ${label(flag, f.placeholder).padEnd(width)}  ${f.help}${shown}`
+  })
+}
 
 type FlagName = keyof typeof VITEST_FLAGS
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { VITEST_FLAGS } from '../../src/config/vitest-options.js'
+import { COLLECT, FACTS, INVESTIGATE, MEASURE, OBSERVE, PLAN, POLICY, PROOF, REPORT } from '../../src/config/options.js'
+import { VITEST_FLAGS, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { ROOT, runCli } from '../utils.js'
 
 describe('flakeproof schema', () => {
@@ -23,13 +24,25 @@ describe('--help', () => {
     expect(result.stdout).toContain('Example:')
   })
 
-  it('flakeproof vitest --help lists every --flaky-* flag the parser takes, and the README table too', async () => {
+  it('flakeproof vitest --help and the README table list every --flaky-* flag with the default of the schema', async () => {
     const result = await runCli(['vitest', '--help'])
     expect(result.code).toBe(0)
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    for (const flag of Object.keys(VITEST_FLAGS)) {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n')
+    const defaults = VitestOptionsSchema.parse({}) as Record<string, unknown>
+    for (const [flag, { key }] of Object.entries(VITEST_FLAGS)) {
       expect(result.stdout, flag).toContain(`  ${flag}`)
-      expect(readme, flag).toContain(`\`${flag}`)
+      // | `option` | `--flag …` | default | meaning |
+      const row = readme.find((line) => line.startsWith(`| \`${key}\` | \`${flag}`))
+      expect(row, `README row for ${flag}`).toBeDefined()
+      const shown = row?.split(' | ')[2]?.replaceAll('`', '')
+      expect(shown, flag).toBe(defaults[key] === undefined ? '–' : String(defaults[key]))
+    }
+  })
+
+  it('the README names every flag of every command', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    for (const { flags } of [MEASURE, COLLECT, PLAN, FACTS, OBSERVE, POLICY, PROOF, REPORT, INVESTIGATE]) {
+      for (const { name } of flags) expect(readme, `--${name}`).toContain(`--${name}`)
     }
   })
 

@@ -1,18 +1,16 @@
 import { assertWritable } from '../../artifacts/write.js'
-import { CollectOptionsSchema } from '../../config/options.js'
+import { COLLECT } from '../../config/options.js'
 import { measureCommand } from '../../pipeline/measure.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag, trialSettings } from './_flags.js'
+import { trialSettings } from './_flags.js'
 
 export const collect = defineCommand({
   name: 'collect',
   summary: 'run a command N times and keep the evidence of every trial, one JSON line each',
-  usage: '--cmd "<shell command>" --trials <n> --out <jsonl> [--gap-ms <ms>] [--timeout-ms <ms>] [--jobs <n>]',
-  flags: [FLAGS.cmd, FLAGS.trials, FLAGS.gapMs, FLAGS.timeoutMs, FLAGS.jobs, FLAGS.confidence, outFlag('facts.jsonl')],
   writes:
     'facts.jsonl, a line per trial as it ends: trial, exit_code, outcome, elapsed_ms, stderr, stdout, signal, timed_out, started_at, offset_ms, gap_ms, worker, concurrent, *_bytes',
   example: 'flakeproof collect --cmd "node examples/lab/job.js" --trials 60 --out .flakeproof/facts.jsonl',
-  schema: CollectOptionsSchema,
+  ...COLLECT,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')
     const rate = await measureCommand(trialSettings(o, o.trials), o.confidence.value, context, { facts: o.out }, 'collect')

@@ -1,20 +1,17 @@
 import { readFactsFile } from '../../artifacts/read.js'
 import { OnlyWhenFailFileSchema } from '../../artifacts/schemas.js'
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
-import { FactsOptionsSchema } from '../../config/options.js'
+import { FACTS } from '../../config/options.js'
 import { analyzeFacts } from '../../pipeline/facts.js'
 import { defineCommand } from '../spec.js'
-import { outFlag } from './_flags.js'
 
 export const facts = defineCommand({
   name: 'facts',
   summary: 'what is true only in failing trials: exit codes, a discriminating token, ranked predicates',
-  usage: '--in <facts.jsonl> --out <json>',
-  flags: [{ name: 'in', value: '<facts.jsonl>', description: 'evidence written by `flakeproof collect` (required)' }, outFlag('only_when_fail.json')],
   writes:
     'only_when_fail.json: trials, failures, exit_codes_on_failure, exit_codes_on_success, token, token_candidates, failure_trials, predicates',
   example: 'flakeproof facts --in .flakeproof/facts.jsonl --out .flakeproof/only_when_fail.json',
-  schema: FactsOptionsSchema,
+  ...FACTS,
   async run(o, { print }) {
     const evidence = readFactsFile(o.in, '--in')
     assertWritable(o.out, '--out')

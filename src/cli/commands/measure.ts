@@ -1,17 +1,15 @@
 import { assertWritable } from '../../artifacts/write.js'
-import { MeasureOptionsSchema } from '../../config/options.js'
+import { MEASURE } from '../../config/options.js'
 import { measureCommand } from '../../pipeline/measure.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag, trialSettings } from './_flags.js'
+import { trialSettings } from './_flags.js'
 
 export const measure = defineCommand({
   name: 'measure',
   summary: 'run a command N times; write its failure rate with the trial count and a Wilson interval',
-  usage: '--cmd "<shell command>" --trials <n> --out <json> [--gap-ms <ms>] [--timeout-ms <ms>] [--jobs <n>]',
-  flags: [FLAGS.cmd, FLAGS.trials, FLAGS.gapMs, FLAGS.timeoutMs, FLAGS.jobs, FLAGS.confidence, outFlag('rate.json')],
   writes: 'rate.json: command, trials, failures, rate, ci_low, ci_high, gap_ms, verdict, complete, …',
   example: 'flakeproof measure --cmd "node examples/lab/job.js" --trials 200 --out .flakeproof/rate.json',
-  schema: MeasureOptionsSchema,
+  ...MEASURE,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')
     const rate = await measureCommand(trialSettings(o, o.trials), o.confidence.value, context, { rate: o.out })

@@ -1,29 +1,17 @@
 import { readJsonFile } from '../../artifacts/read.js'
 import { ObserverFileSchema, RateFileSchema } from '../../artifacts/schemas.js'
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
-import { ObserveOptionsSchema } from '../../config/options.js'
+import { OBSERVE } from '../../config/options.js'
 import { measureCommand } from '../../pipeline/measure.js'
 import { compareObservations, toObservation } from '../../pipeline/observe.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag } from './_flags.js'
 
 export const observe = defineCommand({
   name: 'observe',
   summary: 'measure again with gaps and compare gapped vs fast (Fisher exact test): does slowing down hide it?',
-  usage: '--cmd "<shell command>" --slow-trials <n> --gap-ms <ms> --out <json> [--fast-trials <n> | --fast <rate.json>]',
-  flags: [
-    FLAGS.cmd,
-    { name: 'fast-trials', value: '<n>', description: 'trials without gaps, when no --fast is given (default 200)' },
-    { name: 'fast', value: '<rate.json>', description: 'use this measurement as the fast side instead of running one' },
-    { name: 'slow-trials', value: '<n>', description: 'gapped trials (required; 20 is enough for a 1-in-5 failure)' },
-    { name: 'gap-ms', value: '<ms>', description: 'rest before each slow trial (required; e.g. 2000)' },
-    FLAGS.timeoutMs,
-    FLAGS.confidence,
-    outFlag('observer.json'),
-  ],
   writes: 'observer.json: fast {trials, failures, rate, ci_low, ci_high, gap_ms}, slow {…}, p_value, changed, note',
   example: 'flakeproof observe --cmd "node examples/lab/job.js" --fast .flakeproof/rate.json --slow-trials 20 --gap-ms 2000 --out .flakeproof/observer.json',
-  schema: ObserveOptionsSchema,
+  ...OBSERVE,
   async run(o, { print, context }) {
     const given = o.fast === undefined ? undefined : readJsonFile(o.fast, RateFileSchema, '--fast', 'Pass a rate.json written by `flakeproof measure`.')
     assertWritable(o.out, '--out')

@@ -1,25 +1,17 @@
 import { readJsonFile } from '../../artifacts/read.js'
 import { RateFileSchema, RunsNeededFileSchema } from '../../artifacts/schemas.js'
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
-import { PlanOptionsSchema } from '../../config/options.js'
+import { PLAN } from '../../config/options.js'
 import { computeRunsNeeded } from '../../core/planning.js'
 import { buildRunsNeeded, choosePlanningBasis, explainUnplannable } from '../../pipeline/plan.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag } from './_flags.js'
 
 export const plan = defineCommand({
   name: 'plan',
   summary: 'how many consecutive passes prove a fix: the smallest n with (1-p)^n <= 1-c, decided exactly',
-  usage: '--rate <p> --confidence <c>   |   --from <rate.json> --out <json>',
-  flags: [
-    { name: 'rate', value: '<p>', description: 'failure rate in [0, 1]; prints {rate, confidence, runs}' },
-    { name: 'from', value: '<rate.json>', description: 'plan from a measurement (uses its exact counts)' },
-    FLAGS.confidence,
-    outFlag('runs_needed.json (table for 0.9, 0.95, 0.99 and the chosen level)', false),
-  ],
   writes: 'runs_needed.json: observed_rate, basis, planned_rate, table [{confidence, runs}], chosen {confidence, runs}',
   example: 'flakeproof plan --from .flakeproof/rate.json --out .flakeproof/runs_needed.json',
-  schema: PlanOptionsSchema,
+  ...PLAN,
   async run(o, { print }) {
     if (o.out !== undefined) assertWritable(o.out, '--out')
     if (o.rate !== undefined) {

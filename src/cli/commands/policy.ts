@@ -1,27 +1,19 @@
 import { readJsonFile } from '../../artifacts/read.js'
 import { PolicyFileSchema, RateFileSchema } from '../../artifacts/schemas.js'
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
-import { PolicyOptionsSchema } from '../../config/options.js'
+import { POLICY } from '../../config/options.js'
 import { fractionFromCounts } from '../../core/fraction.js'
 import { choosePlanningBasis, explainUnplannable } from '../../pipeline/plan.js'
 import { decidePolicy } from '../../pipeline/policy.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag } from './_flags.js'
 
 export const policy = defineCommand({
   name: 'policy',
   summary: 'retry budget, quarantine threshold and green runs required, calculated from the rate',
-  usage: '--from <rate.json> | --rate <p>   --out <json> [--confidence <c>]',
-  flags: [
-    { name: 'from', value: '<rate.json>', description: 'decide from a measurement (its exact counts)' },
-    { name: 'rate', value: '<p>', description: 'decide from a bare rate strictly between 0 and 1' },
-    FLAGS.confidence,
-    outFlag('policy.json'),
-  ],
   writes:
     'policy.json: observed_rate, confidence, green_runs_required, retry_budget (smallest r with p^(r+1) <= 0.01), quarantine_after, notes',
   example: 'flakeproof policy --from .flakeproof/rate.json --out .flakeproof/policy.json',
-  schema: PolicyOptionsSchema,
+  ...POLICY,
   async run(o, { print }) {
     let decided
     if (o.rate !== undefined) {

@@ -1,29 +1,17 @@
 import { readJsonFile } from '../../artifacts/read.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../artifacts/schemas.js'
 import { assertWritable } from '../../artifacts/write.js'
-import { type ProofOptions, ProofOptionsSchema } from '../../config/options.js'
+import { PROOF, type ProofOptions } from '../../config/options.js'
 import { proveFix } from '../../pipeline/proof.js'
 import { defineCommand } from '../spec.js'
-import { FLAGS, outFlag, trialSettings } from './_flags.js'
+import { trialSettings } from './_flags.js'
 
 export const proof = defineCommand({
   name: 'proof',
   summary: 'run the fixed command the required number of times; exit 1 unless every run passed',
-  usage: '--cmd "<fixed command>" (--runs <n> | --plan <runs_needed.json> | --policy <policy.json>) --out <json>',
-  flags: [
-    { ...FLAGS.cmd, description: 'the fixed command (required)' },
-    { name: 'runs', value: '<n>', description: 'required runs, given directly' },
-    { name: 'plan', value: '<runs_needed.json>', description: 'required runs = its chosen.runs' },
-    { name: 'policy', value: '<policy.json>', description: 'required runs = its green_runs_required' },
-    FLAGS.gapMs,
-    FLAGS.timeoutMs,
-    FLAGS.jobs,
-    { ...FLAGS.confidence, description: "confidence of the proof's interval (default: that of --plan or --policy, else 0.95)" },
-    outFlag('proof.json'),
-  ],
   writes: 'proof.json: command, required, trials, failures, passed, failure_trials (exit 1 unless failures = 0 and trials >= required)',
   example: 'flakeproof proof --cmd "node examples/lab/job.js --fixed" --plan .flakeproof/runs_needed.json --out .flakeproof/proof.json',
-  schema: ProofOptionsSchema,
+  ...PROOF,
   async run(o, { print, context }) {
     const { required, from, confidence } = requiredRuns(o)
     assertWritable(o.out, '--out')
