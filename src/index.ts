@@ -23,7 +23,8 @@ export {
   type SummaryFile,
   SummaryFileSchema,
 } from './artifacts/schemas.js'
-export { renderReport, type ReportBundle } from './artifacts/markdown.js'
+export type { ReportBundle } from './artifacts/bundle.js'
+export { renderReport } from './artifacts/markdown.js'
 export { FlakeproofError, type ErrorCode } from './errors.js'
 export { analyzeFacts } from './pipeline/facts.js'
 export { compareObservations, toObservation } from './pipeline/observe.js'

@@ -1,5 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
-import type { Messages, ReportBundle } from './markdown.js'
+import type { ReportBundle } from './bundle.js'
+import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
 
 type TestRate = NonNullable<RateFile['tests']>[number]

@@ -4,7 +4,8 @@ import { writeJsonAtomic } from '../artifacts/write.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
 import { computeVerdict } from '../core/verdict.js'
-import { wilsonInterval, zForConfidence } from '../core/wilson.js'
+import { describeRate } from '../core/rate.js'
+import { zForConfidence } from '../core/wilson.js'
 import type { PipelineContext } from './context.js'
 import { countTrials, type TrialCounts } from './count-trials.js'
 
@@ -14,12 +15,6 @@ export interface TrialSettings {
   gapMs: number
   timeoutMs: number | null
   jobs: number
-}
-
-/** rate, ci_low, ci_high for `failures` of `trials`, with the interval at `confidence`. */
-export function describeRate(failures: number, trials: number, confidence: number) {
-  const interval = wilsonInterval(failures, trials, zForConfidence(confidence))
-  return { trials, failures, rate: trials === 0 ? 0 : failures / trials, ci_low: interval.low, ci_high: interval.high }
 }
 
 /**

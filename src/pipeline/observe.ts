@@ -1,7 +1,7 @@
 import type { ObserverFile, RateFile } from '../artifacts/schemas.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, type Fraction, lessThan } from '../core/fraction.js'
-import { describeRate } from './measure.js'
+import { describeRate } from '../core/rate.js'
 
 type Observation = ObserverFile['fast']
 

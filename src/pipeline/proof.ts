@@ -2,7 +2,8 @@ import { type ProofFile, ProofFileSchema } from '../artifacts/schemas.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import type { PipelineContext } from './context.js'
 import { countTrials } from './count-trials.js'
-import { describeRate, type TrialSettings } from './measure.js'
+import { describeRate } from '../core/rate.js'
+import type { TrialSettings } from './measure.js'
 
 /**
  * Runs the fixed command the required number of times and writes proof.json. It passes only when

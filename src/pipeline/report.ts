@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
-import { type ReportBundle, renderReport } from '../artifacts/markdown.js'
+import type { ReportBundle } from '../artifacts/bundle.js'
+import { renderReport } from '../artifacts/markdown.js'
 import { readJsonFile } from '../artifacts/read.js'
 import {
   ObserverFileSchema,
@@ -22,10 +23,19 @@ export type ReportLanguage = 'en' | 'ko'
  * measured" when absent, and rejected when malformed), then writes summary.json and flaky_report.md.
  */
 export function writeReport(dir: string, lang: ReportLanguage): SummaryFile {
-  const bundle = readBundle(dir)
+  return writeReportFor(dir, readBundle(dir), lang)
+}
+
+/** summary.json and flaky_report.md for a bundle already in memory: nothing is read back from disk. */
+export function writeReportFor(dir: string, bundle: ReportBundle, lang: ReportLanguage): SummaryFile {
   const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
   writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
   return summary
+}
+
+/** The bundle of a folder, as the last run left it; undefined when it holds no rate.json. */
+export function readBundleIfAny(dir: string): ReportBundle | undefined {
+  return existsSync(join(dir, 'rate.json')) ? readBundle(dir) : undefined
 }
 
 /** summary.json: the headline numbers of every file, null where a step has not run. */

@@ -1,0 +1,11 @@
+import type { ObserverFile, OnlyWhenFailFile, PolicyFile, ProofFile, RateFile, RunsNeededFile } from './schemas.js'
+
+/** Every JSON artifact of one measurement, as the report and the writer take them: rate.json required. */
+export interface ReportBundle {
+  rate: RateFile
+  runsNeeded?: RunsNeededFile | undefined
+  onlyWhenFail?: OnlyWhenFailFile | undefined
+  observer?: ObserverFile | undefined
+  policy?: PolicyFile | undefined
+  proof?: ProofFile | undefined
+}

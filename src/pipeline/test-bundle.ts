@@ -1,0 +1,229 @@
+import type { z } from 'zod'
+import type { ReportBundle } from '../artifacts/bundle.js'
+import type { ProofFile, RateFile } from '../artifacts/schemas.js'
+import type { RunError, TestProofSchema } from '../artifacts/test-schemas.js'
+import { type Fraction, fractionFromCounts } from '../core/fraction.js'
+import { describeRate, type RateDescription } from '../core/rate.js'
+import { computeVerdict, type Verdict } from '../core/verdict.js'
+import { zForConfidence } from '../core/wilson.js'
+import { compareObservations } from './observe.js'
+import { buildRunsNeeded, choosePlanningBasis, type PlanningBasis, runsAt } from './plan.js'
+import { decidePolicy } from './policy.js'
+import type { TestTally } from './test-tally.js'
+
+/**
+ * Test mode's artifacts from the tallies of a run, with the same builders command mode uses (plan,
+ * policy, observer): pure, so what a run writes can be checked without a disk.
+ */
+
+export interface Confidence {
+  value: number
+  exact: Fraction
+}
+
+/** A test's line in the terminal table and in rate.json, with the plan its numbers give. */
+export interface TestOutcome {
+  tally: TestTally
+  verdict: Verdict
+  ci: { low: number; high: number }
+  greenRuns: number | null
+  plan: TestPlan | undefined
+}
+
+interface TestPlan {
+  rate: RateDescription
+  basis: PlanningBasis
+  runs: number
+}
+
+/** The outcome of one test in a run of `rounds` rounds. */
+export function outcomeOf(tally: TestTally, rounds: number, confidence: Confidence): TestOutcome {
+  const rate = describeRate(tally.fast.failures, tally.fast.trials, confidence.value)
+  const verdict = tally.fast.trials < rounds && !tally.once ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, tally.independence.pattern)
+  // A non-idempotent test's rate is no probability: no runs needed, no policy (omitted from their maps).
+  const basis = tally.fast.trials === 0 || verdict === 'non-idempotent' ? undefined : choosePlanningBasis(rate)
+  const plan = basis && { rate, basis, runs: runsAt(basis.rate, confidence.exact) }
+  return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
+}
+
+/** Flaky first, then non-idempotent, broken, partial, stable; then by failures. */
+export function byConcern(a: TestOutcome, b: TestOutcome): number {
+  const rank = (o: TestOutcome): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[o.verdict]
+  return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
+}
+
+export interface TestMeasurement {
+  command: string
+  /** Rounds requested. */
+  repeat: number
+  observe: boolean
+  confidence: Confidence
+  startedAt: Date
+  durationMs: number
+  complete: boolean
+  runErrors: readonly RunError[]
+  outcomes: readonly TestOutcome[]
+  rounds: number
+  /** Round indexes (0-based) in which some test failed. */
+  failedRounds: ReadonlySet<number>
+}
+
+/** rate.json with a `tests` entry per test; with rounds run, runs_needed, only_when_fail, policy and (observing) observer too. */
+export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
+  const { confidence, rounds } = m
+  const failedRounds = m.failedRounds.size
+  const roundRate = describeRate(failedRounds, rounds, confidence.value)
+  const measured = m.outcomes.filter((o) => o.tally.fast.trials > 0)
+  const rate: RateFile = {
+    schema_version: 1,
+    command: m.command,
+    ...roundRate,
+    gap_ms: 0,
+    confidence: confidence.value,
+    z: zForConfidence(confidence.value),
+    verdict: computeVerdict(failedRounds, rounds),
+    timed_out: 0,
+    timeout_ms: null,
+    jobs: 1,
+    complete: m.complete,
+    requested_trials: m.repeat,
+    started_at: m.startedAt.toISOString(),
+    duration_ms: Math.round(m.durationMs),
+    tests: measured.map(({ tally, verdict, ci }) => ({
+      id: tally.id,
+      project: tally.project,
+      file: tally.file,
+      name: tally.name,
+      trials: tally.fast.trials,
+      failures: tally.fast.failures,
+      rate: tally.fast.failures / tally.fast.trials,
+      ci_low: ci.low,
+      ci_high: ci.high,
+      verdict,
+      independence: tally.independence,
+    })),
+    ...(m.runErrors.length > 0 ? { run_errors: [...m.runErrors] } : {}),
+  }
+  if (rounds === 0) return { rate }
+
+  const basis = choosePlanningBasis(roundRate)
+  const planned = measured.filter((o): o is TestOutcome & { plan: TestPlan } => o.plan !== undefined)
+  const runsNeeded = {
+    ...buildRunsNeeded(basis, roundRate, confidence),
+    tests: Object.fromEntries(
+      planned.map(({ tally, verdict, plan }) => [
+        tally.id,
+        { observed_rate: plan.rate.rate, trials: plan.rate.trials, failures: plan.rate.failures, basis: plan.basis.basis, planned_rate: plan.basis.plannedRate, runs: plan.runs, verdict },
+      ]),
+    ),
+  }
+
+  const worst = measured.find((o) => o.verdict === 'flaky') ?? measured.find((o) => o.tally.fast.failures > 0)
+  const onlyWhenFail = {
+    schema_version: 1 as const,
+    trials: rounds,
+    failures: failedRounds,
+    exit_codes_on_failure: [],
+    exit_codes_on_success: [],
+    token: worst?.tally.token ?? null,
+    token_candidates: worst?.tally.tokenCandidates ?? [],
+    failure_trials: [...m.failedRounds].sort((a, b) => a - b).map((i) => i + 1),
+    predicates: worst?.tally.predicates ?? [],
+    tests: Object.fromEntries(
+      measured.map(({ tally }) => [
+        tally.id,
+        {
+          trials: tally.fast.trials,
+          failures: tally.fast.failures,
+          token: tally.token,
+          token_candidates: tally.tokenCandidates,
+          failure_trials: tally.fast.failureTrials,
+          errors_on_failure: tally.errors,
+          predicates: tally.predicates,
+        },
+      ]),
+    ),
+  }
+
+  const policy = {
+    ...decidePolicy(basis, fractionFromCounts(failedRounds, rounds), roundRate, confidence),
+    tests: Object.fromEntries(
+      planned.map(({ tally, verdict, plan }) => {
+        const decided = decidePolicy(plan.basis, fractionFromCounts(tally.fast.failures, tally.fast.trials), plan.rate, confidence)
+        const { observed_rate, trials, failures, green_runs_required, retry_budget, quarantine_after } = decided
+        return [tally.id, { observed_rate, trials: trials ?? 0, failures: failures ?? 0, verdict, green_runs_required, retry_budget, quarantine_after }]
+      }),
+    ),
+  }
+
+  return { rate, runsNeeded, onlyWhenFail, policy, ...(m.observe ? { observer: buildTestObserver(m.command, measured, confidence) } : {}) }
+}
+
+type TestProof = z.infer<typeof TestProofSchema>
+
+export interface TestProofRun {
+  command: string
+  /** Test id → repetitions required. */
+  required: Readonly<Record<string, number>>
+  /** Where the required counts came from. */
+  requiredFrom: string
+  tallies: ReadonlyMap<string, TestTally>
+  /** Each collected module's id prefix, `[project] file` (src/core/test-id.ts). */
+  collectedModules: ReadonlySet<string>
+  confidence: Confidence
+  complete: boolean
+}
+
+/** proof.json: per required test, ran / not-selected / missing; passed only if every required test passed every repetition. */
+export function buildTestProof(p: TestProofRun): ProofFile {
+  const tests: Record<string, TestProof> = {}
+  for (const [id, required] of Object.entries(p.required)) {
+    const tally = p.tallies.get(id)
+    if (tally) {
+      const { trials, failures, failureTrials } = tally.proof
+      tests[id] = { required, trials, failures, passed: failures === 0 && trials >= required, failure_trials: failureTrials, status: 'ran' }
+      continue
+    }
+    // Its file ran in its project (an id begins with that prefix), yet the test did not: gone or renamed.
+    const status = [...p.collectedModules].some((prefix) => id.startsWith(`${prefix} > `)) ? 'missing' : 'not-selected'
+    tests[id] = { required, trials: 0, failures: 0, passed: status !== 'missing', failure_trials: [], status }
+  }
+  const entries = Object.values(tests)
+  const ran = entries.filter((t) => t.status === 'ran')
+  const sum = (pick: (t: TestProof) => number): number => ran.reduce((acc, t) => acc + pick(t), 0)
+  return {
+    schema_version: 1,
+    command: p.command,
+    required: Math.max(1, sum((t) => t.required)),
+    required_from: p.requiredFrom,
+    ...describeRate(sum((t) => t.failures), sum((t) => t.trials), p.confidence.value),
+    passed: ran.length > 0 && entries.every((t) => t.passed),
+    failure_trials: [],
+    complete: p.complete,
+    tests,
+  }
+}
+
+// --- internal ---
+
+/** observer.json: every observed test's fast and gapped counts compared, and all of them summed. */
+function buildTestObserver(command: string, measured: readonly TestOutcome[], confidence: Confidence) {
+  const observed = measured.filter((o) => o.tally.slow.trials > 0)
+  const side = (trials: number, failures: number, gapMs: number) => ({ ...describeRate(failures, trials, confidence.value), gap_ms: gapMs })
+  const sum = (pick: (o: TestOutcome) => number): number => observed.reduce((acc, o) => acc + pick(o), 0)
+  const overall = compareObservations(
+    `${command} (${observed.length} observed test${observed.length === 1 ? '' : 's'})`,
+    side(sum((o) => o.tally.fast.trials), sum((o) => o.tally.fast.failures), 0),
+    side(sum((o) => o.tally.slow.trials), sum((o) => o.tally.slow.failures), observed[0]?.tally.slow.gapMs ?? 0),
+    confidence,
+  )
+  const tests = Object.fromEntries(
+    observed.map(({ tally }) => {
+      const fast = side(tally.fast.trials, tally.fast.failures, 0)
+      const slow = side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs)
+      const { p_value, changed, note } = compareObservations(tally.id, fast, slow, confidence)
+      return [tally.id, { fast, slow, p_value, changed, note }]
+    }),
+  )
+  return { ...overall, tests }
+}
