@@ -44,7 +44,8 @@ export class ProgressPrinter {
 /** The progress lines for one moment; `firstSeen` remembers when each test was first seen, for its ETA. */
 export function describeProgress(progress: JournalProgress, firstSeen: Map<string, { at: number; done: number }>, now: number): string[] {
   const lines = [`[flakeproof] ${progress.repetitions} repetition(s) done, ${progress.failures} failed`]
-  for (const [id, test] of progress.open) {
+  for (const [id, test] of progress.tests) {
+    if (test.ended) continue
     const done = test.repetitions.length
     const failed = test.repetitions.filter((r) => !r.ok).length
     const seen = firstSeen.get(id) ?? { at: now, done }

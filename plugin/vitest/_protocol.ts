@@ -33,6 +33,8 @@ export interface RunnerOptions {
   failOnFlaky: boolean
   /** Proof mode: stable test id → repetitions required. */
   proofRuns: Record<string, number>
+  /** Proof mode: the file the required counts came from (policy.json or runs_needed.json). */
+  proofFrom?: string
   /** Where each worker appends its journal (src/artifacts/journal.ts). */
   journalDir: string
 }

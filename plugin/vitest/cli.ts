@@ -19,11 +19,12 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
   const override: WrapperOverride = { options: resolved, command: `flakeproof vitest ${args.join(' ')}`.trim() }
   ;(globalThis as Record<symbol, unknown>)[WRAPPER_OPTIONS] = override
   const vitest = await createVitest('test', { ...cliOptions, watch: false, run: true }, { plugins: [flakeproof()] })
-  // Projects from their own config files never see a root plugin: install on the instance too.
-  if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
   try {
+    // Projects from their own config files never see a root plugin: install on the instance too.
+    if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
     await vitest.start(filter)
   } catch (error) {
+    if ((error as Error | undefined)?.cause !== undefined && (error as Error).message.startsWith('flakeproof:')) throw error
     reportAsVitestDoes(vitest, error)
   } finally {
     await vitest.close()

@@ -36,9 +36,22 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { test?: { projects?: unknown[] } }) => { test: { runner: string } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
-  configureServer: { order: 'post'; handler: (server: { config: { test?: { projects?: unknown } } }) => void }
+  configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
+}
+
+/** Where a config lists projects: `test.projects`, or Vitest 3.2's `test.workspace`. */
+interface ProjectsConfig {
+  projects?: unknown[]
+  workspace?: unknown[] | string
+}
+
+/** Vitest 3.2 also reads projects from a `vitest.workspace.*` file beside the config. */
+const WORKSPACE_FILES = ['vitest.workspace.ts', 'vitest.workspace.mts', 'vitest.workspace.js', 'vitest.workspace.mjs', 'vitest.workspace.json']
+
+function listsProjects(root: string, test: ProjectsConfig | undefined): boolean {
+  return test?.projects !== undefined || test?.workspace !== undefined || WORKSPACE_FILES.some((name) => existsSync(join(root, name)))
 }
 
 interface InlineProject {
@@ -71,7 +84,8 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       if (!resolved) return undefined
       // Vitest only calls `configureVitest` for plugins of projects: reach inline projects that do
       // not extend this config by adding the plugin to them.
-      const projects = userConfig?.test?.projects ?? []
+      const listed = userConfig?.test?.projects ?? userConfig?.test?.workspace
+      const projects = Array.isArray(listed) ? listed : []
       for (const project of projects) {
         if (isInlineProject(project) && !project.extends) project.plugins = [...(project.plugins ?? []), plugin]
       }
@@ -88,7 +102,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       order: 'post',
       handler(server) {
         // Only the root config lists projects; inline projects' servers start before any is configured.
-        if (server.config.test?.projects === undefined) return
+        if (!listsProjects(server.config.root, server.config.test)) return
         if (!resolved || wrapped || (globalThis as Record<symbol, unknown>)[INSTALLED]) return
         const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
         throw stackless(
@@ -110,8 +124,9 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
-  // Held until the process exits (watch mode reruns into the same folder): one run per folder.
-  withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
+  // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
+  const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
+  vitest.onClose(() => lock.release())
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
@@ -119,7 +134,8 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   }
   neverWriteSnapshots(vitest)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, proofRuns: runnerOptions.proofRuns, command })
+  const { mode, proofRuns, proofFrom } = runnerOptions
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command })
   if (when === 'runtime') reporter.onInit(vitest)
   const kept = existing.filter((r) => !isReporterName(r))
   existing.splice(0, existing.length, ...kept, reporter as never)
@@ -178,11 +194,12 @@ function toRunnerOptions(options: ResolvedVitestOptions, outDir: string): Runner
   if (!options.proof) {
     return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
   }
-  return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: readProofRuns(outDir) }
+  const { runs, from } = readProofRuns(outDir)
+  return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from }
 }
 
 /** Each test that was flaky in the last measurement, and the green runs its fix must pass. */
-function readProofRuns(outDir: string): Record<string, number> {
+function readProofRuns(outDir: string): { runs: Record<string, number>; from: string } {
   const policyPath = join(outDir, 'policy.json')
   const planPath = join(outDir, 'runs_needed.json')
   const hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'
@@ -195,7 +212,7 @@ function readProofRuns(outDir: string): Record<string, number> {
   if (Object.keys(runs).length === 0) {
     throw new FlakeproofError(`--flaky-proof: nothing to prove, no test was flaky in ${path}; measure again, or leave --flaky-proof out`, 'E_INPUT')
   }
-  return runs
+  return { runs, from: path }
 }
 
 function pick<T extends { verdict: string }>(tests: Record<string, T> | undefined, runs: (t: T) => number): Record<string, number> {

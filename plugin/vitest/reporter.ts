@@ -3,7 +3,7 @@ import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
-import { JournalReader } from '../../src/artifacts/journal.js'
+import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
@@ -14,7 +14,7 @@ import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/t
 import { FlakeproofError } from '../../src/errors.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
-import { type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
+import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { ProgressPrinter } from './_progress.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
@@ -29,6 +29,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   runnerMode?: 'measure' | 'proof'
   /** Set by the plugin in proof mode: test id → repetitions required. */
   proofRuns?: Record<string, number>
+  /** Set by the plugin in proof mode: the file the required counts came from. */
+  proofFrom?: string
   /** How the run was started, for the files' `command`. */
   command?: string
 }
@@ -47,16 +49,18 @@ export default class FlakeproofReporter implements Reporter {
   private _journal: JournalReader | undefined
   private _progress: ProgressPrinter | undefined
   private _lock: OutputLock | undefined
+  /** Test results that could not be recorded this run. */
+  private _lost = 0
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
   private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proofRuns, command, ...rest } = options
+    const { runnerMode, proofRuns, proofFrom, command, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
-    this._options = { ...parsed.data, runnerMode, proofRuns, command }
+    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command }
   }
 
   onInit(vitest: Vitest): void {
@@ -67,7 +71,8 @@ export default class FlakeproofReporter implements Reporter {
     // Watch mode starts several runs: each gets its own files.
     this._console.clear()
     this._seen.clear()
-    const { runnerMode, repeat, observe, confidence, proofRuns, command } = this._options
+    this._lost = 0
+    const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
       // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
       if (!runnerMode) this._lock ??= acquireOutputLock(this._outDir(), `flakeproof/reporter outDir ${this._options.outDir}`)
@@ -80,6 +85,7 @@ export default class FlakeproofReporter implements Reporter {
         observe: runnerMode === 'measure' && observe,
         confidence: { value: confidence, exact: fractionFromNumber(confidence) },
         proofRuns: proofRuns ?? {},
+        ...(proofFrom ? { proofFrom } : {}),
         lang: 'en',
       })
     })
@@ -100,15 +106,18 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   onTestCaseResult(testCase: TestCase): void {
-    this._seen.add(this._idOf(testCase).id)
+    // The runner's id when it sent one: the journal knows the test by that id.
+    const id = testCase.meta().flakeproof?.id ?? this._idOf(testCase).id
+    this._seen.add(id)
+    this._journal?.forget(id)
     const test = this._toReported(testCase)
-    if (test) this._degradeGracefully(() => this._recorder?.record(test))
+    if (!test) return
+    if (this._degradeGracefully(() => this._recorder?.record(test) ?? true) === undefined) this._lost++
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
-    const collected = new Set(modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] })))
-    const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now() }
-    this._end(collected, ended, this._runErrors(modules, errors), reason !== 'interrupted')
+    const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
+    this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
   }
 
   // --- internal ---
@@ -119,10 +128,12 @@ export default class FlakeproofReporter implements Reporter {
    */
   private readonly _onExit = (code: number): void => {
     const stopped = `Vitest stopped before the run ended (exit code ${code})`
-    this._end(new Set(), { kind: 'crashed', cause: stopped, at: Date.now() }, [{ project: null, file: null, error: stopped }], false)
+    // Only a test whose own worker is gone failed with it; the others were merely stopped.
+    const died = (test: JournalTest): boolean => test.pid !== undefined && !isAlive(test.pid)
+    this._end({ modules: new Set(), tests: new Set() }, { kind: 'crashed', cause: stopped, at: Date.now(), died }, [{ project: null, file: null, error: stopped }], false)
   }
 
-  private _end(collected: ReadonlySet<string>, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
+  private _end(collected: Collected, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
     this._progress = undefined
@@ -131,7 +142,9 @@ export default class FlakeproofReporter implements Reporter {
     this._recorder = undefined
     const unfinished = this._recoverUnfinished(ended)
     for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
-    const result = this._degradeGracefully(() => recorder.finish(complete && unfinished.length === 0, collected, runErrors))
+    // A test whose results could not be recorded makes the run incomplete, never silently smaller.
+    const whole = complete && unfinished.length === 0 && this._lost === 0
+    const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
     if (!result) return
     this._print(result, unfinished, runErrors)
     if (result.proof && !result.proof.passed) process.exitCode = 1
@@ -175,9 +188,17 @@ export default class FlakeproofReporter implements Reporter {
    */
   private _recoverUnfinished(ended: Unfinished): ReportedTest[] {
     if (!this._journal) return []
-    const open = new Map([...this._journal.read().open].filter(([id]) => !this._seen.has(id)))
+    const open = new Map([...this._journal.read().tests].filter(([id]) => !this._seen.has(id)))
     if (open.size === 0) return []
     return recoverUnfinished(open, ended, (index) => this._modeOf(index))
+  }
+
+  /** What this run collected: each module's id prefix (`[project] file`), and the id of every test in them, filtered ones included. */
+  private _collected(modules: ReadonlyArray<TestModule>): Collected {
+    const tests = new Set<string>()
+    for (const module of modules) for (const testCase of module.children.allTests()) tests.add(this._idOf(testCase).id)
+    const prefixes = modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] }))
+    return { modules: new Set(prefixes), tests }
   }
 
   /** Errors outside any test, by file: import and hook errors on modules and suites, then unhandled ones. */
@@ -300,6 +321,15 @@ function namesOf(testCase: TestCase): string[] {
   return names
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** An error's first line of message, as Vitest serialises errors (plain objects). */
 function messageOf(error: unknown): string {
   const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown }
@@ -307,9 +337,10 @@ function messageOf(error: unknown): string {
   return typeof name === 'string' && name !== '' ? name : 'Error'
 }
 
-/** What Vitest said about the worker that died: the first unhandled error, with its cause. */
+/** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */
 function describeCrash(errors: ReadonlyArray<unknown>): string {
-  const first = errors[0] as { message?: unknown; cause?: { message?: unknown } } | undefined
+  const worker = errors.find((e) => /worker/i.test(`${(e as { message?: unknown })?.message}`))
+  const first = (worker ?? errors[0]) as { message?: unknown; cause?: { message?: unknown } } | undefined
   const message = typeof first?.message === 'string' ? first.message : 'the worker stopped'
   const cause = typeof first?.cause?.message === 'string' ? ` (${first.cause.message})` : ''
   return `${message}${cause}`

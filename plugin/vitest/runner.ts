@@ -4,7 +4,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { JournalWriter } from '../../src/artifacts/journal.js'
+import { JOURNAL_ERROR_LIMIT, type JournalRepetition, JournalWriter } from '../../src/artifacts/journal.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
@@ -114,16 +114,16 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
     this._journal.write({
       id: running.evidence.id,
-      ...(first ? { identity: this._identityOf(test), planned: (test.repeats ?? 0) + 1, order: running.evidence.order, worker: running.evidence.worker } : {}),
-      ...(done ? { done } : {}),
+      ...(first ? { identity: this._identityOf(test), planned: (test.repeats ?? 0) + 1, order: running.evidence.order, worker: running.evidence.worker, pid: process.pid } : {}),
+      ...(done ? { done: forJournal(done) } : {}),
       ...(observed ? { begin: running.evidence.repetitions.length, at: Date.now() } : {}),
     })
     const begin = (): unknown => {
       const result = super.onBeforeTryTask?.(test, options)
       return isPromise(result) ? result.then(() => this._begin(test, running, mode, gapMs, observed)) : this._begin(test, running, mode, gapMs, observed)
     }
-    if (gapMs > 0) return sleep(gapMs).then(begin)
-    if (performance.now() - this._lastTurn > YIELD_EVERY_MS) return nextTurn().then(begin)
+    if (gapMs > 0) return sleep(gapMs).then(() => this._turned()).then(begin)
+    if (performance.now() - this._lastTurn > YIELD_EVERY_MS) return nextTurn().then(() => this._turned()).then(begin)
     return begin()
   }
 
@@ -131,7 +131,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const running = this._running.get(test.id)
     if (running) {
       const done = this._close(running)
-      this._journal.write({ id: running.evidence.id, ...(done ? { done } : {}), end: true })
+      this._journal.write({ id: running.evidence.id, ...(done ? { done: forJournal(done) } : {}), end: true })
       this._settle(test, running.evidence.repetitions)
       test.meta.flakeproof = running.evidence
       this._running.delete(test.id)
@@ -148,11 +148,15 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     if (test.result) test.result.errors ??= []
     const errors = (test.result?.errors ?? []) as unknown[]
     const attempts = (test.result as { attempts?: { state?: string }[] } | undefined)?.attempts
-    this._lastTurn = performance.now()
     running.current = observed
-      ? { ok: true, elapsedMs: 0, mode, gapMs, started: this._lastTurn, errors, errorsBefore: errors.length, attempts, attemptsBefore: attempts?.length ?? 0 }
+      ? { ok: true, elapsedMs: 0, mode, gapMs, started: performance.now(), errors, errorsBefore: errors.length, attempts, attemptsBefore: attempts?.length ?? 0 }
       : undefined
     this._capturing = running
+  }
+
+  /** The event loop just had a turn: Vitest's pending RPC answers were read. */
+  private _turned(): void {
+    this._lastTurn = performance.now()
   }
 
   /** Ids of a file's tests, in declaration order, skipped ones included: same-named tests stay distinct. */
@@ -165,6 +169,8 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
 
   private _plan(test: Test): void {
     const { mode, repeat, slowRepeat, proofRuns } = this._options
+    // A retry would count as one more repetition, and hide the very failure being measured.
+    test.retry = 0
     if (mode === 'proof') {
       const required = proofRuns[this._idOf(test)]
       if (required === undefined) {
@@ -282,6 +288,13 @@ function isPromise(value: unknown): value is Promise<unknown> {
 
 function allTests(tasks: readonly Task[]): Test[] {
   return tasks.flatMap((task) => (task.type === 'test' ? [task] : 'tasks' in task ? allTests((task as Suite).tasks) : []))
+}
+
+/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
+function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
+  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
+    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
+    : repetition
 }
 
 /** Suite names, outside in, then the test's: the file task (the one with a filepath) left out. */

@@ -34,7 +34,8 @@ export interface IndependenceText {
  * full name (suite and test names joined by spaces) as a regular expression, so it is escaped.
  */
 export function freshRunCommand(test: TestSubject): string {
-  const pattern = test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  // Anchored: an unanchored pattern also runs every test whose name merely contains this one.
+  const pattern = `^${test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
   const project = test.project === '' ? '' : ` --project ${shellWord(test.project)}`
   const vitest = `npx vitest run ${shellWord(test.file)} -t ${shellWord(pattern)}${project}`
   return `flakeproof measure --cmd ${doubleQuoted(vitest)} --trials 20 --out .flakeproof/fresh-rate.json`

@@ -1,5 +1,6 @@
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
 import type { Repetition } from '../pipeline/test-evidence.js'
 
@@ -11,6 +12,12 @@ import type { Repetition } from '../pipeline/test-evidence.js'
  * path imports this module.
  */
 
+/** A repetition without its console output, its error capped to JOURNAL_ERROR_LIMIT characters. */
+export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
+
+/** Characters of an error message kept in the journal (the full one travels on the test's meta). */
+export const JOURNAL_ERROR_LIMIT = 500
+
 /** One line: a repetition ended (`done`), one began (`begin`, its index), or the test ended (`end`). */
 export interface JournalLine {
   id: string
@@ -20,15 +27,14 @@ export interface JournalLine {
   planned?: number
   order?: number
   worker?: string
+  /** The worker's process id, to tell a dead worker from a live one. */
+  pid?: number
   /** When a repetition began (`begin`), ms since the epoch. */
   at?: number
-  done?: Omit<Repetition, 'stdout' | 'stderr'>
+  done?: JournalRepetition
   begin?: number
   end?: true
 }
-
-/** Characters of an error message kept in the journal (the full one travels on the test's meta). */
-const ERROR_LIMIT = 500
 
 export class JournalWriter {
   private _fd: number | undefined
@@ -39,7 +45,6 @@ export class JournalWriter {
   }
 
   write(line: JournalLine): void {
-    if (line.done?.error && line.done.error.length > ERROR_LIMIT) line.done.error = line.done.error.slice(0, ERROR_LIMIT)
     this._fd ??= openJournal(this._path)
     writeSync(this._fd, `${JSON.stringify(line)}\n`)
   }
@@ -51,7 +56,10 @@ export interface JournalTest {
   planned: number
   order: number
   worker: string
-  repetitions: Omit<Repetition, 'stdout' | 'stderr'>[]
+  pid: number | undefined
+  /** The test's last line said it ended: every repetition is here. */
+  ended: boolean
+  repetitions: JournalRepetition[]
   /** A repetition that began and did not end: its index and start (ms since the epoch). */
   running: { index: number; at: number } | undefined
 }
@@ -60,19 +68,21 @@ export interface JournalTest {
 export interface JournalProgress {
   repetitions: number
   failures: number
-  /** Tests under way (begun, not ended), by id. */
-  open: ReadonlyMap<string, JournalTest>
+  /** Tests the journal has seen and the reporter has not forgotten, by id: under way, or ended with results not yet arrived. */
+  tests: ReadonlyMap<string, JournalTest>
 }
 
 /**
  * Reads the journals of a folder incrementally: each call to `read()` takes the lines appended
- * since the last call. Memory stays proportional to the repetitions of tests still under way.
+ * since the last call. A test is kept until `forget(id)` says its results arrived, even after its
+ * last line: a worker that dies right after a test ended may take those results with it. Memory
+ * stays proportional to the repetitions of tests whose results have not arrived.
  */
 export class JournalReader {
   private readonly _dir: string
-  private readonly _offsets = new Map<string, number>()
-  private readonly _partial = new Map<string, string>()
-  private readonly _open = new Map<string, JournalTest>()
+  private readonly _files = new Map<string, { offset: number; decoder: StringDecoder; partial: string }>()
+  private readonly _tests = new Map<string, JournalTest>()
+  private readonly _forgotten = new Set<string>()
   private _repetitions = 0
   private _failures = 0
 
@@ -88,34 +98,43 @@ export class JournalReader {
       names = []
     }
     for (const name of names) this._readFile(name)
-    return { repetitions: this._repetitions, failures: this._failures, open: this._open }
+    return { repetitions: this._repetitions, failures: this._failures, tests: this._tests }
+  }
+
+  /** The reporter has this test's results: its lines, read or to come, are no longer needed. */
+  forget(id: string): void {
+    this._tests.delete(id)
+    this._forgotten.add(id)
   }
 
   // --- internal ---
 
   private _readFile(name: string): void {
-    const path = join(this._dir, name)
     let fd: number
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+      fd = openSync(join(this._dir, name), constants.O_RDONLY | constants.O_NOFOLLOW)
     } catch {
       return
     }
     try {
-      let offset = this._offsets.get(name) ?? 0
-      const buffer = Buffer.alloc(1 << 16)
-      let text = this._partial.get(name) ?? ''
-      for (let read = readSync(fd, buffer, 0, buffer.length, offset); read > 0; read = readSync(fd, buffer, 0, buffer.length, offset)) {
-        offset += read
-        text += buffer.toString('utf8', 0, read)
-        const cut = text.lastIndexOf('\n')
-        if (cut >= 0) {
-          for (const line of text.slice(0, cut).split('\n')) this._apply(line)
-          text = text.slice(cut + 1)
-        }
+      let file = this._files.get(name)
+      if (!file) {
+        // A decoder per file: a character cut between two reads is joined, not replaced.
+        file = { offset: 0, decoder: new StringDecoder('utf8'), partial: '' }
+        this._files.set(name, file)
       }
-      this._offsets.set(name, offset)
-      this._partial.set(name, text)
+      const buffer = Buffer.alloc(1 << 16)
+      for (let read = readSync(fd, buffer, 0, buffer.length, file.offset); read > 0; read = readSync(fd, buffer, 0, buffer.length, file.offset)) {
+        file.offset += read
+        const text = file.partial + file.decoder.write(buffer.subarray(0, read))
+        const cut = text.lastIndexOf('\n')
+        if (cut < 0) {
+          file.partial = text
+          continue
+        }
+        for (const line of text.slice(0, cut).split('\n')) this._apply(line)
+        file.partial = text.slice(cut + 1)
+      }
     } finally {
       closeSync(fd)
     }
@@ -128,19 +147,22 @@ export class JournalReader {
     } catch {
       return
     }
-    let test = this._open.get(line.id)
+    if (line.done) {
+      this._repetitions++
+      if (!line.done.ok) this._failures++
+    }
+    if (this._forgotten.has(line.id)) return
+    let test = this._tests.get(line.id)
     if (!test) {
-      test = { identity: line.identity, planned: line.planned ?? 0, order: line.order ?? 1, worker: line.worker ?? '', repetitions: [], running: undefined }
-      this._open.set(line.id, test)
+      test = { identity: line.identity, planned: line.planned ?? 0, order: line.order ?? 1, worker: line.worker ?? '', pid: line.pid, ended: false, repetitions: [], running: undefined }
+      this._tests.set(line.id, test)
     }
     if (line.done) {
       test.repetitions.push(line.done)
       test.running = undefined
-      this._repetitions++
-      if (!line.done.ok) this._failures++
     }
     if (line.begin !== undefined) test.running = { index: line.begin, at: line.at ?? Date.now() }
-    if (line.end) this._open.delete(line.id)
+    if (line.end) test.ended = true
   }
 }
 

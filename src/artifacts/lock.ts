@@ -44,7 +44,7 @@ export function acquireOutputLock(dir: string, label = `output folder ${dir}`): 
         'E_OUTPUT',
       )
     }
-    removeStale(path, holder.ino)
+    removeStale(path, holder)
   }
   throw new FlakeproofError(`${label}: cannot take the lock ${path}: it keeps changing; is another run starting in ${dir}?`, 'E_OUTPUT')
 }
@@ -137,9 +137,10 @@ function isAlive(pid: number): boolean {
 }
 
 /** Removes the lock only if it is still the stale one that was read (a racing run may have replaced it). */
-function removeStale(path: string, ino: number): void {
+/** Removes the lock only if it is still the stale one read: same inode and same pid (an inode can be reused by a new lock at once). */
+function removeStale(path: string, stale: { pid: number; ino: number }): void {
   const current = readHolder(path)
-  if (typeof current === 'object' && current.ino === ino) unlinkQuietly(path)
+  if (typeof current === 'object' && current.ino === stale.ino && current.pid === stale.pid) unlinkQuietly(path)
 }
 
 function unlinkQuietly(path: string): void {

@@ -36,10 +36,14 @@ interface TestPlan {
   runs: number
 }
 
-/** The outcome of one test in a run of `rounds` rounds. */
+/**
+ * The outcome of one test of a run that asked for `rounds` repetitions of each: `partial` when it ran
+ * fewer, or was cut short (a crash on its last repetition still leaves it partial).
+ */
 export function outcomeOf(tally: TestTally, rounds: number, confidence: Confidence): TestOutcome {
   const rate = describeRate(tally.fast.failures, tally.fast.trials, confidence.value)
-  const verdict = tally.fast.trials < rounds && !tally.once ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, tally.independence.pattern)
+  const short = tally.cut || (tally.fast.trials < rounds && !tally.once)
+  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, tally.independence.pattern)
   // A non-idempotent test's rate is no probability: no runs needed, no policy (omitted from their maps).
   const basis = tally.fast.trials === 0 || verdict === 'non-idempotent' ? undefined : choosePlanningBasis(rate)
   const plan = basis && { rate, basis, runs: runsAt(basis.rate, confidence.exact) }
@@ -63,15 +67,29 @@ export interface TestMeasurement {
   complete: boolean
   runErrors: readonly RunError[]
   outcomes: readonly TestOutcome[]
+  /** Rounds that ran: the most fast repetitions any test ran (a stopped run counts only what ran). */
   rounds: number
-  /** Round indexes (0-based) in which some test failed. */
-  failedRounds: ReadonlySet<number>
+}
+
+/**
+ * Rounds (1-based) in which some test failed. A non-idempotent test's failures are left out: they
+ * follow from the state its own earlier repetitions left, not from chance, and must not make the
+ * whole run look flaky.
+ */
+export function failedRoundsOf(outcomes: readonly TestOutcome[]): number[] {
+  const failed = new Set<number>()
+  for (const { verdict, tally } of outcomes) {
+    if (verdict === 'non-idempotent') continue
+    for (const trial of tally.fast.failureTrials) failed.add(trial)
+  }
+  return [...failed].sort((a, b) => a - b)
 }
 
 /** rate.json with a `tests` entry per test; with rounds run, runs_needed, only_when_fail, policy and (observing) observer too. */
 export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
   const { confidence, rounds } = m
-  const failedRounds = m.failedRounds.size
+  const failureRounds = failedRoundsOf(m.outcomes)
+  const failedRounds = failureRounds.length
   const roundRate = describeRate(failedRounds, rounds, confidence.value)
   const measured = m.outcomes.filter((o) => o.tally.fast.trials > 0)
   const rate: RateFile = {
@@ -127,7 +145,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
     exit_codes_on_success: [],
     token: worst?.tally.token ?? null,
     token_candidates: worst?.tally.tokenCandidates ?? [],
-    failure_trials: [...m.failedRounds].sort((a, b) => a - b).map((i) => i + 1),
+    failure_trials: failureRounds,
     predicates: worst?.tally.predicates ?? [],
     tests: Object.fromEntries(
       measured.map(({ tally }) => [
@@ -168,13 +186,23 @@ export interface TestProofRun {
   /** Where the required counts came from. */
   requiredFrom: string
   tallies: ReadonlyMap<string, TestTally>
-  /** Each collected module's id prefix, `[project] file` (src/core/test-id.ts). */
-  collectedModules: ReadonlySet<string>
+  collected: Collected
   confidence: Confidence
   complete: boolean
 }
 
-/** proof.json: per required test, ran / not-selected / missing; passed only if every required test passed every repetition. */
+/** What a run collected: each module's id prefix (`[project] file`, src/core/test-id.ts) and every test id in them. */
+export interface Collected {
+  modules: ReadonlySet<string>
+  /** Filtered and skipped tests included: present, though not run. */
+  tests: ReadonlySet<string>
+}
+
+/**
+ * proof.json: per required test, ran / not-selected / missing. It passes only if every required
+ * test that was selected passed every repetition, and the run was complete: a stopped run, a worker
+ * that died or an error outside the tests proves nothing.
+ */
 export function buildTestProof(p: TestProofRun): ProofFile {
   const tests: Record<string, TestProof> = {}
   for (const [id, required] of Object.entries(p.required)) {
@@ -184,8 +212,9 @@ export function buildTestProof(p: TestProofRun): ProofFile {
       tests[id] = { required, trials, failures, passed: failures === 0 && trials >= required, failure_trials: failureTrials, status: 'ran' }
       continue
     }
-    // Its file ran in its project (an id begins with that prefix), yet the test did not: gone or renamed.
-    const status = [...p.collectedModules].some((prefix) => id.startsWith(`${prefix} > `)) ? 'missing' : 'not-selected'
+    // Present but filtered (`-t`, a skip) is not-selected; its file ran in its project without it: gone or renamed.
+    const inCollectedFile = [...p.collected.modules].some((prefix) => id.startsWith(`${prefix} > `))
+    const status = p.collected.tests.has(id) || !inCollectedFile ? 'not-selected' : 'missing'
     tests[id] = { required, trials: 0, failures: 0, passed: status !== 'missing', failure_trials: [], status }
   }
   const entries = Object.values(tests)
@@ -197,7 +226,7 @@ export function buildTestProof(p: TestProofRun): ProofFile {
     required: Math.max(1, sum((t) => t.required)),
     required_from: p.requiredFrom,
     ...describeRate(sum((t) => t.failures), sum((t) => t.trials), p.confidence.value),
-    passed: ran.length > 0 && entries.every((t) => t.passed),
+    passed: p.complete && ran.length > 0 && entries.every((t) => t.passed),
     failure_trials: [],
     complete: p.complete,
     tests,

@@ -31,6 +31,8 @@ export interface TestEvidence {
   worker: string
   seed: number | null
   repetitions: Repetition[]
+  /** Recovered from the journal after its worker died or the run stopped: fewer repetitions than planned, whatever their count. */
+  cut?: true
 }
 
 /** A finished test as the reporter sees it. */

@@ -3,15 +3,20 @@ import type { Repetition, RepetitionMode, ReportedTest } from './test-evidence.j
 
 /** How the run ended for tests whose results never arrived. */
 export type Unfinished =
-  /** The worker died: the repetition it was running is a failure, named for the crash. */
-  | { kind: 'crashed'; cause: string; at: number }
+  /**
+   * Workers died: the repetition a test was running when its worker died (`died`) is a failure,
+   * named for the crash; a test whose worker lived on was only stopped.
+   */
+  | { kind: 'crashed'; cause: string; at: number; died: (test: JournalTest) => boolean }
   /** The user stopped the run: the repetition under way is neither passed nor failed. */
   | { kind: 'interrupted' }
 
 /**
- * Tests the journal saw begin and never end, as reported tests: every repetition they finished, plus
- * (when their worker died) the fatal one as a failure whose error names the crash. Their elapsed time
- * is measured up to when the crash was noticed: an upper bound, and said so.
+ * Tests whose results never arrived, from the journal, as reported tests: every repetition they
+ * finished, plus (when their worker died under them) the fatal one as a failure whose error names
+ * the crash, its elapsed time measured up to when the crash was noticed (an upper bound, and said
+ * so). A test the journal saw end lost only its results on the way: it comes back whole. `cut`
+ * marks evidence that stops short of what was planned.
  */
 export function recoverUnfinished(
   open: ReadonlyMap<string, JournalTest>,
@@ -22,7 +27,7 @@ export function recoverUnfinished(
   for (const [id, test] of open) {
     if (!test.identity) continue
     const repetitions: Repetition[] = [...test.repetitions]
-    if (ended.kind === 'crashed' && test.running) {
+    if (ended.kind === 'crashed' && test.running && !test.ended && ended.died(test)) {
       repetitions.push({
         ok: false,
         elapsedMs: Math.max(0, ended.at - test.running.at),
@@ -37,7 +42,7 @@ export function recoverUnfinished(
       project: identity.project,
       file: identity.file,
       name: identity.path.join(' > '),
-      evidence: { id, path: identity.path, order: test.order, previousTest: null, worker: test.worker, seed: null, repetitions },
+      evidence: { id, path: identity.path, order: test.order, previousTest: null, worker: test.worker, seed: null, repetitions, ...(test.ended ? {} : { cut: true }) },
     })
   }
   return recovered

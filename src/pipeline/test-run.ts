@@ -5,11 +5,11 @@ import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
 import { writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
-import { buildTestMeasurement, buildTestProof, byConcern, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
+import { buildTestMeasurement, buildTestProof, byConcern, type Collected, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
 import type { ReportedTest } from './test-evidence.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 
-export type { TestOutcome } from './test-bundle.js'
+export type { Collected, TestOutcome } from './test-bundle.js'
 
 export interface TestRunSettings {
   /** measure: repetitions and observing; proof: required repetitions of flaky tests; single: one run, no runner. */
@@ -22,6 +22,8 @@ export interface TestRunSettings {
   confidence: Confidence
   /** Proof mode: test id → repetitions required. */
   proofRuns: Record<string, number>
+  /** Proof mode: the file they came from; policy.json in the output folder when not given. */
+  proofFrom?: string
   lang: ReportLanguage
 }
 
@@ -46,7 +48,6 @@ export class TestRunRecorder {
   private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
   private readonly _factsName: string
   private readonly _tallies = new Map<string, TestTally>()
-  private readonly _failedRounds = new Set<number>()
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -64,7 +65,6 @@ export class TestRunRecorder {
   record(test: ReportedTest): void {
     const { evidence } = test
     const lines = evidence.repetitions.map((repetition, index) => {
-      if (!repetition.ok && repetition.mode !== 'slow') this._failedRounds.add(index)
       return {
         trial: index + 1,
         test_id: evidence.id,
@@ -89,11 +89,8 @@ export class TestRunRecorder {
     this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
   }
 
-  /**
-   * Writes the files of the run and the report. `collectedModules` (each a module's id prefix,
-   * `[project] file`, from src/core/test-id.ts) tells a missing test from one filtered out.
-   */
-  finish(complete: boolean, collectedModules: ReadonlySet<string>, runErrors: readonly RunError[] = []): TestRunResult {
+  /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
+  finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
@@ -101,8 +98,10 @@ export class TestRunRecorder {
       return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
     }
     const { confidence, lang } = this._settings
-    const rounds = this._rounds()
-    const outcomes = [...this._tallies.values()].map((tally) => outcomeOf(tally, rounds, confidence)).sort(byConcern)
+    const ran = this._roundsRan()
+    // A test is measured against the rounds asked for (fewer is partial); the run's rate against those that ran.
+    const asked = ran === 0 || this._settings.mode === 'single' ? ran : Math.max(this._settings.repeat, ran)
+    const outcomes = [...this._tallies.values()].map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern)
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
@@ -110,7 +109,7 @@ export class TestRunRecorder {
     if (measuring) removeFiles(this._dir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl'])
     promoteRunFiles(this._run, this._dir, [this._factsName])
     discardRunDir(this._run)
-    const proof = measuring ? undefined : this._proof(whole, collectedModules)
+    const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
       ? previous && { ...previous, proof }
       : buildTestMeasurement({
@@ -123,8 +122,7 @@ export class TestRunRecorder {
           complete: whole,
           runErrors,
           outcomes,
-          rounds,
-          failedRounds: this._failedRounds,
+          rounds: ran,
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
@@ -133,20 +131,19 @@ export class TestRunRecorder {
 
   // --- internal ---
 
-  /** Rounds run: the repetitions requested, once any test ran (none ran: no round either). */
-  private _rounds(): number {
+  /** Rounds that ran: the most fast repetitions any test ran (a single run is one round). */
+  private _roundsRan(): number {
     const seen = Math.max(0, ...[...this._tallies.values()].map((t) => t.fast.trials))
-    if (seen === 0) return 0
-    return this._settings.mode === 'single' ? 1 : Math.max(this._settings.repeat, seen)
+    return this._settings.mode === 'single' ? Math.min(1, seen) : seen
   }
 
-  private _proof(complete: boolean, collectedModules: ReadonlySet<string>): ProofFile {
+  private _proof(complete: boolean, collected: Collected): ProofFile {
     return buildTestProof({
       command: this._settings.command,
       required: this._settings.proofRuns,
-      requiredFrom: join(this._dir, 'policy.json'),
+      requiredFrom: this._settings.proofFrom ?? join(this._dir, 'policy.json'),
       tallies: this._tallies,
-      collectedModules,
+      collected,
       confidence: this._settings.confidence,
       complete,
     })

@@ -27,6 +27,8 @@ export interface TestTally {
   errors: string[]
   /** Ran once by design (typecheck, or no recording runner): no round count applies to it. */
   once: boolean
+  /** Its worker died or the run stopped under it: fewer repetitions than planned, whatever the count. */
+  cut: boolean
   /** Runs test on the order of the fast repetitions; `one-switch` makes the test non-idempotent. */
   independence: Independence
 }
@@ -68,6 +70,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
     predicates: rankPredicates(repetitions.map((r, i) => toObservation(r, repetitions[i - 1]))),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
+    cut: test.evidence.cut === true,
     independence: testIndependence(tally.fast.trials, fastFailures, complement(confidence)),
   }
 }

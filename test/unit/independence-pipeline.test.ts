@@ -103,7 +103,7 @@ describe('test mode: a test that breaks its own next repetition', () => {
     const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
     recorder.record(test('leaks state', '.xxxxxxxxx'))
     recorder.record(test('every fifth', '....x....x'))
-    const result = recorder.finish(true, new Set(['a.test.ts']))
+    const result = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() })
     expect(result.tests.map((t) => [t.tally.id, t.verdict, t.greenRuns])).toEqual([
       ['a.test.ts > every fifth', 'flaky', 14],
       ['a.test.ts > leaks state', 'non-idempotent', null],
@@ -115,16 +115,16 @@ describe('test mode: a test that breaks its own next repetition', () => {
     expect(Object.keys(read('policy.json', PolicyFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
     const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
     expect(report).toContain('`a.test.ts > leaks state`: **non-idempotent**. Passed repetition 1, then failed every repetition from 2 on')
-    expect(report).toContain('flakeproof measure --cmd "npx vitest run a.test.ts -t \'leaks state\'" --trials 20')
+    expect(report).toContain('flakeproof measure --cmd "npx vitest run a.test.ts -t \'^leaks state\\$\'" --trials 20')
     expect(report).toContain('`a.test.ts > leaks state`: No runs needed, retry budget or quarantine threshold is given')
   })
 })
 
 describe('freshRunCommand', () => {
   it.each([
-    [{ project: '', file: 'a.test.ts', name: 'cache > refresh' }, `flakeproof measure --cmd "npx vitest run a.test.ts -t 'cache refresh'" --trials 20 --out .flakeproof/fresh-rate.json`],
+    [{ project: '', file: 'a.test.ts', name: 'cache > refresh' }, `flakeproof measure --cmd "npx vitest run a.test.ts -t '^cache refresh\\$'" --trials 20 --out .flakeproof/fresh-rate.json`],
     // -t is a regular expression: ( ) . are escaped; the project is passed on; " is escaped for the outer quotes.
-    [{ project: 'web', file: 'b.test.ts', name: 'f(x) > "ok".' }, `flakeproof measure --cmd "npx vitest run b.test.ts -t 'f\\\\(x\\\\) \\"ok\\"\\\\.' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
+    [{ project: 'web', file: 'b.test.ts', name: 'f(x) > "ok".' }, `flakeproof measure --cmd "npx vitest run b.test.ts -t '^f\\\\(x\\\\) \\"ok\\"\\\\.\\$' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
   ])('%j', (test, command) => {
     expect(freshRunCommand(test)).toBe(command)
   })

@@ -18,6 +18,9 @@ const settings = (overrides: Partial<TestRunSettings> = {}): TestRunSettings => 
   ...overrides,
 })
 
+/** What a run collected: these modules, none of their tests filtered. */
+const files = (...modules: string[]) => ({ modules: new Set(modules), tests: new Set<string>() })
+
 /** A recorder writing into `dir`, with its run folder prepared as the reporter does. */
 function recorderIn(dir: string, overrides: Partial<TestRunSettings> = {}): TestRunRecorder {
   const run = runDirOf(dir)
@@ -49,7 +52,7 @@ describe('TestRunRecorder', () => {
     const recorder = recorderIn(dir)
     recorder.record(test('one', '....x....x'))
     recorder.record(test('two', '....x...x.'))
-    const result = recorder.finish(true, new Set(['a.test.ts']))
+    const result = recorder.finish(true, files('a.test.ts'))
     const rate = RateFileSchema.parse(JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')))
     // Rounds 5, 9 and 10 failed: 3 of 10.
     expect(rate).toMatchObject({ trials: 10, failures: 3 })
@@ -65,7 +68,7 @@ describe('TestRunRecorder', () => {
     const recorder = recorderIn(dir)
     recorder.record(test('cut short', 'xxx'))
     recorder.record(test('full', '..........'))
-    const result = recorder.finish(true, new Set())
+    const result = recorder.finish(true, files())
     expect(result.tests.map((t) => t.verdict)).toEqual(['partial', 'stable'])
   })
 
@@ -74,7 +77,7 @@ describe('TestRunRecorder', () => {
     const proofRuns = { 'a.test.ts > ran': 3, 'a.test.ts > renamed': 3, 'b.test.ts > filtered': 3 }
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns })
     recorder.record(test('ran', '...', 'proof'))
-    const { proof } = recorder.finish(true, new Set(['a.test.ts']))
+    const { proof } = recorder.finish(true, files('a.test.ts'))
     expect(proof?.tests).toMatchObject({
       'a.test.ts > ran': { status: 'ran', trials: 3, passed: true },
       'a.test.ts > renamed': { status: 'missing', passed: false },
@@ -88,7 +91,7 @@ describe('TestRunRecorder', () => {
     const proofRuns = { '[alpha] same.test.ts > t': 3, '[beta] same.test.ts > t': 3 }
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns })
     recorder.record({ ...test('t', '...', 'proof', 'same.test.ts'), project: 'alpha', evidence: { ...test('t', '...', 'proof').evidence, id: '[alpha] same.test.ts > t' } })
-    const { proof } = recorder.finish(true, new Set(['[alpha] same.test.ts']))
+    const { proof } = recorder.finish(true, files('[alpha] same.test.ts'))
     expect(proof?.tests).toMatchObject({
       '[alpha] same.test.ts > t': { status: 'ran', passed: true },
       '[beta] same.test.ts > t': { status: 'not-selected', passed: true },
@@ -100,7 +103,7 @@ describe('TestRunRecorder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns: { 'a.test.ts > t': 5 } })
     recorder.record(test('t', '...', 'proof'))
-    expect(recorder.finish(true, new Set(['a.test.ts'])).proof).toMatchObject({ passed: false, trials: 3, required: 5 })
+    expect(recorder.finish(true, files('a.test.ts')).proof).toMatchObject({ passed: false, trials: 3, required: 5 })
   })
 })
 
@@ -109,7 +112,7 @@ describe('TestRunRecorder with nothing to record', () => {
     const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
     writeFileSync(join(dir, 'rate.json'), 'previous')
     writeFileSync(join(dir, 'facts.jsonl'), 'previous\n')
-    const result = recorderIn(dir, { repeat: 200 }).finish(true, new Set())
+    const result = recorderIn(dir, { repeat: 200 }).finish(true, files())
     expect(result.unchanged).toBe(true)
     expect(readFileSync(join(dir, 'rate.json'), 'utf8')).toBe('previous')
     expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8')).toBe('previous\n')
@@ -122,7 +125,7 @@ describe('TestRunRecorder with nothing to record', () => {
     const recorder = recorderIn(dir)
     recorder.record(test('one', '..........'))
     expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8')).toBe('previous\n')
-    recorder.finish(true, new Set(['a.test.ts']))
+    recorder.finish(true, files('a.test.ts'))
     expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(10)
     expect(existsSync(runDirOf(dir).path)).toBe(false)
   })
