@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { z } from 'zod'
 
 export const ROOT = resolve(import.meta.dirname, '..')
@@ -34,9 +35,56 @@ export function settle(child: ChildProcess): Promise<CliResult> {
   })
 }
 
-/** A fresh folder per test; the lab's counter lives in one so each test starts at call 1. */
+const tempDirs = new Set<string>()
+
+/**
+ * A fresh folder per test; the lab's counter lives in one so each test starts at call 1. It lasts
+ * until its test file ends (test/setup.ts removes it then, so tests may read it across `it`s);
+ * FLAKEPROOF_KEEP_TMP=1 keeps it to look at.
+ */
 export function tempDir(prefix = 'flakeproof-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  tempDirs.add(dir)
+  return dir
+}
+
+/** Removes every folder `tempDir` made in this test file; called once the file's tests have ended. */
+export function removeTempDirs(): void {
+  if (process.env.FLAKEPROOF_KEEP_TMP === '1') return
+  for (const dir of tempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
+      tempDirs.delete(dir)
+    } catch (error) {
+      // A process a test left behind may still write there: leave it, say so, fail nothing.
+      console.warn(`could not remove ${dir}: ${(error as Error).message}`)
+    }
+  }
+}
+
+/** Polls until `ready()` holds; the deadline only turns a hang into a failure, it is not what is tested. */
+export async function waitFor(what: string, ready: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    if (ready()) return
+    await sleep(20)
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+/** Processes of a process group that are still running, from /proc (Linux); a zombie waiting for its reaper has ended. */
+export function liveMembers(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return Number(group) === pgid && state !== 'Z' ? [Number(pid)] : []
+      } catch {
+        return []
+      }
+    })
 }
 
 /** The lab job with its own state folder, as a shell command. */

@@ -1,38 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { FactSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
-import { readArtifact, settle, startCli, tempDir } from '../utils.js'
-
-/** Polls until `ready()` holds; the deadline only turns a hang into a failure, it is not what is tested. */
-async function waitFor(what: string, ready: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    if (ready()) return
-    await sleep(20)
-  }
-  throw new Error(`never happened: ${what}`)
-}
+import { liveMembers, readArtifact, settle, startCli, tempDir, waitFor } from '../utils.js'
 
 const lineCount = (path: string): number => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 1 : 0)
 const waitForLines = (path: string, count: number) => waitFor(`${path} has ${count} lines`, () => lineCount(path) >= count)
-
-/** Processes of a process group that are still running (a zombie waiting for its reaper has ended). */
-function liveMembers(pgid: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-        const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-        return Number(group) === pgid && state !== 'Z' ? [Number(pid)] : []
-      } catch {
-        return []
-      }
-    })
-}
 
 /**
  * A trial command that passes twice, then, from its third call on, writes its process group (the

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { existsSync } from 'node:fs'
 import { FactSchema, OnlyWhenFailFileSchema, RateFileSchema, SummaryFileSchema } from '../../src/artifacts/schemas.js'
-import { wilsonInterval } from '../../src/core/wilson.js'
-import { labCommand, readArtifact, runCli, tempDir } from '../utils.js'
+import { labCommand, liveMembers, readArtifact, runCli, tempDir, waitFor } from '../utils.js'
 
 describe('flakeproof measure', () => {
   it('counts exactly one failure in five quick calls of the lab job, with its Wilson interval', async () => {
@@ -14,15 +12,16 @@ describe('flakeproof measure', () => {
     expect(result.code).toBe(0)
     const rate = readArtifact(out, RateFileSchema)
     expect(JSON.parse(result.stdout)).toEqual(rate)
-    // Calls 5, 10, …, 50 fail: 10 of 50. Interval from the docs/contracts.md §2 formula with z = 1.96.
-    const { low, high } = wilsonInterval(10, 50)
-    expect(rate).toMatchObject({ trials: 50, failures: 10, rate: 0.2, ci_low: low, ci_high: high, gap_ms: 0 })
+    // Calls 5, 10, …, 50 fail: 10 of 50. Wilson, docs/contracts.md §2, z = 1.96, by hand (Python 3
+    // `decimal`, 40 digits): 1 + z²/n = 1.076832; center = (0.2 + 3.8416/100) / 1.076832 = 0.2214050102522956;
+    // half = (1.96 / 1.076832) · √(0.16/50 + 3.8416/10000) = 0.1089687107925568 → [0.1124362994597388, 0.3303737210448524].
+    expect(rate).toMatchObject({ trials: 50, failures: 10, rate: 0.2, gap_ms: 0 })
+    expect(rate.ci_low).toBeCloseTo(0.1124362994597388, 12)
+    expect(rate.ci_high).toBeCloseTo(0.3303737210448524, 12)
     expect(rate).toMatchObject({ verdict: 'flaky', complete: true, jobs: 1, z: 1.96, timed_out: 0 })
     // Every 5th call fails: 20 runs where E = 1 + 2·10·40/50 = 17; regular, period 5, still flaky.
     expect(rate.independence).toMatchObject({ runs: 20, expected_runs: 17, period: 5, switch_at: null })
-    expect(low).toBeCloseTo(0.112436, 6)
-    expect(high).toBeCloseTo(0.330374, 6)
-  })
+  }, 60_000) // 50 starts of the lab job: 13 s on two busy cores
 
   it('writes a stable command as stable with a non-zero upper bound', async () => {
     const dir = tempDir()
@@ -48,12 +47,19 @@ describe('flakeproof measure', () => {
   it('kills a timed-out trial with its whole process group and counts it as failed', async () => {
     const dir = tempDir()
     const out = join(dir, 'rate.json')
-    const started = Date.now()
-    const cmd = `sh -c 'sleep 30 & sleep 30'`
+    const groups = join(dir, 'groups')
+    // Each trial notes its process group (the shell leads it, so `$$`), then leaves a background
+    // sleep holding its pipes. Were only the shell killed, the run would wait 120 s per trial for the
+    // pipes to close and this test would hit its timeout (a hang guard, not a timed assertion), and
+    // the sleeps would outlive waitFor's deadline.
+    const cmd = `echo $$ >> ${groups}; sleep 120 & sleep 120`
     const result = await runCli(['measure', '--cmd', cmd, '--trials', '2', '--timeout-ms', '200', '--out', out])
     expect(result.code).toBe(0)
-    expect(Date.now() - started).toBeLessThan(10_000)
     expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 2, failures: 2, timed_out: 2, timeout_ms: 200, verdict: 'broken' })
+    // Both trials' groups, background sleep included, are gone.
+    const ids = readFileSync(groups, 'utf8').trim().split('\n').map(Number)
+    expect(ids).toHaveLength(2)
+    if (process.platform === 'linux') for (const id of ids) await waitFor(`process group ${id} has ended`, () => liveMembers(id).length === 0)
   })
 
   it('runs trials in parallel with --jobs and says that timing changes', async () => {
@@ -65,7 +71,7 @@ describe('flakeproof measure', () => {
     expect(result.stderr).toContain('Independence not tested: with 3 trials at once, their order is no sequence.')
     // The lab's counter is locked, so every fifth call still fails: 8 of 40.
     expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 40, failures: 8, jobs: 3, independence: null })
-  })
+  }, 40_000) // 40 starts of the lab job: 9 s
 })
 
 /** Passes its first call, then fails every later one: it leaves a file that breaks the next call. */
@@ -145,7 +151,7 @@ describe('flakeproof collect and facts', () => {
       failure_trials: [5, 10, 15, 20],
     })
     expect(only.predicates[0]?.predicate).toMatch(/^exit_code = 3 ≡ .*output contains STALE/)
-  })
+  }, 40_000) // 20 starts of the lab job and an analysis: 9 s
 
   it('caps what a trial prints at 64 KiB per stream, keeping head and tail', async () => {
     const dir = tempDir()

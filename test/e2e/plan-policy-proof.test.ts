@@ -2,8 +2,6 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ObserverFileSchema, PolicyFileSchema, ProofFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
-import { fisherExactTwoSided } from '../../src/core/fisher.js'
-import { wilsonInterval, zForConfidence } from '../../src/core/wilson.js'
 import { labCommand, readArtifact, runCli, tempDir } from '../utils.js'
 
 /** A rate.json as `measure` writes it, for the commands that read one. */
@@ -144,11 +142,13 @@ describe('flakeproof observe', () => {
     // Call 5 comes 1.6 s after call 4, so the lab's refresh race never fires: 0 of 5.
     expect(observer.fast).toMatchObject({ trials: 200, failures: 40, gap_ms: 0 })
     expect(observer.slow).toMatchObject({ trials: 5, failures: 0, gap_ms: 1600 })
-    const expected = fisherExactTwoSided({ failuresA: 40, passesA: 160, failuresB: 0, passesB: 5 }).pValue
-    expect(observer.p_value).toBe(expected)
+    // Fisher two-sided on [[40,160],[0,5]]: only x = 39 (one slow failure) is more likely than the
+    // observed x = 40, so p = 1 − C(200,39)·C(5,1)/C(205,40) = 13670717/23352917 (Python 3, fractions)
+    // = 0.5853965481057463 (scipy 1.17.1: scipy.stats.fisher_exact([[40, 160], [0, 5]])[1]).
+    expect(observer.p_value).toBeCloseTo(0.5853965481057463, 12)
     expect(observer.changed).toBe(false)
     expect(observer.note).toContain('too few')
-  })
+  }, 60_000) // five trials after 1.6 s gaps (8 s of rests) and the lab's node start-ups
 })
 
 describe('flakeproof proof', () => {
@@ -178,14 +178,21 @@ describe('flakeproof proof', () => {
     const fromPolicy = await runCli(['proof', '--cmd', 'true', '--policy', join(dir, 'policy.json'), '--out', join(dir, 'b.json')])
     expect(JSON.parse(fromPlan.stdout)).toMatchObject({ required: 14, trials: 14, passed: true, confidence: 0.95 })
     // The policy was decided at 0.9, so the proof's interval is at 0.9 too (it used to be 0.95 always).
-    const ninety = wilsonInterval(0, 11, zForConfidence(0.9))
-    expect(JSON.parse(fromPolicy.stdout)).toMatchObject({ required: 11, trials: 11, passed: true, confidence: 0.9, ci_high: ninety.high })
+    // Wilson 0/11 at 90%: z = 1.6448536269514722 (normal quantile 0.95), high = z²/(n + z²) for k = 0
+    // = 2.705543/13.705543 = 0.19740504731951783 (scipy 1.17.1: binomtest(0, 11).proportion_ci(0.9, 'wilson')).
+    expect(JSON.parse(fromPolicy.stdout)).toMatchObject({ required: 11, trials: 11, passed: true, confidence: 0.9 })
+    // To 8 decimals: src/core/wilson.ts takes z from Acklam's approximation (relative error up to 1.15e-9).
+    expect(JSON.parse(fromPolicy.stdout).ci_high).toBeCloseTo(0.19740504731951783, 8)
   })
 
   it('takes --confidence for its interval', async () => {
     const dir = tempDir()
     const result = await runCli(['proof', '--cmd', 'true', '--runs', '5', '--confidence', '0.99', '--out', join(dir, 'proof.json')])
     expect(result.code).toBe(0)
-    expect(readArtifact(join(dir, 'proof.json'), ProofFileSchema)).toMatchObject({ confidence: 0.99, ci_high: wilsonInterval(0, 5, zForConfidence(0.99)).high })
+    // Wilson 0/5 at 99%: z = 2.5758293035489004, high = z²/(n + z²) = 6.634897/11.634897 = 0.5702583210270091
+    // (scipy 1.17.1: binomtest(0, 5).proportion_ci(0.99, 'wilson')).
+    const proof = readArtifact(join(dir, 'proof.json'), ProofFileSchema)
+    expect(proof.confidence).toBe(0.99)
+    expect(proof.ci_high).toBeCloseTo(0.5702583210270091, 8) // z from Acklam's approximation, as above
   })
 })

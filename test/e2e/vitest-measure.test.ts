@@ -93,7 +93,8 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
   })
 })
 
-describe('the other ways to start it', () => {
+// Each test starts Vitest on a fixture (a few seconds each on two busy cores): sized to that, not to the global 20 s.
+describe('the other ways to start it', { timeout: 60_000 }, () => {
   it('FLAKEPROOF_REPEAT=50 with the plugin in the config', async () => {
     const out = tempDir()
     const result = await runVitest(['run', 'tests/counter.test.ts', '--', '--flaky-out', out, '--flaky-out-anywhere'], { FLAKEPROOF_REPEAT: '50' })

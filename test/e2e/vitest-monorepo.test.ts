@@ -10,7 +10,8 @@ const MONOREPO = join(ROOT, 'test/fixtures/vitest-monorepo')
 const A = '[a] test/same.test.ts > fails every fourth call'
 const B = '[b] test/same.test.ts > fails every fourth call'
 
-describe('a monorepo whose projects have config files of their own', () => {
+// Each test starts Vitest on a fixture (a few seconds each on two busy cores): sized to that, not to the global 20 s.
+describe('a monorepo whose projects have config files of their own', { timeout: 60_000 }, () => {
   it('the config form stops before any test with one line naming the projects and the command that covers them', async () => {
     const out = tempDir()
     const result = await runVitest(['run', '--', '--flaky-repeat', '8', '--flaky-out', out, '--flaky-out-anywhere'], {}, MONOREPO)
@@ -56,7 +57,7 @@ describe('a monorepo whose projects have config files of their own', () => {
 // Failures outside any test (test/fixtures/vitest-file-level).
 const FILE_LEVEL = join(ROOT, 'test/fixtures/vitest-file-level')
 
-describe('a run with failures outside any test', () => {
+describe('a run with failures outside any test', { timeout: 60_000 }, () => {
   it('records import, hook and typecheck failures, marks the run incomplete, and never calls it clean', async () => {
     const out = tempDir()
     const env = { FIXTURE_IMPORT_ERROR: '1', FIXTURE_TYPECHECK: '1' }

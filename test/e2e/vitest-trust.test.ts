@@ -68,7 +68,8 @@ describe('a suite with a worker-killing test, same-named tests and module state 
   })
 })
 
-describe('mistakes stop the run before any test, and change nothing', () => {
+// Each test starts Vitest on a fixture (a few seconds each on two busy cores): sized to that, not to the global 20 s.
+describe('mistakes stop the run before any test, and change nothing', { timeout: 60_000 }, () => {
   it('refuses an unknown Vitest flag in the wrapper instead of letting it swallow the file filter', async () => {
     const out = tempDir()
     const result = await runFlakeproofVitest(['--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere', '--bogus-flag', 'tests/names.test.ts'], {}, TRUST)

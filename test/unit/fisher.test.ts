@@ -1,30 +1,68 @@
 import { describe, expect, it } from 'vitest'
 import { fisherExactTwoSided } from '../../src/core/fisher.js'
 
-describe('fisherExactTwoSided', () => {
-  // Reference: exact hypergeometric sums in Python 3 (math.comb, fractions); (3,1,1,3) is Fisher's
-  // tea-tasting table (R: fisher.test → 0.4857); (1,9,11,3) is Wikipedia's example (0.002759).
+/** a/b === num/den, exactly (by cross-multiplication: the API need not reduce its fraction). */
+const sameFraction = (exact: { num: bigint; den: bigint }, num: bigint, den: bigint): boolean => exact.num * den === num * exact.den
+
+/**
+ * Table (failuresA, passesA, failuresB, passesB). With the margins fixed, table x (x failures in A)
+ * has weight w(x) = C(rowA, x) · C(rowB, F − x), F = failuresA + failuresB; the two-sided p is the
+ * sum of the weights ≤ the observed one over the sum of all, which is C(N, F).
+ */
+describe('fisherExactTwoSided: small tables summed by hand', () => {
   it.each([
-    [40, 160, 0, 20, 0.02879153134],
-    [3, 1, 1, 3, 0.4857142857],
-    [1, 9, 11, 3, 0.002759456185],
-    [4, 16, 0, 5, 0.5494071146],
-    [10, 10, 10, 10, 1],
-    [40, 160, 4, 16, 1],
-    [0, 200, 0, 20, 1],
-  ])('(%i failed, %i passed) vs (%i failed, %i passed) → p = %f', (failuresA, passesA, failuresB, passesB, p) => {
-    expect(fisherExactTwoSided({ failuresA, passesA, failuresB, passesB }).pValue).toBeCloseTo(p, 9)
+    // Fisher's tea-tasting table. rowA = rowB = 4, F = 4: w(0..4) = 1, 16, 36, 16, 1, total 70 = C(8,4).
+    // Observed w(3) = 16; ≤ 16: 1 + 16 + 16 + 1 = 34 → 34/70 = 17/35 = 0.4857142857.
+    // R: fisher.test(matrix(c(3,1,1,3), 2))$p.value = 0.4857 (the example in ?fisher.test).
+    { table: [3, 1, 1, 3], num: 17n, den: 35n, p: 0.4857142857142857 },
+    // Wikipedia's "Fisher's exact test" example. rowA = 10, rowB = 14, F = 12: w(x) = C(10,x)·C(14,12−x)
+    // = 91, 3640, 45045, 240240, 630630, 864864, 630630, 240240, 45045, 3640, 91 (x = 0..10), total
+    // C(24,12) = 2704156. Observed w(1) = 3640; ≤ 3640: 91 + 3640 + 3640 + 91 = 7462 → 7462/2704156
+    // = 41/14858 = 0.002759456185 (Wikipedia: 0.002759).
+    { table: [1, 9, 11, 3], num: 41n, den: 14858n, p: 0.0027594561852200836 },
+    // rowA = 20, rowB = 5, F = 4: w(x) = C(20,x)·C(5,4−x) = 5, 200, 1900, 5700, 4845 (x = 0..4), total
+    // C(25,4) = 12650. Observed w(4) = 4845; ≤ 4845: 5 + 200 + 1900 + 4845 = 6950 → 6950/12650 = 139/253.
+    { table: [4, 16, 0, 5], num: 139n, den: 253n, p: 0.549407114624506 },
+    // Observed at the mode (equal rows, equal failures): every table is at most as likely → 1.
+    { table: [10, 10, 10, 10], num: 1n, den: 1n, p: 1 },
+    // The mode of the hypergeometric is ⌊(F+1)(rowA+1)/(N+2)⌋ = ⌊45·201/222⌋ = ⌊40.7⌋ = 40, the observed
+    // x: p = 1.
+    { table: [40, 160, 4, 16], num: 1n, den: 1n, p: 1 },
+    // No failures at all: one possible table → 1.
+    { table: [0, 200, 0, 20], num: 1n, den: 1n, p: 1 },
+  ])('$table → $num/$den', ({ table, num, den, p }) => {
+    const [failuresA, passesA, failuresB, passesB] = table as [number, number, number, number]
+    const result = fisherExactTwoSided({ failuresA, passesA, failuresB, passesB })
+    expect(sameFraction(result.exact, num, den), `${result.exact.num}/${result.exact.den}`).toBe(true)
+    expect(result.pValue).toBeCloseTo(p, 12)
+  })
+})
+
+describe('fisherExactTwoSided: larger tables against scipy', () => {
+  it('the lab job: 40/200 fast against 0/20 slow', () => {
+    // scipy 1.17.1: scipy.stats.fisher_exact([[40, 160], [0, 20]])[1] = 0.028791531338852844.
+    // Exactly (Python 3, fractions.Fraction over math.comb sums, w(x) = C(200,x)·C(20,40−x)): the
+    // tables as likely as x = 40 or less are x ≤ 32 and x = 40; the p-value in lowest terms is below.
+    const { pValue, exact } = fisherExactTwoSided({ failuresA: 40, passesA: 160, failuresB: 0, passesB: 20 })
+    expect(sameFraction(exact, 1189714120593016653283n, 41321668743181869528693n)).toBe(true)
+    expect(pValue).toBeCloseTo(0.028791531338852844, 15)
   })
 
-  it('returns the exact fraction for the decision', () => {
-    // Tea tasting: (1 + 16 + 16 + 1) / 70 = 34/70.
-    const { exact } = fisherExactTwoSided({ failuresA: 3, passesA: 1, failuresB: 1, passesB: 3 })
-    expect(Number(exact.num) / Number(exact.den)).toBe(34 / 70)
-  })
-
-  it('handles a long fast run against a short slow one', () => {
-    const { pValue } = fisherExactTwoSided({ failuresA: 20_000, passesA: 80_000, failuresB: 0, passesB: 20 })
-    // Reference: the same exact sum in Python 3 (math.comb) = 0.0214967955.
-    expect(pValue).toBeCloseTo(0.0214967955, 9)
+  it('a long fast run against a short slow one', () => {
+    // scipy 1.17.1: scipy.stats.fisher_exact([[20000, 80000], [0, 20]])[1] = 0.021496795499479866.
+    // Only x = 19992..19999 (1 to 8 failures in the slow row) are more likely than the observed x =
+    // 20000, so p = 1 − Σ_{k=1..8} C(100000, 20000−k)·C(20, k) / C(100020, 20000); in lowest terms
+    // (Python 3, fractions.Fraction):
+    const { pValue, exact } = fisherExactTwoSided({ failuresA: 20_000, passesA: 80_000, failuresB: 0, passesB: 20 })
+    expect(
+      sameFraction(
+        exact,
+        2303195374535550457482063124779560828322037586893909854588624923231n,
+        107141335302337441839895936712441000254597918037335398890272114569231n,
+      ),
+    ).toBe(true)
+    // The float is for display (the decision uses the fraction): exp(ln num − ln den) of 67-digit
+    // integers, good to about 1e-11 relative here.
+    expect(pValue).toBeCloseTo(0.021496795499479866, 12)
   })
 })

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { freshRunCommand, INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
@@ -12,6 +11,7 @@ import { compareObservations } from '../../src/pipeline/observe.js'
 import { choosePlanningBasis } from '../../src/pipeline/plan.js'
 import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { TestRunRecorder } from '../../src/pipeline/test-run.js'
+import { tempDir } from '../utils.js'
 
 const ALPHA = { num: 1n, den: 20n }
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
@@ -97,7 +97,7 @@ describe('test mode: a test that breaks its own next repetition', () => {
   }
 
   it('is non-idempotent, gets no runs needed or policy, and says how to measure it afresh', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     const run = runDirOf(dir)
     prepareRunDir(run)
     const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })

@@ -1,14 +1,15 @@
-import { appendFileSync, mkdtempSync, readdirSync } from 'node:fs'
+import { appendFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { JournalReader, JournalWriter } from '../../src/artifacts/journal.js'
+import { tempDir } from '../utils.js'
 
 const identity = { project: '', file: 'a.test.ts', path: ['t'] }
 
 describe('the journal', () => {
   it('reads what workers append, incrementally, keeping only tests still under way', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-journal-'))
+    const dir = tempDir('flakeproof-journal-')
     const writer = new JournalWriter(dir)
     const reader = new JournalReader(dir)
     writer.write({ id: 'a.test.ts > t', identity, planned: 3, order: 1, worker: '1', begin: 0, at: 1000 })
@@ -30,7 +31,7 @@ describe('the journal', () => {
   })
 
   it('waits for the rest of a line a worker has not finished writing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-journal-'))
+    const dir = tempDir('flakeproof-journal-')
     const reader = new JournalReader(dir)
     const line = JSON.stringify({ id: 'x', identity, planned: 2, begin: 0, at: 5 })
     appendFileSync(join(dir, 'worker-1.jsonl'), line.slice(0, 10))

@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import type { Repetition, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { TestRunRecorder, type TestRunSettings } from '../../src/pipeline/test-run.js'
+import { tempDir } from '../utils.js'
 
 const settings = (overrides: Partial<TestRunSettings> = {}): TestRunSettings => ({
   mode: 'measure',
@@ -48,7 +48,7 @@ function test(name: string, pattern: string, mode: Repetition['mode'] = 'fast', 
 
 describe('TestRunRecorder', () => {
   it('counts a round as failed when any test failed its repetition of that round', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     const recorder = recorderIn(dir)
     recorder.record(test('one', '....x....x'))
     recorder.record(test('two', '....x...x.'))
@@ -64,7 +64,7 @@ describe('TestRunRecorder', () => {
   })
 
   it('calls a test seen in fewer rounds than were run partial, never stable or broken', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     const recorder = recorderIn(dir)
     recorder.record(test('cut short', 'xxx'))
     recorder.record(test('full', '..........'))
@@ -73,7 +73,7 @@ describe('TestRunRecorder', () => {
   })
 
   it('proves each required test and tells a missing test from one filtered out', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     const proofRuns = { 'a.test.ts > ran': 3, 'a.test.ts > renamed': 3, 'b.test.ts > filtered': 3 }
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns })
     recorder.record(test('ran', '...', 'proof'))
@@ -87,7 +87,7 @@ describe('TestRunRecorder', () => {
   })
 
   it('tells missing from not-selected by project: a proof narrowed to one project ignores the other', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     const proofRuns = { '[alpha] same.test.ts > t': 3, '[beta] same.test.ts > t': 3 }
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns })
     recorder.record({ ...test('t', '...', 'proof', 'same.test.ts'), project: 'alpha', evidence: { ...test('t', '...', 'proof').evidence, id: '[alpha] same.test.ts > t' } })
@@ -100,7 +100,7 @@ describe('TestRunRecorder', () => {
   })
 
   it('fails a proof that ran fewer repetitions than required', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     const recorder = recorderIn(dir, { mode: 'proof', proofRuns: { 'a.test.ts > t': 5 } })
     recorder.record(test('t', '...', 'proof'))
     expect(recorder.finish(true, files('a.test.ts')).proof).toMatchObject({ passed: false, trials: 3, required: 5 })
@@ -109,7 +109,7 @@ describe('TestRunRecorder', () => {
 
 describe('TestRunRecorder with nothing to record', () => {
   it('leaves the previous files exactly as they were, and no run folder behind', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     writeFileSync(join(dir, 'rate.json'), 'previous')
     writeFileSync(join(dir, 'facts.jsonl'), 'previous\n')
     const result = recorderIn(dir, { repeat: 200 }).finish(true, files())
@@ -120,7 +120,7 @@ describe('TestRunRecorder with nothing to record', () => {
   })
 
   it('streams facts into the run folder, not beside the previous files, until the run ends', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-unit-'))
+    const dir = tempDir('flakeproof-unit-')
     writeFileSync(join(dir, 'facts.jsonl'), 'previous\n')
     const recorder = recorderIn(dir)
     recorder.record(test('one', '..........'))

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import { tempDir } from '../utils.js'
 
 const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
 
@@ -60,8 +60,8 @@ describe('argsAfterSeparator', () => {
 })
 
 describe('resolveOutDir', () => {
-  const root = mkdtempSync(join(tmpdir(), 'flakeproof-root-'))
-  const outside = mkdtempSync(join(tmpdir(), 'flakeproof-outside-'))
+  const root = tempDir('flakeproof-root-')
+  const outside = tempDir('flakeproof-outside-')
   writeFileSync(join(root, 'a-file'), '')
   mkdirSync(join(root, 'sub'))
   symlinkSync(outside, join(root, 'escape'))

@@ -1,0 +1,280 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * The layering rules of AGENTS.md as assertions over the import graph of src/ and plugin/ (in the
+ * spirit of Playwright's DEPS.list files and utils/check_deps.js). Imports are read with a small
+ * regex: `import … from`, `export … from`, side-effect `import '…'` and dynamic `import('…')`.
+ * Only `import type`/`export type` statements are erased at run time (verbatimModuleSyntax keeps
+ * `import { type A }` as `import {} from`), so only those count as type-only.
+ *
+ * Each failure names the file, the import and the rule it breaks.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..')
+
+interface Edge {
+  /** The importing file, relative to the repository root with `/`. */
+  from: string
+  /** The specifier as written. */
+  specifier: string
+  /** The imported file relative to the root (`src/core/wilson.ts`), or the package (`zod`, `node:fs`). */
+  to: string
+  /** An import to a file of this repository (not a package). */
+  local: boolean
+  /** `import type` / `export type`: erased at run time. */
+  typeOnly: boolean
+  dynamic: boolean
+}
+
+const STATIC = /^[ \t]*(import|export)\s+(type\s+)?((?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?)?)\s*from\s*['"]([^'"]+)['"]/gm
+const SIDE_EFFECT = /^[ \t]*import\s*['"]([^'"]+)['"]/gm
+/** `import('x')` on a line that is not a comment; `import('x' as string)` too. */
+const DYNAMIC = /^(?![ \t]*(?:\/\/|\*)).*?\bimport\(\s*(['"])([^'"]+)\1/gm
+
+const files = [...sourceFiles('src'), ...sourceFiles('plugin')]
+const edges = files.flatMap(importsOf)
+const violation = (e: Edge, rule: string): string => `${e.from} imports '${e.specifier}'${e.typeOnly ? ' (type only)' : ''}: ${rule}`
+
+/** `src/core/wilson.ts` → `core`; `plugin/vitest/x.ts` → `plugin`; `src/index.ts` → `index`. */
+function layerOf(file: string): string {
+  const [top, second] = file.split('/')
+  if (top === 'plugin') return 'plugin'
+  if (file === 'src/index.ts') return 'index'
+  if (file === 'src/errors.ts') return 'errors'
+  return second ?? file
+}
+
+describe('the import graph (AGENTS.md, "Layout and dependency direction")', () => {
+  it('is read: every source file is found and every local import resolves to a file', () => {
+    expect(files.length).toBeGreaterThan(50)
+    // The regex must see the known imports, or every rule below would pass vacuously.
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/cli/main.ts', to: 'plugin/vitest/cli.ts', dynamic: true }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/core/fisher.ts', to: 'src/core/fraction.ts' }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'plugin/vitest/runner.ts', to: 'src/artifacts/journal.ts' }))
+    const unresolved = edges.filter((e) => e.local && !existsSync(join(ROOT, e.to))).map((e) => violation(e, 'no such file'))
+    expect(unresolved).toEqual([])
+  })
+
+  it('src/core imports no node:*, zod, picocolors or vitest, and nothing outside src/core', () => {
+    const bad = edges
+      .filter((e) => layerOf(e.from) === 'core')
+      .filter((e) => !(e.local && layerOf(e.to) === 'core'))
+      .map((e) => violation(e, 'src/core is pure: it imports only other src/core files (no node:*, zod, picocolors, vitest, no I/O)'))
+    expect(bad).toEqual([])
+  })
+
+  it('nothing outside src/cli imports src/cli', () => {
+    const bad = edges
+      .filter((e) => e.local && layerOf(e.to) === 'cli' && layerOf(e.from) !== 'cli')
+      .map((e) => violation(e, 'nothing imports src/cli (only src/cli itself and its bin)'))
+    expect(bad).toEqual([])
+  })
+
+  it('src/ imports plugin/ only through the dynamic import of plugin/vitest/cli.ts by src/cli/main.ts', () => {
+    const bad = edges
+      .filter((e) => e.from.startsWith('src/') && e.local && e.to.startsWith('plugin/'))
+      .filter((e) => !(e.from === 'src/cli/main.ts' && e.to === 'plugin/vitest/cli.ts' && e.dynamic))
+      .map((e) => violation(e, 'the only import of plugin/ from src/ is the dynamic one of plugin/vitest/cli.ts by `flakeproof vitest` (Vitest is an optional peer)'))
+    expect(bad).toEqual([])
+  })
+
+  it('points one way: cli → pipeline → runner/artifacts/config → core, plugin → pipeline/artifacts/config → core', () => {
+    // What each layer may import besides itself. runner, artifacts and config are one tier and do
+    // not import one another; errors.ts (FlakeproofError) is a leaf every tier above core may use.
+    const allowed: Record<string, readonly string[]> = {
+      core: [],
+      errors: [],
+      config: ['core', 'errors'],
+      artifacts: ['core', 'errors'],
+      runner: ['core', 'errors'],
+      pipeline: ['runner', 'artifacts', 'config', 'core', 'errors'],
+      cli: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin'],
+      plugin: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
+      index: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
+    }
+    const backEdges = edges
+      .filter((e) => e.local)
+      .filter((e) => {
+        const [from, to] = [layerOf(e.from), layerOf(e.to)]
+        return from !== to && !(allowed[from] ?? []).includes(to)
+      })
+    const known = (e: Edge): boolean => KNOWN_BACK_EDGES.some((k) => k.from === e.from && k.to === e.to && e.typeOnly)
+    const bad = backEdges
+      .filter((e) => !known(e))
+      .map((e) => violation(e, `${layerOf(e.from)} must not import ${layerOf(e.to)} (allowed: ${(allowed[layerOf(e.from)] ?? []).join(', ') || 'only itself'})`))
+    expect(bad).toEqual([])
+    // Once a known back edge is gone, its entry must go too, so it cannot come back unnoticed.
+    const stale = KNOWN_BACK_EDGES.filter((k) => !backEdges.some((e) => e.from === k.from && e.to === k.to)).map((k) => `${k.from} → ${k.to}`)
+    expect(stale, 'remove these from KNOWN_BACK_EDGES').toEqual([])
+  })
+
+  it('plugin/vitest/runner.ts reaches, at run time, only vitest, node built-ins, pure src/core and src/artifacts/journal.ts', () => {
+    // Worker start-up and the per-repetition cost stay low: no zod, no pipeline, no picocolors.
+    const reached = runtimeClosure('plugin/vitest/runner.ts')
+    const bad = [...reached.values()]
+      .filter((e) => {
+        if (!e.local) return !(e.to === 'vitest' || e.to.startsWith('vitest/') || e.to.startsWith('node:'))
+        // The plugin's own `_` helpers (_protocol.ts) are allowed; what they import is checked in turn.
+        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
+      })
+      .map((e) => violation(e, 'reached from plugin/vitest/runner.ts, which imports only vitest, node built-ins, pure src/core and src/artifacts/journal.ts'))
+    expect(bad).toEqual([])
+    // Spelled out, because these two are why the rule exists.
+    expect([...reached.keys()].filter((to) => to === 'zod' || to.startsWith('zod/') || to.startsWith('src/pipeline/'))).toEqual([])
+  })
+
+  it('only src/artifacts writes files', () => {
+    const WRITES = /\b(writeFileSync|writeFile|writeSync|write|appendFileSync|appendFile|renameSync|rename|rmSync|rm|rmdirSync|rmdir|mkdirSync|mkdir|mkdtempSync|mkdtemp|unlinkSync|unlink|createWriteStream|copyFileSync|copyFile|cpSync|cp|symlinkSync|symlink|linkSync|link|truncateSync|truncate|ftruncateSync|chmodSync|chmod|utimesSync|utimes|openSync|open)\b/
+    const bad: string[] = []
+    for (const e of edges) {
+      if (e.from.startsWith('src/artifacts/') || e.typeOnly) continue
+      if (!['node:fs', 'fs', 'node:fs/promises', 'fs/promises'].includes(e.to)) continue
+      const source = readFileSync(join(ROOT, e.from), 'utf8')
+      const clause = importClauseOf(source, e.specifier)
+      // A namespace or default import hides which functions are called: refuse it outside src/artifacts.
+      if (clause === undefined || !clause.trim().startsWith('{')) bad.push(violation(e, 'only src/artifacts writes files; import fs functions by name outside it'))
+      else for (const name of namesIn(clause)) if (WRITES.test(name)) bad.push(violation(e, `only src/artifacts writes files (\`${name}\`)`))
+    }
+    // A second net for `fs.promises.writeFile(…)` and the like, however fs was reached.
+    for (const file of files.filter((f) => !f.startsWith('src/artifacts/'))) {
+      const source = readFileSync(join(ROOT, file), 'utf8')
+      for (const match of source.matchAll(/\b(?:fs|promises|fsp)\.(\w+)\s*\(/g)) {
+        if (WRITES.test(match[1] as string)) bad.push(`${file} calls \`${match[0]}\`: only src/artifacts writes files`)
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  it('leaves no dynamic import whose target cannot be read, outside the known one', () => {
+    // plugin/vitest/_vitest-args.ts loads a chunk of Vitest's own CLI by URL (a package file, not ours).
+    const opaque = files.flatMap((file) => {
+      const source = readFileSync(join(ROOT, file), 'utf8')
+      return [...source.matchAll(/^(?![ \t]*(?:\/\/|\*)).*\bimport\(\s*(?!['"])/gm)].map(() => file)
+    })
+    expect(opaque).toEqual(['plugin/vitest/_vitest-args.ts'])
+  })
+})
+
+/**
+ * Import cycles are reported (issue 7 lists artifacts/markdown.ts ↔ markdown-tests.ts), not
+ * failed: removing them is another task. The known ones are listed so a new one fails the test.
+ */
+describe('import cycles', () => {
+  it('are only the known ones', () => {
+    expect(cyclesOf(edges.filter((e) => e.local))).toEqual(KNOWN_CYCLES)
+  })
+})
+
+/**
+ * Back edges that exist today and are type-only (erased at run time), listed so the rule holds for
+ * every other edge. Each is to be removed by moving the type down a layer (issue 7, "Names").
+ */
+const KNOWN_BACK_EDGES: readonly { from: string; to: string; why: string }[] = [
+  {
+    from: 'src/artifacts/journal.ts',
+    to: 'src/pipeline/test-evidence.ts',
+    why: '`import type { Repetition }`: the journal line holds a Repetition, declared in pipeline; the type belongs in core (or artifacts)',
+  },
+]
+
+/** Each as its files in order, starting with the alphabetically first; type-only edges included. */
+const KNOWN_CYCLES: string[][] = [['src/artifacts/markdown-tests.ts', 'src/artifacts/markdown.ts']]
+
+// --- internal ---
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+    .map((name) => `${dir}/${name.split('\\').join('/')}`)
+    .sort()
+}
+
+function importsOf(file: string): Edge[] {
+  const source = readFileSync(join(ROOT, file), 'utf8')
+  const edge = (specifier: string, typeOnly: boolean, dynamic: boolean): Edge => {
+    const local = specifier.startsWith('.')
+    return { from: file, specifier, to: local ? resolveLocal(file, specifier) : packageOf(specifier), local, typeOnly, dynamic }
+  }
+  return [
+    ...[...source.matchAll(STATIC)].filter((m) => (m[3] ?? '').trim() !== '').map((m) => edge(m[4] as string, m[2] !== undefined, false)),
+    ...[...source.matchAll(SIDE_EFFECT)].map((m) => edge(m[1] as string, false, false)),
+    ...[...source.matchAll(DYNAMIC)].map((m) => edge(m[2] as string, false, true)),
+  ]
+}
+
+/** `../core/wilson.js` from `src/pipeline/x.ts` → `src/core/wilson.ts`. */
+function resolveLocal(from: string, specifier: string): string {
+  const target = relative(ROOT, resolve(ROOT, dirname(from), specifier)).split('\\').join('/')
+  return target.replace(/\.js$/, '.ts')
+}
+
+/** `vitest/node` stays as written (the rules name subpaths); `@scope/pkg/x` → `@scope/pkg/x`. */
+function packageOf(specifier: string): string {
+  return specifier
+}
+
+function importClauseOf(source: string, specifier: string): string | undefined {
+  for (const m of source.matchAll(STATIC)) if (m[4] === specifier) return m[3]
+  return undefined
+}
+
+function namesIn(clause: string): string[] {
+  return clause
+    .replace(/[{}]/g, '')
+    .split(',')
+    .map((part) => part.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]?.trim() ?? '')
+    .filter(Boolean)
+}
+
+/** Every edge reachable from `start` through run-time imports (type-only ones are erased), by target. */
+function runtimeClosure(start: string): Map<string, Edge> {
+  const reached = new Map<string, Edge>()
+  const queue = [start]
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const e of edges.filter((x) => x.from === file && !x.typeOnly)) {
+      if (reached.has(e.to)) continue
+      reached.set(e.to, e)
+      if (e.local) queue.push(e.to)
+    }
+  }
+  return reached
+}
+
+/** Strongly connected components of more than one file (or a file importing itself), each sorted. */
+function cyclesOf(local: Edge[]): string[][] {
+  const next = new Map<string, string[]>()
+  for (const e of local) next.set(e.from, [...(next.get(e.from) ?? []), e.to])
+  // Tarjan's algorithm.
+  let index = 0
+  const indexOf = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (v: string): void => {
+    indexOf.set(v, index)
+    low.set(v, index++)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of next.get(v) ?? []) {
+      if (!indexOf.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, indexOf.get(w) as number))
+    }
+    if (low.get(v) === indexOf.get(v)) {
+      const component: string[] = []
+      let w: string | undefined
+      do {
+        w = stack.pop() as string
+        onStack.delete(w)
+        component.push(w)
+      } while (w !== v)
+      if (component.length > 1 || (next.get(v) ?? []).includes(v)) found.push(component.sort())
+    }
+  }
+  for (const v of [...next.keys()].sort()) if (!indexOf.has(v)) visit(v)
+  return found.sort((a, b) => (a[0] as string).localeCompare(b[0] as string))
+}
