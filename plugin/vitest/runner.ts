@@ -5,14 +5,10 @@ import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
 import { JOURNAL_ERROR_LIMIT, type JournalRepetition, JournalWriter } from '../../src/artifacts/journal.js'
-import { stripAnsi } from '../../src/core/ansi.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
+import { CAPTURE_LIMIT, keepDistinct, outcomeOf, settledState } from './_repetition.js'
 
-/** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
-const KEPT_ERRORS = 3
-/** Characters kept per repetition and stream, and of an error message. */
-const CAPTURE_LIMIT = 8 * 1024
 /**
  * Longest stretch without handing the event loop a turn. Vitest's worker answers its RPC calls only
  * between turns, and gives up on one after 60 s: 50 repetitions of a 5 s synchronous test, chained
@@ -227,20 +223,14 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const current = running.current
     if (!current) return undefined
     running.current = undefined
-    const { started, errors, errorsBefore, attempts, attemptsBefore, ...repetition } = current
+    const { started, errors, errorsBefore, attempts, attemptsBefore, ...base } = current
     const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown }[]
-    const threw = fresh.length > 0
-    repetition.elapsedMs = Math.round((performance.now() - started) * 100) / 100
-    // Vitest 5 flips `test.fails` per attempt and drops the expected error, so the count cannot tell
-    // there; its record of this attempt (the one that was last when the repetition began) can.
-    const attempt = attempts?.[attemptsBefore]
-    repetition.ok = attempt?.state ? attempt.state === 'pass' : running.fails ? threw : !threw
-    if (threw) repetition.error = cap(messageOf(fresh[0]))
-    // What Vitest itself reports when a `fails` test does not throw.
-    else if (!repetition.ok) repetition.error = 'Expect test to fail'
+    // Vitest 5's record of this attempt: the one that was last when the repetition began.
+    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state)
+    const repetition: Repetition = { ...base, ...outcome, elapsedMs: Math.round((performance.now() - started) * 100) / 100 }
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
     running.evidence.repetitions.push(repetition)
-    if (threw) keepDistinct(errors, errorsBefore)
+    if (fresh.length > 0) keepDistinct(errors, errorsBefore)
     return repetition
   }
 
@@ -251,16 +241,11 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
    */
   private _settle(test: Test, repetitions: Repetition[]): void {
     const result = test.result
-    if (!result || repetitions.length === 0) return
-    const failures = repetitions.filter((r) => !r.ok).length
-    const strict = this._options.mode === 'proof' || this._options.failOnFlaky
-    const failed = failures === repetitions.length || (failures > 0 && strict)
-    result.state = failed ? 'fail' : 'pass'
-    if (!failed) result.errors = undefined
-    else if (!result.errors?.length) {
-      const message = repetitions.find((r) => !r.ok)?.error ?? 'failed'
-      result.errors = [{ name: 'AssertionError', message, stack: '' } as never]
-    }
+    const settled = settledState(repetitions, this._options.mode === 'proof' || this._options.failOnFlaky)
+    if (!result || !settled) return
+    result.state = settled.state
+    if (settled.state === 'pass') result.errors = undefined
+    else if (!result.errors?.length) result.errors = [{ name: 'AssertionError', message: settled.message, stack: '' } as never]
   }
 
   private _capture(stream: 'stdout' | 'stderr', text: string): boolean {
@@ -302,34 +287,6 @@ function namesOf(test: Test): string[] {
   const names: string[] = []
   for (let task: Task | undefined = test; task && !('filepath' in task); task = task.suite) names.unshift(task.name)
   return names
-}
-
-/**
- * A thrown value's message, without colour codes; an empty message is the error's name (`throw new
- * Error()` reads `Error`), never a made-up text.
- */
-function messageOf(error: { message?: unknown; name?: unknown } | undefined): string {
-  const message = typeof error?.message === 'string' ? stripAnsi(error.message) : ''
-  if (message.trim() !== '') return message
-  return typeof error?.name === 'string' && error.name !== '' ? error.name : 'Error'
-}
-
-/**
- * Keeps at most KEPT_ERRORS errors on the task, each message once: Vitest's main process re-reads
- * every kept error on every update, and the default reporter prints a FAIL line for each.
- */
-function keepDistinct(errors: unknown[], keptBefore: number): void {
-  const seen = new Set(errors.slice(0, keptBefore).map((e) => (e as { message?: string }).message))
-  for (let i = errors.length - 1; i >= keptBefore; i--) {
-    const message = (errors[i] as { message?: string }).message
-    const duplicate = errors.slice(keptBefore, i).some((e) => (e as { message?: string }).message === message)
-    if (seen.has(message) || duplicate) errors.splice(i, 1)
-  }
-  if (errors.length > KEPT_ERRORS) errors.length = KEPT_ERRORS
-}
-
-function cap(text: string): string {
-  return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`
 }
 
 const STREAM_OF = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr', trace: 'stderr' } as const

@@ -2,7 +2,7 @@ import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, write
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
-import type { Repetition } from '../pipeline/test-evidence.js'
+import type { Repetition } from '../core/repetition.js'
 
 /**
  * The journal: each Vitest worker appends one line per repetition as it ends, in one write(2), to a

@@ -3,21 +3,9 @@
  * them. Plain data, so it can cross a worker boundary (Vitest's RPC) unchanged.
  */
 
-export type RepetitionMode = 'fast' | 'slow' | 'proof' | 'single'
+import type { Repetition } from '../core/repetition.js'
 
-/** One execution of one test. */
-export interface Repetition {
-  /** Passed (with `fails` tests inverted, as the runner counts them). */
-  ok: boolean
-  elapsedMs: number
-  /** First error message of this execution, capped. */
-  error?: string
-  /** Console output of this execution, capped per stream. */
-  stdout?: string
-  stderr?: string
-  mode: RepetitionMode
-  gapMs: number
-}
+export type { Repetition, RepetitionMode } from '../core/repetition.js'
 
 export interface TestEvidence {
   /** Display id (src/core/test-id.ts), unique within the run. */

@@ -47,7 +47,7 @@ describe('the journal', () => {
 
 describe('the journal with text beyond ASCII', () => {
   it('joins a character cut between two reads instead of replacing it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'flakeproof-journal-'))
+    const dir = tempDir('flakeproof-journal-')
     // A first line whose id straddles byte 65 536, the size of one read: 글 is three bytes in UTF-8.
     const id = `${'x'.repeat(65_530)}글 테스트`
     appendFileSync(join(dir, 'worker-1.jsonl'), `${JSON.stringify({ id, identity, planned: 1, begin: 0, at: 1 })}\n`)

@@ -1,0 +1,65 @@
+import { stripAnsi } from '../../src/core/ansi.js'
+
+/** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
+const KEPT_ERRORS = 3
+/** Characters kept of an error message (and, in runner.ts, per repetition and stream of output). */
+export const CAPTURE_LIMIT = 8 * 1024
+
+/**
+ * One repetition's outcome from the errors it added (`fresh`): a plain test passes when it threw
+ * nothing, a `fails` test when it threw. Vitest 5 flips `fails` per attempt and drops the expected
+ * error, so there its record of the attempt (`attemptState`) decides. A failure carries its first
+ * error's message; a passing repetition carries none.
+ */
+export function outcomeOf(fresh: readonly { message?: unknown; name?: unknown }[], fails: boolean, attemptState?: string): { ok: boolean; error?: string } {
+  const threw = fresh.length > 0
+  const ok = attemptState ? attemptState === 'pass' : fails ? threw : !threw
+  if (ok) return { ok }
+  // What Vitest itself reports when a `fails` test does not throw.
+  return { ok, error: threw ? cap(messageOf(fresh[0])) : 'Expect test to fail' }
+}
+
+/**
+ * A test's final state from its repetitions, replacing Vitest's sticky 'fail': a measuring run is
+ * advisory, so a test that passed some repetitions passes unless `strict` (a proof, or failOnFlaky);
+ * one that failed every repetition fails. `message` is for a failed test left without an error.
+ */
+export function settledState(
+  repetitions: readonly { ok: boolean; error?: string }[],
+  strict: boolean,
+): { state: 'pass' | 'fail'; message: string | undefined } | undefined {
+  if (repetitions.length === 0) return undefined
+  const failures = repetitions.filter((r) => !r.ok).length
+  const failed = failures === repetitions.length || (failures > 0 && strict)
+  return failed ? { state: 'fail', message: repetitions.find((r) => !r.ok)?.error ?? 'failed' } : { state: 'pass', message: undefined }
+}
+
+/**
+ * Keeps at most KEPT_ERRORS errors on the task, each message once: Vitest's main process re-reads
+ * every kept error on every update, and the default reporter prints a FAIL line for each.
+ */
+export function keepDistinct(errors: unknown[], keptBefore: number): void {
+  const seen = new Set(errors.slice(0, keptBefore).map((e) => (e as { message?: string }).message))
+  for (let i = errors.length - 1; i >= keptBefore; i--) {
+    const message = (errors[i] as { message?: string }).message
+    const duplicate = errors.slice(keptBefore, i).some((e) => (e as { message?: string }).message === message)
+    if (seen.has(message) || duplicate) errors.splice(i, 1)
+  }
+  if (errors.length > KEPT_ERRORS) errors.length = KEPT_ERRORS
+}
+
+// --- internal ---
+
+/**
+ * A thrown value's message, without colour codes; an empty message is the error's name (`throw new
+ * Error()` reads `Error`), never a made-up text.
+ */
+function messageOf(error: { message?: unknown; name?: unknown } | undefined): string {
+  const message = typeof error?.message === 'string' ? stripAnsi(error.message) : ''
+  if (message.trim() !== '') return message
+  return typeof error?.name === 'string' && error.name !== '' ? error.name : 'Error'
+}
+
+function cap(text: string): string {
+  return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`
+}
