@@ -76,6 +76,10 @@ export type ProofOptions = z.output<typeof ProofOptionsSchema>
 export const ReportOptionsSchema = z.object({
   dir: text('--dir', '.flakeproof'),
   lang: oneOf('--lang', ['en', 'ko']).default('en'),
+  /** report.html is always written; `--html` says so on the command line (docs/contracts.md §3). */
+  html: z.boolean().default(false),
+  /** Open report.html in the desktop's browser afterwards. */
+  open: z.boolean().default(false),
 })
 
 export const InvestigateOptionsSchema = z.object({

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
+import { renderHtmlReport } from '../artifacts/html.js'
+import { readExecutionSummaries } from '../artifacts/html-read.js'
 import { type ReportBundle, renderReport } from '../artifacts/markdown.js'
 import { readJsonFile } from '../artifacts/read.js'
 import {
@@ -25,6 +27,7 @@ export function writeReport(dir: string, lang: ReportLanguage): SummaryFile {
   const bundle = readBundle(dir)
   const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
   writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
+  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle)))
   return summary
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { InvestigateOptionsSchema } from '../../config/options.js'
 import { investigate as runInvestigation } from '../../pipeline/investigate.js'
 import { defineCommand } from '../spec.js'
@@ -19,12 +20,13 @@ export const investigate = defineCommand({
     { name: 'out-dir', value: '<dir>', description: 'where all files go (default .flakeproof); earlier results there are replaced', output: 'folder' },
     { name: 'lang', value: '<en|ko>', description: 'language of flaky_report.md (default en)' },
   ],
-  writes: 'rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, observer.json, policy.json, proof.json, summary.json, flaky_report.md',
+  writes: 'rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, observer.json, policy.json, proof.json, summary.json, flaky_report.md, report.html',
   example: 'flakeproof investigate --cmd "node examples/lab/job.js" --fixed-cmd "node examples/lab/job.js --fixed"',
   schema: InvestigateOptionsSchema,
   async run(o, { print, context }) {
     const { summary, complete } = await runInvestigation(o, context)
     print(summary)
+    context.log(`report: ${join(o['out-dir'], 'report.html')}`)
     if (!complete) return 130
     // Nothing was proven, and the subject fails: a negative verdict, explained on stderr by measure.
     if (summary.verdict === 'non-idempotent') return 1
