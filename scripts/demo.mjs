@@ -24,6 +24,13 @@ function listFiles(dir) {
   for (const name of readdirSync(join(root, dir)).sort()) console.log(`  ${relative(root, join(root, dir, name))}`)
 }
 
+/** report.html is written with every report; say where, so it can be opened in a browser. */
+function printHtmlReport(dir) {
+  const path = join(root, dir, 'report.html')
+  if (existsSync(path)) console.log(`\nHTML report (open it in a browser): ${relative(root, path)}`)
+  else console.log(`\nno report.html in ${dir}`)
+}
+
 if (!existsSync(bin) || newestMtime(join(root, 'src')) > statSync(bin).mtimeMs) {
   console.log('building flakeproof (tsc)…')
   const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
@@ -42,6 +49,7 @@ const investigation = run(process.execPath, [bin, 'investigate', '--cmd', job, '
 const reportPath = join(root, outDir, 'flaky_report.md')
 if (existsSync(reportPath)) console.log(`\n${readFileSync(reportPath, 'utf8')}`)
 listFiles(outDir)
+printHtmlReport(outDir)
 console.log(`\nsummary.json:\n${investigation.stdout}`)
 if (investigation.status !== 0) process.exit(investigation.status ?? 1)
 
@@ -64,4 +72,5 @@ const proof = spawnSync(process.execPath, [vitest, 'run', '--root', example, '--
 const exampleReport = join(root, exampleOut, 'flaky_report.md')
 if (existsSync(exampleReport)) console.log(`\n${readFileSync(exampleReport, 'utf8')}`)
 listFiles(exampleOut)
+printHtmlReport(exampleOut)
 process.exit(proof.status ?? 1)

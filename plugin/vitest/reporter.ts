@@ -1,4 +1,4 @@
-import { relative } from 'node:path'
+import { join, relative } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
@@ -282,6 +282,7 @@ export default class FlakeproofReporter implements Reporter {
       return
     }
     log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${where}`))
+    if (result.summary) log(pc.dim(`  report: ${join(where, 'report.html')}`))
     for (const test of unfinished) {
       const last = test.evidence.repetitions.at(-1)
       log(pc.red(`  ✗ ${test.evidence.id}: ${last?.ok === false && last.error?.startsWith('the worker') ? last.error : 'stopped before all its repetitions ran'}`))

@@ -53,6 +53,7 @@ function flagLabel(flag: Flag): string {
 }
 
 function describe(flag: Flag): string {
+  if (flag.placeholder === undefined) return flag.description
   const fallback = defaultOf(flag)
   if (fallback !== undefined) return `${flag.description} (default ${fallback})`
   return isRequired(flag) ? `${flag.description} (required)` : flag.description

@@ -138,7 +138,13 @@ export const PROOF = {
 }
 export type ProofOptions = z.output<typeof PROOF.schema>
 
-export const REPORT = options([input('dir', '<dir>', 'folder holding rate.json and any of the other files', '.flakeproof', true), FLAG.lang])
+export const REPORT = options([
+  input('dir', '<dir>', 'folder holding rate.json and any of the other files', '.flakeproof', true),
+  FLAG.lang,
+  // report.html is always written; `--html` says so on the command line (docs/contracts.md §3).
+  { name: 'html', description: 'write report.html (it is always written; the flag is accepted for scripts that ask for it)', value: z.boolean().default(false) },
+  { name: 'open', description: 'open report.html in your browser (on a desktop; otherwise prints where it is)', value: z.boolean().default(false) },
+])
 
 export const INVESTIGATE = options([
   FLAG.cmd,

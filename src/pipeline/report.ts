@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
 import type { ReportBundle } from '../artifacts/bundle.js'
+import { renderHtmlReport } from '../artifacts/html.js'
+import { readExecutionSummaries } from '../artifacts/html-read.js'
 import { renderReport } from '../artifacts/markdown.js'
 import { readJsonFile } from '../artifacts/read.js'
 import {
@@ -26,10 +28,15 @@ export function writeReport(dir: string, lang: ReportLanguage): SummaryFile {
   return writeReportFor(dir, readBundle(dir), lang)
 }
 
-/** summary.json and flaky_report.md for a bundle already in memory: nothing is read back from disk. */
+/**
+ * summary.json, flaky_report.md and report.html for a bundle already in memory: no JSON file is read
+ * back. The page's per-execution plots read facts.jsonl, bounded, because facts are streamed to disk
+ * and never held whole in memory.
+ */
 export function writeReportFor(dir: string, bundle: ReportBundle, lang: ReportLanguage): SummaryFile {
   const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
   writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
+  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle)))
   return summary
 }
 

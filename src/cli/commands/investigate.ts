@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { INVESTIGATE } from '../../config/options.js'
 import { investigate as runInvestigation } from '../../pipeline/investigate.js'
 import { defineCommand } from '../spec.js'
@@ -5,12 +6,13 @@ import { defineCommand } from '../spec.js'
 export const investigate = defineCommand({
   name: 'investigate',
   summary: 'measure → plan → collect → facts → observe → policy → proof → report, into one folder',
-  writes: 'rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, observer.json, policy.json, proof.json, summary.json, flaky_report.md',
+  writes: 'rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, observer.json, policy.json, proof.json, summary.json, flaky_report.md, report.html',
   example: 'flakeproof investigate --cmd "node examples/lab/job.js" --fixed-cmd "node examples/lab/job.js --fixed"',
   ...INVESTIGATE,
   async run(o, { print, context }) {
     const { summary, complete } = await runInvestigation(o, context)
     print(summary)
+    context.log(`report: ${join(o['out-dir'], 'report.html')}`)
     if (!complete) return 130
     // Nothing was proven, and the subject fails: a negative verdict, explained on stderr by measure.
     if (summary.verdict === 'non-idempotent') return 1

@@ -1,0 +1,212 @@
+/**
+ * What report.html draws from facts.jsonl, kept bounded: a run may hold 100 000 repetitions of
+ * 10 000 tests, so only the few subjects the page details are kept, their strips are binned to at
+ * most STRIP_MARKS marks per mode, and their durations thinned to at most DURATION_POINTS points per
+ * outcome. Pure: lines in, summaries out; reading the file is html-read.ts's job.
+ */
+
+/** Marks per mode in a repetition strip; above it, each mark stands for several executions. */
+export const STRIP_MARKS = 400
+/** Duration points per outcome per subject; above it, every k-th execution is kept (k a power of 2). */
+export const DURATION_POINTS = 200
+/** Characters of a first error kept for the page. */
+const ERROR_CHARS = 300
+
+export type ExecutionMode = 'fast' | 'single' | 'slow' | 'proof'
+
+/** One mark of a strip: executions `first`..`last` (trial numbers), `count` of them, `failures` failed. */
+export interface StripMark {
+  first: number
+  last: number
+  count: number
+  failures: number
+}
+
+export interface StripSegment {
+  mode: ExecutionMode
+  executions: number
+  failures: number
+  /** Executions per mark: 1 unless the segment had more than STRIP_MARKS executions. */
+  binSize: number
+  marks: StripMark[]
+}
+
+export interface DurationSample {
+  count: number
+  minMs: number
+  maxMs: number
+  meanMs: number
+  /** Every `stride`-th execution of this outcome is in `points` (1: all of them). */
+  stride: number
+  points: { trial: number; ms: number }[]
+}
+
+export interface ExecutionSummary {
+  segments: StripSegment[]
+  durations: { passed: DurationSample; failed: DurationSample }
+  /** First line of the first failure's error (test mode) or stderr (command mode). */
+  firstError: string | null
+}
+
+export interface ExecutionSummaries {
+  /** Keyed by test id; command mode uses the command as its one key. */
+  subjects: Map<string, ExecutionSummary>
+  /** Lines that were not a readable fact: skipped, and said on the page. */
+  unreadableLines: number
+}
+
+/** One fact line, reduced to what the page draws. */
+export interface ExecutionLine {
+  subject: string
+  trial: number
+  failed: boolean
+  elapsedMs: number
+  mode: ExecutionMode
+  error: string | null
+}
+
+/** Collects the lines of the wanted subjects; every other line costs one lookup. */
+export class ExecutionCollector {
+  private readonly _subjects = new Map<string, SubjectRecord>()
+  private _unreadable = 0
+
+  constructor(wanted: Iterable<string>) {
+    for (const id of wanted) this._subjects.set(id, new SubjectRecord())
+  }
+
+  add(line: ExecutionLine): void {
+    this._subjects.get(line.subject)?.add(line)
+  }
+
+  /** A line that could not be parsed, or was not a fact. */
+  skip(): void {
+    this._unreadable++
+  }
+
+  summarise(): ExecutionSummaries {
+    const subjects = new Map<string, ExecutionSummary>()
+    for (const [id, record] of this._subjects) subjects.set(id, record.summarise())
+    return { subjects, unreadableLines: this._unreadable }
+  }
+}
+
+/**
+ * A fact line as JSON (command or test mode) → ExecutionLine, or undefined when it is not one.
+ * Checked by hand rather than with zod: this runs once per line of files with millions of lines.
+ */
+export function toExecutionLine(data: unknown, commandSubject: string | null): ExecutionLine | 'skipped' | undefined {
+  if (typeof data !== 'object' || data === null) return undefined
+  const fact = data as Record<string, unknown>
+  const { trial, outcome, elapsed_ms: elapsedMs } = fact
+  if (typeof trial !== 'number' || typeof elapsedMs !== 'number' || typeof outcome !== 'string') return undefined
+  if (outcome === 'skipped') return 'skipped'
+  if (outcome !== 'passed' && outcome !== 'failed') return undefined
+  const subject = commandSubject ?? (typeof fact.test_id === 'string' ? fact.test_id : undefined)
+  if (subject === undefined) return undefined
+  const mode = typeof fact.mode === 'string' && MODES.has(fact.mode as ExecutionMode) ? (fact.mode as ExecutionMode) : 'fast'
+  const error = typeof fact.error === 'string' ? fact.error : typeof fact.stderr === 'string' ? fact.stderr : null
+  return { subject, trial, failed: outcome === 'failed', elapsedMs, mode, error }
+}
+
+/** Bins executions (`failed[i]` of trial `trials[i]`) into at most STRIP_MARKS marks. */
+export function binStrip(mode: ExecutionMode, trials: ArrayLike<number>, failed: ArrayLike<number>, length: number): StripSegment {
+  const binSize = Math.max(1, Math.ceil(length / STRIP_MARKS))
+  const marks: StripMark[] = []
+  let failures = 0
+  for (let start = 0; start < length; start += binSize) {
+    const end = Math.min(length, start + binSize)
+    let binFailures = 0
+    for (let i = start; i < end; i++) binFailures += failed[i] ?? 0
+    failures += binFailures
+    marks.push({ first: trials[start] ?? 0, last: trials[end - 1] ?? 0, count: end - start, failures: binFailures })
+  }
+  return { mode, executions: length, failures, binSize, marks }
+}
+
+// --- internal ---
+
+const MODES = new Set<ExecutionMode>(['fast', 'single', 'slow', 'proof'])
+const MODE_ORDER: ExecutionMode[] = ['fast', 'single', 'slow', 'proof']
+
+/** Outcomes of one mode: typed arrays, one byte and one int per execution of a detailed subject. */
+class ModeRecord {
+  trials = new Int32Array(64)
+  failed = new Uint8Array(64)
+  length = 0
+
+  push(trial: number, failed: boolean): void {
+    if (this.length === this.trials.length) {
+      const trials = new Int32Array(this.length * 2)
+      trials.set(this.trials)
+      this.trials = trials
+      const outcomes = new Uint8Array(this.length * 2)
+      outcomes.set(this.failed)
+      this.failed = outcomes
+    }
+    this.trials[this.length] = trial
+    this.failed[this.length] = failed ? 1 : 0
+    this.length++
+  }
+}
+
+/**
+ * Keeps every `stride`-th value and doubles the stride when full: deterministic (no sampling coin)
+ * and bounded, and the kept points stay evenly spread over the run.
+ */
+class DurationThinner {
+  private _seen = 0
+  private _stride = 1
+  private _points: { index: number; trial: number; ms: number }[] = []
+  private _min = Number.POSITIVE_INFINITY
+  private _max = 0
+  private _sum = 0
+
+  add(trial: number, ms: number): void {
+    const index = this._seen++
+    this._min = Math.min(this._min, ms)
+    this._max = Math.max(this._max, ms)
+    this._sum += ms
+    if (index % this._stride !== 0) return
+    this._points.push({ index, trial, ms })
+    if (this._points.length > DURATION_POINTS) {
+      this._stride *= 2
+      this._points = this._points.filter((p) => p.index % this._stride === 0)
+    }
+  }
+
+  summarise(): DurationSample {
+    return {
+      count: this._seen,
+      minMs: this._seen === 0 ? 0 : this._min,
+      maxMs: this._max,
+      meanMs: this._seen === 0 ? 0 : this._sum / this._seen,
+      stride: this._stride,
+      points: this._points.map(({ trial, ms }) => ({ trial, ms })),
+    }
+  }
+}
+
+class SubjectRecord {
+  private readonly _modes = new Map<ExecutionMode, ModeRecord>()
+  private readonly _passed = new DurationThinner()
+  private readonly _failed = new DurationThinner()
+  private _firstError: string | null = null
+
+  add(line: ExecutionLine): void {
+    let mode = this._modes.get(line.mode)
+    if (!mode) this._modes.set(line.mode, (mode = new ModeRecord()))
+    mode.push(line.trial, line.failed)
+    ;(line.failed ? this._failed : this._passed).add(line.trial, line.elapsedMs)
+    if (line.failed && this._firstError === null && line.error) {
+      this._firstError = (line.error.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').slice(0, ERROR_CHARS)
+    }
+  }
+
+  summarise(): ExecutionSummary {
+    const segments = MODE_ORDER.flatMap((mode) => {
+      const record = this._modes.get(mode)
+      return record ? [binStrip(mode, record.trials, record.failed, record.length)] : []
+    })
+    return { segments, durations: { passed: this._passed.summarise(), failed: this._failed.summarise() }, firstError: this._firstError }
+  }
+}
