@@ -133,6 +133,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
     project.provide('flakeproof', runnerOptions)
   }
   neverWriteSnapshots(vitest)
+  if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const { mode, proofRuns, proofFrom } = runnerOptions
   const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command })
@@ -187,6 +188,13 @@ function isReporterName(entry: unknown): boolean {
 function neverWriteSnapshots(vitest: Vitest): void {
   const options = (vitest.config as { snapshotOptions?: { updateSnapshot?: string } }).snapshotOptions
   if (options?.updateSnapshot === 'new') options.updateSnapshot = 'none'
+}
+
+/** The order of tests inside each file, shuffled by Vitest's own sequencer with a seed that replays it (files keep their order). */
+function shuffleWithSeed(vitest: Vitest, seed: number): void {
+  const sequence = (vitest.config as { sequence: { shuffle?: unknown; seed?: number } }).sequence
+  sequence.shuffle = { files: false, tests: true }
+  sequence.seed = seed
 }
 
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string): RunnerOptions {

@@ -51,6 +51,8 @@ export default class FlakeproofReporter implements Reporter {
   private _lock: OutputLock | undefined
   /** Test results that could not be recorded this run. */
   private _lost = 0
+  /** An error of flakeproof's own was reported (once per reporter). */
+  private _internalError = false
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
@@ -68,6 +70,44 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   onTestRunStart(): void {
+    this._guard('onTestRunStart', () => this._runStart())
+  }
+
+  onUserConsoleLog(log: UserConsoleLog): void {
+    this._guard('onUserConsoleLog', () => this._consoleLog(log))
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    this._guard('onTestCaseResult', () => this._testResult(testCase))
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
+    this._guard('onTestRunEnd', () => {
+      const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
+      this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
+    })
+  }
+
+  // --- internal ---
+
+  /**
+   * Every hook runs through here: an error of flakeproof's own is reported once, and never takes
+   * Vitest's run down with it (Playwright's reporter multiplexer does the same). Files already written
+   * stay; a proof that could not record its verdict still fails the run.
+   */
+  private _guard(hook: string, run: () => void): void {
+    try {
+      run()
+    } catch (error) {
+      if (this._internalError) return
+      this._internalError = true
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error)
+      this._log(pc.yellow(`[flakeproof] internal error in ${hook}; this run's flakeproof files may be incomplete. Please report it:\n${detail}`), 'warn')
+      if (this._options.runnerMode === 'proof') process.exitCode = 1
+    }
+  }
+
+  private _runStart(): void {
     // Watch mode starts several runs: each gets its own files.
     this._console.clear()
     this._seen.clear()
@@ -98,14 +138,14 @@ export default class FlakeproofReporter implements Reporter {
     }
   }
 
-  onUserConsoleLog(log: UserConsoleLog): void {
+  private _consoleLog(log: UserConsoleLog): void {
     if (this._options.runnerMode || !log.taskId) return
     const buffer = this._console.get(log.taskId) ?? { stdout: '', stderr: '' }
     buffer[log.type] = (buffer[log.type] + log.content).slice(0, 8 * 1024)
     this._console.set(log.taskId, buffer)
   }
 
-  onTestCaseResult(testCase: TestCase): void {
+  private _testResult(testCase: TestCase): void {
     // The runner's id when it sent one: the journal knows the test by that id.
     const id = testCase.meta().flakeproof?.id ?? this._idOf(testCase).id
     this._seen.add(id)
@@ -115,18 +155,15 @@ export default class FlakeproofReporter implements Reporter {
     if (this._degradeGracefully(() => this._recorder?.record(test) ?? true) === undefined) this._lost++
   }
 
-  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
-    const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
-    this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
-  }
-
-  // --- internal ---
-
   /**
    * Vitest itself can die before the run ends (3.2 exits on the unhandled rejection a killed worker
    * causes): what the journal holds is written then, synchronously, marked incomplete.
    */
   private readonly _onExit = (code: number): void => {
+    this._guard('exit', () => this._endAbruptly(code))
+  }
+
+  private _endAbruptly(code: number): void {
     const stopped = `Vitest stopped before the run ended (exit code ${code})`
     // Only a test whose own worker is gone failed with it; the others were merely stopped.
     const died = (test: JournalTest): boolean => test.pid !== undefined && !isAlive(test.pid)

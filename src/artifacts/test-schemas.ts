@@ -63,7 +63,6 @@ export const TestFactSchema = z.object({
   gap_ms: milliseconds,
   mode: TestModeSchema,
 })
-export type TestFact = z.infer<typeof TestFactSchema>
 
 export const TestPlanSchema = z.object({
   observed_rate: probability,

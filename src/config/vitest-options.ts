@@ -29,6 +29,8 @@ export const VitestOptionsSchema = z
     failOnFlaky: z.boolean().default(false),
     /** Repeat each test found flaky in the last policy.json `green_runs_required` times. @default false */
     proof: z.boolean().default(false),
+    /** Shuffle the tests inside each file with this seed, so an order that fails can be replayed. */
+    seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -55,6 +57,7 @@ export const VITEST_FLAGS = {
   '--flaky-out-anywhere': { key: 'outAnywhere', kind: 'boolean', placeholder: '', help: 'let --flaky-out lie outside the project root, on purpose', example: '' },
   '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
   '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
+  '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -173,6 +176,7 @@ const RULES: Record<string, string> = {
   observe: 'true or false',
   failOnFlaky: 'true or false',
   proof: 'true or false',
+  seed: `a whole number from 0 to ${MAX_TIMER_MS}`,
 }
 
 /**

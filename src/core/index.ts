@@ -1,7 +1,7 @@
 export { atMost, complement, type Fraction, fractionFromCounts, fractionFromDecimal, fractionFromNumber, lessThan } from './fraction.js'
 export { fisherExactTwoSided, type FisherResult, type TwoByTwo } from './fisher.js'
 export { type Independence, type IndependencePattern, testIndependence } from './independence.js'
-export { type Observation, rankPredicates, type RankedPredicate } from './isolation.js'
+export { type TrialFacts, rankPredicates, type RankedPredicate } from './isolation.js'
 export {
   computeQuarantineAfter,
   computeRetryBudget,

@@ -11,7 +11,7 @@ import { isAllCaps } from './tokens.js'
  */
 
 /** The facts of one trial. A key missing from a map means "not observed in this trial". */
-export interface Observation {
+export interface TrialFacts {
   failed: boolean
   /** e.g. { exit_code: '3', previous_outcome: 'passed' } */
   categorical: Readonly<Record<string, string | undefined>>
@@ -37,21 +37,21 @@ export interface RankedPredicate {
 }
 
 /**
- * Builds predicates from the observations (each categorical value, the best threshold either side
+ * Builds predicates from the trials (each categorical value, the best threshold either side
  * of each numeric fact, each word seen in a failure), scores them and returns, most important first,
  * those whose Increase is positive with 95% confidence (Liblit's pruning). Predicates true in exactly
  * the same trials are merged into one line, so one cause is not listed ten times.
  */
-export function rankPredicates(observations: readonly Observation[], limit = 12): RankedPredicate[] {
-  const totalFailures = observations.filter((o) => o.failed).length
+export function rankPredicates(trials: readonly TrialFacts[], limit = 12): RankedPredicate[] {
+  const totalFailures = trials.filter((o) => o.failed).length
   if (totalFailures === 0) return []
   const candidates = [
-    ...categoricalPredicates(observations),
-    ...numericPredicates(observations, totalFailures),
-    ...wordPredicates(observations),
+    ...categoricalPredicates(trials),
+    ...numericPredicates(trials, totalFailures),
+    ...wordPredicates(trials),
   ]
   return mergeByTruth(candidates)
-    .map((p) => score(p, observations, totalFailures))
+    .map((p) => score(p, trials, totalFailures))
     .filter(isSignificant)
     .sort((a, b) => b.importance - a.importance || b.increase - a.increase || a.predicate.localeCompare(b.predicate))
     .slice(0, limit)
@@ -59,15 +59,15 @@ export function rankPredicates(observations: readonly Observation[], limit = 12)
 
 // --- internal ---
 
-/** Per observation: true, false, or undefined (not observed). */
+/** Per trial: true, false, or undefined (not observed). */
 interface Candidate {
   predicate: string
   truth: (boolean | undefined)[]
 }
 
-function categoricalPredicates(observations: readonly Observation[]): Candidate[] {
+function categoricalPredicates(trials: readonly TrialFacts[]): Candidate[] {
   const values = new Map<string, Set<string>>()
-  for (const o of observations) {
+  for (const o of trials) {
     if (!o.failed) continue
     for (const [key, value] of Object.entries(o.categorical)) {
       if (value === undefined) continue
@@ -77,19 +77,19 @@ function categoricalPredicates(observations: readonly Observation[]): Candidate[
   return [...values].flatMap(([key, seen]) =>
     [...seen].map((value) => ({
       predicate: `${key} = ${value}`,
-      truth: observations.map((o) => (o.categorical[key] === undefined ? undefined : o.categorical[key] === value)),
+      truth: trials.map((o) => (o.categorical[key] === undefined ? undefined : o.categorical[key] === value)),
     })),
   )
 }
 
-function wordPredicates(observations: readonly Observation[]): Candidate[] {
+function wordPredicates(trials: readonly TrialFacts[]): Candidate[] {
   const words = new Set<string>()
-  for (const o of observations) if (o.failed) for (const w of o.words) words.add(w)
+  for (const o of trials) if (o.failed) for (const w of o.words) words.add(w)
   // Capital words first, so a merged line leads with the one a human would grep for.
   const ordered = [...[...words].filter(isAllCaps), ...[...words].filter((w) => !isAllCaps(w))]
   return ordered.map((word) => ({
     predicate: `output contains ${word}`,
-    truth: observations.map((o) => o.words.has(word)),
+    truth: trials.map((o) => o.words.has(word)),
   }))
 }
 
@@ -108,11 +108,11 @@ function mergeByTruth(candidates: Candidate[]): Candidate[] {
   })
 }
 
-function score(candidate: Candidate, observations: readonly Observation[], totalFailures: number): RankedPredicate {
+function score(candidate: Candidate, trials: readonly TrialFacts[], totalFailures: number): RankedPredicate {
   const counts = { f: 0, s: 0, fObs: 0, sObs: 0 }
   candidate.truth.forEach((truth, i) => {
     if (truth === undefined) return
-    const failed = observations[i]?.failed ?? false
+    const failed = trials[i]?.failed ?? false
     if (failed) counts.fObs++
     else counts.sObs++
     if (truth && failed) counts.f++
@@ -150,11 +150,11 @@ function isSignificant(p: RankedPredicate): boolean {
  * For each numeric fact, the most important `<= t` and `> t` over thresholds at observed values,
  * found with running counts over the sorted values.
  */
-function numericPredicates(observations: readonly Observation[], totalFailures: number): Candidate[] {
-  const keys = new Set(observations.flatMap((o) => Object.keys(o.numeric)))
+function numericPredicates(trials: readonly TrialFacts[], totalFailures: number): Candidate[] {
+  const keys = new Set(trials.flatMap((o) => Object.keys(o.numeric)))
   const chosen: Candidate[] = []
   for (const key of keys) {
-    const points = observations
+    const points = trials
       .map((o) => ({ value: o.numeric[key], failed: o.failed }))
       .filter((p): p is { value: number; failed: boolean } => p.value !== undefined)
       .sort((a, b) => a.value - b.value)
@@ -173,7 +173,7 @@ function numericPredicates(observations: readonly Observation[], totalFailures: 
       if (low > best.low.importance) best.low = { importance: low, t: point.value }
       if (high > best.high.importance) best.high = { importance: high, t: point.value }
     }
-    const truth = (test: (v: number) => boolean) => observations.map((o) => (o.numeric[key] === undefined ? undefined : test(o.numeric[key])))
+    const truth = (test: (v: number) => boolean) => trials.map((o) => (o.numeric[key] === undefined ? undefined : test(o.numeric[key])))
     const { low, high } = best
     if (!Number.isNaN(low.t)) chosen.push({ predicate: `${key} <= ${formatThreshold(low.t)}`, truth: truth((v) => v <= low.t) })
     if (!Number.isNaN(high.t)) chosen.push({ predicate: `${key} > ${formatThreshold(high.t)}`, truth: truth((v) => v > high.t) })

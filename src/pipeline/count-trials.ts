@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { FactSchema } from '../artifacts/schemas.js'
+import { type Fact, FactSchema } from '../artifacts/schemas.js'
 import { JsonLinesWriter } from '../artifacts/write.js'
 import { type TrialPlan, type TrialRecord, runTrials } from '../runner/run-trials.js'
 import type { PipelineContext } from './context.js'
@@ -16,13 +16,15 @@ export interface TrialCounts {
 
 /**
  * Runs the plan, keeping counts (not outputs) in memory, and streams each trial to facts.jsonl as
- * it ends when `factsPath` is given. Warns once that parallel trials do not time like lone ones.
+ * it ends when `factsPath` is given; `keptFacts`, when given, also receives each fact (investigate
+ * analyses the facts of its trials without reading back the file it just wrote). Warns once that parallel trials do not time like lone ones.
  */
 export async function countTrials(
   plan: TrialPlan,
   context: PipelineContext,
   label: string,
   factsPath?: string,
+  keptFacts?: Fact[],
 ): Promise<TrialCounts> {
   if (plan.jobs > 1) {
     context.log(`--jobs ${plan.jobs}: trials run in parallel, which changes their timing; a timing-dependent failure may show up more or less often than when the command runs alone.`)
@@ -37,7 +39,9 @@ export async function countTrials(
       counts.failureTrials.push(record.trial)
     }
     if (record.timedOut) counts.timedOut++
-    facts?.append(toFact(record, plan.gapMs))
+    const fact = toFact(record, plan.gapMs)
+    facts?.append(fact)
+    keptFacts?.push(fact)
     context.onProgress({ label, done: counts.trials, total: plan.trials, failures: counts.failures, elapsedMs: performance.now() - started })
   }
   try {
@@ -53,7 +57,7 @@ export async function countTrials(
 
 const round2 = (ms: number): number => Math.round(ms * 100) / 100
 
-function toFact(record: TrialRecord, gapMs: number) {
+function toFact(record: TrialRecord, gapMs: number): Fact {
   return {
     trial: record.trial,
     exit_code: record.exitCode,

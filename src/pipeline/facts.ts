@@ -1,5 +1,5 @@
 import type { Fact, OnlyWhenFailFile } from '../artifacts/schemas.js'
-import { type Observation, rankPredicates } from '../core/isolation.js'
+import { rankPredicates, type TrialFacts } from '../core/isolation.js'
 import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
 
 /**
@@ -20,7 +20,7 @@ export function analyzeFacts(facts: readonly Fact[]): OnlyWhenFailFile {
     token: tokens.token,
     token_candidates: tokens.candidates,
     failure_trials: failed.map((f) => f.trial),
-    predicates: rankPredicates(toObservations(counted)),
+    predicates: rankPredicates(toTrialFacts(counted)),
   }
 }
 
@@ -36,10 +36,10 @@ function distinctCodes(facts: readonly Fact[]): (number | null)[] {
  * the rest since it ended) are looked up by start time, so they hold for parallel runs too, and are
  * "not observed" for the first trial.
  */
-function toObservations(facts: readonly Fact[]): Observation[] {
+function toTrialFacts(facts: readonly Fact[]): TrialFacts[] {
   const byStart = [...facts].sort((a, b) => a.offset_ms - b.offset_ms)
   let previous: Fact | undefined
-  const observations = new Map<number, Observation>()
+  const observations = new Map<number, TrialFacts>()
   for (const fact of byStart) {
     observations.set(fact.trial, {
       failed: fact.outcome === 'failed',
@@ -59,5 +59,5 @@ function toObservations(facts: readonly Fact[]): Observation[] {
     })
     previous = fact
   }
-  return facts.map((f) => observations.get(f.trial) as Observation)
+  return facts.map((f) => observations.get(f.trial) as TrialFacts)
 }

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
-import { readFactsFile } from '../artifacts/read.js'
-import { ObserverFileSchema, OnlyWhenFailFileSchema, PolicyFileSchema, RunsNeededFileSchema, type SummaryFile } from '../artifacts/schemas.js'
-import { assertWritable, removeFiles, writeJsonAtomic } from '../artifacts/write.js'
+import type { ReportBundle } from '../artifacts/bundle.js'
+import type { Fact, SummaryFile } from '../artifacts/schemas.js'
+import { writeBundle } from '../artifacts/write-bundle.js'
+import { assertWritable, removeFiles } from '../artifacts/write.js'
 import type { InvestigateOptions } from '../config/options.js'
 import { fractionFromCounts } from '../core/fraction.js'
 import type { PipelineContext } from './context.js'
@@ -11,7 +12,7 @@ import { compareObservations, toObservation } from './observe.js'
 import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
 import { decidePolicy } from './policy.js'
 import { proveFix } from './proof.js'
-import { writeReport } from './report.js'
+import { writeReportFor } from './report.js'
 
 /** The nine files of docs/contracts.md §3, as investigate names them in its folder. */
 export const ARTIFACT_FILES = [
@@ -48,36 +49,39 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
   const stopped = (): boolean => context.control.stop.aborted
 
   context.log(`measure: ${o.trials} trials of \`${o.cmd}\`, no gap`)
-  const rate = await measureCommand(settings, confidence.value, context, { rate: path('rate.json'), facts: path('facts.jsonl') })
-  if (stopped() || rate.trials === 0) return finish(dir, o, false)
+  const facts: Fact[] = []
+  const rate = await measureCommand(settings, confidence.value, context, { rate: path('rate.json'), facts: path('facts.jsonl'), keptFacts: facts })
+  // Each file is written as its step ends (a Ctrl-C keeps what finished); the report is made from
+  // this bundle in memory, never from the files just written.
+  const bundle: ReportBundle = { rate }
+  if (stopped() || rate.trials === 0) return finish(dir, bundle, o, false)
 
-  writeJsonAtomic(path('only_when_fail.json'), OnlyWhenFailFileSchema, analyzeFacts(readFactsFile(path('facts.jsonl'), '--in')))
+  bundle.onlyWhenFail = analyzeFacts(facts)
+  writeBundle(dir, { onlyWhenFail: bundle.onlyWhenFail })
   if (rate.verdict === 'non-idempotent') {
     context.log('non-idempotent: no plan, observation, policy or proof follows from a rate of trials that are not independent')
-    return finish(dir, o, true)
+    return finish(dir, bundle, o, true)
   }
   const basis = choosePlanningBasis(rate)
-  writeJsonAtomic(path('runs_needed.json'), RunsNeededFileSchema, buildRunsNeeded(basis, rate, confidence))
-  const policy = writeJsonAtomic(
-    path('policy.json'),
-    PolicyFileSchema,
-    decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence),
-  )
+  bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
+  const policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
+  bundle.policy = policy
+  writeBundle(dir, { runsNeeded: bundle.runsNeeded, policy })
 
   context.log(`observe: ${o['slow-trials']} trials with ${o['gap-ms']} ms before each`)
   const slow = await measureCommand({ ...settings, trials: o['slow-trials'], gapMs: o['gap-ms'], jobs: 1 }, confidence.value, context, {}, 'observe')
-  if (stopped()) return finish(dir, o, false)
-  const observer = compareObservations(o.cmd, toObservation(rate, confidence.value), toObservation(slow, confidence.value), confidence)
-  writeJsonAtomic(path('observer.json'), ObserverFileSchema, observer)
+  if (stopped()) return finish(dir, bundle, o, false)
+  bundle.observer = compareObservations(o.cmd, toObservation(rate, confidence.value), toObservation(slow, confidence.value), confidence)
+  writeBundle(dir, { observer: bundle.observer })
 
   context.log(`proof: ${policy.green_runs_required} runs of \`${o['fixed-cmd']}\``)
   const fixed = { ...settings, command: o['fixed-cmd'], trials: policy.green_runs_required }
-  const proof = await proveFix(fixed, path('policy.json'), confidence.value, context, path('proof.json'))
-  return finish(dir, o, proof.complete)
+  bundle.proof = await proveFix(fixed, path('policy.json'), confidence.value, context, path('proof.json'))
+  return finish(dir, bundle, o, bundle.proof.complete)
 }
 
 // --- internal ---
 
-function finish(dir: string, o: InvestigateOptions, complete: boolean): InvestigateResult {
-  return { summary: writeReport(dir, o.lang), complete }
+function finish(dir: string, bundle: ReportBundle, o: InvestigateOptions, complete: boolean): InvestigateResult {
+  return { summary: writeReportFor(dir, bundle, o.lang), complete }
 }

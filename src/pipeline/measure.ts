@@ -1,5 +1,5 @@
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
-import { type RateFile, RateFileSchema } from '../artifacts/schemas.js'
+import { type Fact, type RateFile, RateFileSchema } from '../artifacts/schemas.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
@@ -26,10 +26,10 @@ export async function measureCommand(
   settings: TrialSettings,
   confidence: number,
   context: PipelineContext,
-  paths: { rate?: string; facts?: string },
+  paths: { rate?: string; facts?: string; keptFacts?: Fact[] },
   label = 'measure',
 ): Promise<RateFile> {
-  const counts = await countTrials(settings, context, label, paths.facts)
+  const counts = await countTrials(settings, context, label, paths.facts, paths.keptFacts)
   const rate = buildRateFile(settings, confidence, counts)
   if (label === 'measure') explainIndependence(rate, context)
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeJsonAtomic(paths.rate, RateFileSchema, rate)

@@ -1,7 +1,7 @@
 import { complement, type Fraction } from '../core/fraction.js'
 import { type Independence, testIndependence } from '../core/independence.js'
 import type { RankedPredicate } from '../core/isolation.js'
-import { type Observation, rankPredicates } from '../core/isolation.js'
+import { rankPredicates, type TrialFacts } from '../core/isolation.js'
 import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
 
@@ -67,7 +67,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
     ...tally,
     token: tokens.token,
     tokenCandidates: tokens.candidates,
-    predicates: rankPredicates(repetitions.map((r, i) => toObservation(r, repetitions[i - 1]))),
+    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1]))),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,
@@ -77,7 +77,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
 
 // --- internal ---
 
-function toObservation(repetition: Repetition, previous: Repetition | undefined): Observation {
+function toTrialFacts(repetition: Repetition, previous: Repetition | undefined): TrialFacts {
   return {
     failed: !repetition.ok,
     categorical: { previous_outcome: previous === undefined ? undefined : previous.ok ? 'passed' : 'failed', mode: repetition.mode },

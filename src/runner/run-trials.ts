@@ -38,7 +38,7 @@ export interface TrialRecord extends ProcessResult {
 }
 
 export interface TrialRunSummary {
-  finished: number
+  /** Every planned trial ran. */
   complete: boolean
   durationMs: number
   startedAt: Date
@@ -112,7 +112,7 @@ export async function runTrials(
     unlink()
   }
   if (failure) throw failure.error
-  return { finished, complete: finished === plan.trials, durationMs: performance.now() - origin, startedAt }
+  return { complete: finished === plan.trials, durationMs: performance.now() - origin, startedAt }
 }
 
 // --- internal ---

@@ -69,6 +69,21 @@ describe('a suite with a worker-killing test, same-named tests and module state 
 })
 
 // Each test starts Vitest on a fixture (a few seconds each on two busy cores): sized to that, not to the global 20 s.
+describe('--flaky-seed', () => {
+  it('shuffles the tests inside a file with the seed, records it, and replays the same order', async () => {
+    const orderOf = async (seed: string): Promise<string[]> => {
+      const out = tempDir()
+      await runVitest(['run', 'tests/names.test.ts', '--', '--flaky-repeat', '2', '--flaky-seed', seed, '--flaky-out', out, '--flaky-out-anywhere'], {}, TRUST)
+      const facts = factsOf(out).filter((f) => f.trial === 1)
+      expect(new Set(facts.map((f) => f.seed))).toEqual(new Set([Number(seed)]))
+      return facts.sort((a, b) => a.order - b.order).map((f) => f.test_id)
+    }
+    const first = await orderOf('7')
+    expect(first).toHaveLength(7)
+    expect(await orderOf('7')).toEqual(first)
+  }, 60_000)
+})
+
 describe('mistakes stop the run before any test, and change nothing', { timeout: 60_000 }, () => {
   it('refuses an unknown Vitest flag in the wrapper instead of letting it swallow the file filter', async () => {
     const out = tempDir()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { type Observation, rankPredicates } from '../../src/core/isolation.js'
+import { type TrialFacts, rankPredicates } from '../../src/core/isolation.js'
 
-function trial(failed: boolean, exitCode: string, elapsedMs: number, words: string[]): Observation {
+function trial(failed: boolean, exitCode: string, elapsedMs: number, words: string[]): TrialFacts {
   return { failed, categorical: { exit_code: exitCode }, numeric: { elapsed_ms: elapsedMs }, words: new Set(words) }
 }
 
@@ -46,7 +46,7 @@ describe('rankPredicates', () => {
     // previous_outcome is unknown for the first trial; of the other three, only the failing one
     // follows a failure: Failure = 1/1, Context = 1/3 → Increase 0.667.
     const previous = [undefined, 'passed', 'passed', 'failed']
-    const ordered: Observation[] = previous.map((previousOutcome, i) => ({
+    const ordered: TrialFacts[] = previous.map((previousOutcome, i) => ({
       failed: i === 3,
       categorical: { previous_outcome: previousOutcome },
       numeric: {},
