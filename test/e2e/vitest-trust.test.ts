@@ -69,6 +69,22 @@ describe('a suite with a worker-killing test, same-named tests and module state 
 })
 
 // Each test starts Vitest on a fixture (a few seconds each on two busy cores): sized to that, not to the global 20 s.
+describe('component tests in jsdom (test/fixtures/vitest-dom)', () => {
+  it("keeps a cleaned-up DOM test stable with each repetition's console, and calls DOM state left behind non-idempotent", async () => {
+    const out = tempDir()
+    const dom = join(ROOT, 'test/fixtures/vitest-dom')
+    await runVitest(['run', '--', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere'], {}, dom)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    const byName = Object.fromEntries((rate.tests ?? []).map((t) => [t.name, [t.trials, t.failures, t.verdict]]))
+    expect(byName).toEqual({
+      'cleaned up after each test > renders one button into an empty page': [10, 0, 'stable'],
+      'renders one list item': [10, 9, 'non-idempotent'],
+    })
+    const stdout = factsOf(out).filter((f) => f.name.endsWith('empty page')).map((f) => f.stdout)
+    expect(stdout).toEqual(Array(10).fill('buttons 1\n'))
+  }, 60_000)
+})
+
 describe('--flaky-seed', () => {
   it('shuffles the tests inside a file with the seed, records it, and replays the same order', async () => {
     const orderOf = async (seed: string): Promise<string[]> => {
