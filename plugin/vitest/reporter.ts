@@ -3,6 +3,7 @@ import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
+import { isProcessAlive } from '../../src/artifacts/_process.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
@@ -166,7 +167,7 @@ export default class FlakeproofReporter implements Reporter {
   private _endAbruptly(code: number): void {
     const stopped = `Vitest stopped before the run ended (exit code ${code})`
     // Only a test whose own worker is gone failed with it; the others were merely stopped.
-    const died = (test: JournalTest): boolean => test.pid !== undefined && !isAlive(test.pid)
+    const died = (test: JournalTest): boolean => test.pid !== undefined && !isProcessAlive(test.pid)
     this._end({ modules: new Set(), tests: new Set() }, { kind: 'crashed', cause: stopped, at: Date.now(), died }, [{ project: null, file: null, error: stopped }], false)
   }
 
@@ -357,15 +358,6 @@ function namesOf(testCase: TestCase): string[] {
   const names = [testCase.name]
   for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
   return names
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** An error's first line of message, as Vitest serialises errors (plain objects). */

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, unl
 import { join, resolve } from 'node:path'
 import { FlakeproofError } from '../errors.js'
 import { CREATE_NEW, reasonOf } from './_fs.js'
+import { isProcessAlive } from './_process.js'
 
 /** The lock's name inside an output folder. It holds the pid of the run writing there. */
 export const LOCK_FILE = '.flakeproof.lock'
@@ -126,14 +127,7 @@ function readHolder(path: string): Holder {
 
 /** Our own pid in a lock we do not hold is stale: the previous holder ran in another container or boot. */
 function isAlive(pid: number): boolean {
-  if (pid === process.pid) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, but another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
+  return pid !== process.pid && isProcessAlive(pid)
 }
 
 /** Removes the lock only if it is still the stale one that was read (a racing run may have replaced it). */

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { isProcessAlive } from './_process.js'
 
 /**
  * A test run's working folder inside the output folder: the workers' journals and the facts being
@@ -28,7 +29,7 @@ export function prepareRunDir(run: RunDir): void {
   const outDir = dirname(run.path)
   for (const name of readdirSync(outDir)) {
     const pid = /^\.run-(\d+)$/.exec(name)?.[1]
-    if (pid !== undefined && !isAlive(Number(pid))) rmSync(join(outDir, name), { recursive: true, force: true })
+    if (pid !== undefined && !isProcessAlive(Number(pid))) rmSync(join(outDir, name), { recursive: true, force: true })
   }
 }
 
@@ -40,16 +41,4 @@ export function promoteRunFiles(run: RunDir, outDir: string, names: readonly str
 /** Removes the run's folder: at the end of a run, or when it ran nothing. */
 export function discardRunDir(run: RunDir): void {
   rmSync(run.path, { recursive: true, force: true })
-}
-
-// --- internal ---
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, but another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

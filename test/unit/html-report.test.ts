@@ -3,29 +3,13 @@ import { renderHtmlReport } from '../../src/artifacts/html.js'
 import { binStrip, DURATION_POINTS, ExecutionCollector, STRIP_MARKS, toExecutionLine } from '../../src/artifacts/html-executions.js'
 import { DETAILED_SUBJECTS, detailedSubjects, TABLE_ROWS } from '../../src/artifacts/html-subjects.js'
 import type { RateFile } from '../../src/artifacts/schemas.js'
+import { rateFile } from '../rate-file.js'
 
 // Wilson 95% for 2 of 10 (z = 1.96): [0.0567, 0.5098] (docs/contracts.md §2, hand computation).
 const measured = { trials: 10, failures: 2, rate: 0.2, ci_low: 0.0567, ci_high: 0.5098 }
 
 function commandRate(extra: Partial<RateFile> = {}): RateFile {
-  return {
-    schema_version: 1,
-    command: 'node job.js',
-    ...measured,
-    gap_ms: 0,
-    confidence: 0.95,
-    z: 1.96,
-    verdict: 'flaky',
-    timed_out: 0,
-    timeout_ms: null,
-    jobs: 1,
-    complete: true,
-    requested_trials: 10,
-    started_at: '2026-11-30T00:00:00.000Z',
-    duration_ms: 1200,
-    independence: null,
-    ...extra,
-  }
+  return rateFile(measured, { command: 'node job.js', duration_ms: 1200, independence: null, ...extra })
 }
 
 /** Trials 1..n of one subject, failing where `fails(trial)`, each lasting `trial` ms. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { renderReport } from '../../src/artifacts/markdown.js'
 import type { PolicyFile, RateFile } from '../../src/artifacts/schemas.js'
+import { rateFile } from '../rate-file.js'
 
 type TestRate = NonNullable<RateFile['tests']>[number]
 
@@ -8,24 +9,7 @@ const measured = { trials: 10, failures: 9, rate: 0.9, ci_low: 0.596, ci_high: 0
 const independent = { runs: 2, expected_runs: 2.8, p_value: 1, method: 'exact' as const, pattern: 'independent' as const, switch_at: null, switched_to: null, period: null }
 
 function rateWith(tests: NonNullable<RateFile['tests']>, extra: Partial<RateFile> = {}): RateFile {
-  return {
-    schema_version: 1,
-    command: 'vitest run',
-    ...measured,
-    gap_ms: 0,
-    confidence: 0.95,
-    z: 1.96,
-    verdict: 'flaky',
-    timed_out: 0,
-    timeout_ms: null,
-    jobs: 1,
-    complete: true,
-    requested_trials: 10,
-    started_at: '2026-11-30T00:00:00.000Z',
-    duration_ms: 1,
-    tests,
-    ...extra,
-  }
+  return rateFile(measured, { tests, ...extra })
 }
 
 describe('the test-mode report', () => {
