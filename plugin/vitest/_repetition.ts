@@ -1,4 +1,6 @@
+import { JOURNAL_ERROR_LIMIT, type JournalRepetition } from '../../src/artifacts/journal.js'
 import { stripAnsi } from '../../src/core/ansi.js'
+import type { Repetition } from '../../src/core/repetition.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
@@ -46,6 +48,13 @@ export function keepDistinct(errors: unknown[], keptBefore: number): void {
     if (seen.has(message) || duplicate) errors.splice(i, 1)
   }
   if (errors.length > KEPT_ERRORS) errors.length = KEPT_ERRORS
+}
+
+/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
+export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
+  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
+    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
+    : repetition
 }
 
 // --- internal ---

@@ -4,10 +4,10 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { JOURNAL_ERROR_LIMIT, type JournalRepetition, JournalWriter } from '../../src/artifacts/journal.js'
+import { JournalWriter } from '../../src/artifacts/journal.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
-import { CAPTURE_LIMIT, keepDistinct, outcomeOf, settledState } from './_repetition.js'
+import { CAPTURE_LIMIT, forJournal, keepDistinct, outcomeOf, settledState } from './_repetition.js'
 
 /**
  * Longest stretch without handing the event loop a turn. Vitest's worker answers its RPC calls only
@@ -273,13 +273,6 @@ function isPromise(value: unknown): value is Promise<unknown> {
 
 function allTests(tasks: readonly Task[]): Test[] {
   return tasks.flatMap((task) => (task.type === 'test' ? [task] : 'tasks' in task ? allTests((task as Suite).tasks) : []))
-}
-
-/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
-function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
-  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
-    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
-    : repetition
 }
 
 /** Suite names, outside in, then the test's: the file task (the one with a filepath) left out. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keepDistinct, outcomeOf, settledState } from '../../plugin/vitest/_repetition.js'
+import { forJournal, keepDistinct, outcomeOf, settledState } from '../../plugin/vitest/_repetition.js'
 
 /** The pure parts of plugin/vitest/runner.ts, tested without Vitest. */
 describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', () => {
@@ -68,6 +68,16 @@ describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', 
       const { error } = outcomeOf([{ message: 'x'.repeat(10_000) }], false)
       // 10 000 − 8 192 = 1 808 characters cut.
       expect(error).toBe(`${'x'.repeat(8192)}… [flakeproof: 1808 characters cut]`)
+    })
+  })
+
+  describe('forJournal', () => {
+    it('copies a repetition without its output and with its error capped, leaving the evidence whole', () => {
+      const repetition = { ok: false, elapsedMs: 1, mode: 'fast' as const, gapMs: 0, error: 'e'.repeat(600), stdout: 'out', stderr: 'err' }
+      const line = forJournal(repetition)
+      expect(line).toEqual({ ok: false, elapsedMs: 1, mode: 'fast', gapMs: 0, error: `${'e'.repeat(500)}… [flakeproof: cut]` })
+      expect(repetition.error).toHaveLength(600)
+      expect(repetition.stdout).toBe('out')
     })
   })
 })
