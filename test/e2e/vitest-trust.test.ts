@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
-import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir } from '../utils.js'
+import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
 
 // Suites that break naive repetition the way real projects do (test/fixtures/vitest-trust).
 const TRUST = join(ROOT, 'test/fixtures/vitest-trust')
@@ -82,6 +82,17 @@ describe('component tests in jsdom (test/fixtures/vitest-dom)', () => {
     })
     const stdout = factsOf(out).filter((f) => f.name.endsWith('empty page')).map((f) => f.stdout)
     expect(stdout).toEqual(Array(10).fill('buttons 1\n'))
+  }, 60_000)
+})
+
+describe("Vitest's retry while measuring", () => {
+  it('is off: a retry would count as a repetition and hide the failure being measured', async () => {
+    const out = tempDir()
+    await runVitest(['run', 'tests/counter.test.ts', '--retry=2', '--', '--flaky-repeat', '50', '--flaky-out', out, '--flaky-out-anywhere'], {}, VITEST_FIXTURE)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    // Every fifth call fails: 10 of 50, exactly as without --retry.
+    expect(rate.tests?.find((t) => t.name === 'fails on every fifth call')).toMatchObject({ trials: 50, failures: 10, verdict: 'flaky' })
+    expect(rate.tests?.find((t) => t.name === 'always passes')).toMatchObject({ trials: 50, failures: 0, verdict: 'stable' })
   }, 60_000)
 })
 
