@@ -57,17 +57,17 @@ export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: 
     : repetition
 }
 
-// --- internal ---
-
 /**
  * A thrown value's message, without colour codes; an empty message is the error's name (`throw new
- * Error()` reads `Error`), never a made-up text.
+ * Error()` reads `Error`), never a made-up text. Errors as Vitest serialises them: plain objects.
  */
-function messageOf(error: { message?: unknown; name?: unknown } | undefined): string {
-  const message = typeof error?.message === 'string' ? stripAnsi(error.message) : ''
-  if (message.trim() !== '') return message
-  return typeof error?.name === 'string' && error.name !== '' ? error.name : 'Error'
+export function messageOf(error: unknown): string {
+  const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown }
+  if (typeof message === 'string' && message.trim() !== '') return stripAnsi(message)
+  return typeof name === 'string' && name !== '' ? name : 'Error'
 }
+
+// --- internal ---
 
 function cap(text: string): string {
   return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`

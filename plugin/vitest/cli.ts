@@ -1,4 +1,5 @@
 import type { Vitest } from 'vitest/node'
+import { isFlakeproofError } from '../../src/errors.js'
 import { extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { checkVitestArgs } from './_vitest-args.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
@@ -24,7 +25,8 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
     if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
     await vitest.start(filter)
   } catch (error) {
-    if ((error as Error | undefined)?.cause !== undefined && (error as Error).message.startsWith('flakeproof:')) throw error
+    // Our own error (out dir, lock) is main.ts's to print as one line; the rest are Vitest's.
+    if (isFlakeproofError((error as Error | undefined)?.cause)) throw error
     reportAsVitestDoes(vitest, error)
   } finally {
     await vitest.close()

@@ -7,9 +7,8 @@ import { isProcessAlive } from '../../src/artifacts/_process.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
-import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
+import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
-import { stripAnsi } from '../../src/core/ansi.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
@@ -17,6 +16,7 @@ import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evide
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { ProgressPrinter } from './_progress.js'
+import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
 import { renderTable } from './_table.js'
@@ -116,10 +116,12 @@ export default class FlakeproofReporter implements Reporter {
     const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
       // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
-      if (!runnerMode) this._lock ??= acquireOutputLock(this._outDir(), `flakeproof/reporter outDir ${this._options.outDir}`)
-      const run = this._runDir()
+      const outDir = this._outDir()
+      if (!runnerMode) this._lock ??= acquireOutputLock(outDir, `flakeproof/reporter outDir ${this._options.outDir}`)
+      const run = runDirOf(outDir)
       prepareRunDir(run)
-      return new TestRunRecorder(this._outDir(), run, {
+      this._journal = runnerMode ? new JournalReader(run.journal) : undefined
+      return new TestRunRecorder(outDir, run, {
         mode: runnerMode ?? 'single',
         command: command ?? 'vitest run',
         repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
@@ -130,8 +132,7 @@ export default class FlakeproofReporter implements Reporter {
         lang: 'en',
       })
     })
-    if (this._recorder && runnerMode) {
-      this._journal = new JournalReader(this._runDir().journal)
+    if (this._recorder && this._journal) {
       this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
       // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
       // before any listener added after it runs.
@@ -212,10 +213,6 @@ export default class FlakeproofReporter implements Reporter {
     return resolveOutDir(this._vitest?.config.root ?? process.cwd(), this._options)
   }
 
-  private _runDir(): RunDir {
-    return runDirOf(this._outDir())
-  }
-
   private _relativeFile(root: string, file: string): string {
     return relative(root, file).split('\\').join('/')
   }
@@ -270,7 +267,10 @@ export default class FlakeproofReporter implements Reporter {
       ids = new Map(tests.map((t, i) => [t.id, { id: assigned[i] as string, identity: identities[i] as TestIdentity }]))
       this._ids.set(module, ids)
     }
-    return ids.get(testCase.id) ?? { id: testCase.fullName, identity: { project: module.project.name, file: module.moduleId, path: namesOf(testCase) } }
+    const found = ids.get(testCase.id)
+    // Every test case is among its module's tests; a miss is a bug, reported once by the guard.
+    if (!found) throw new Error(`test ${testCase.id} is not among the tests of ${module.moduleId}`)
+    return found
   }
 
   private _toReported(testCase: TestCase): ReportedTest | undefined {
@@ -358,13 +358,6 @@ function namesOf(testCase: TestCase): string[] {
   const names = [testCase.name]
   for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
   return names
-}
-
-/** An error's first line of message, as Vitest serialises errors (plain objects). */
-function messageOf(error: unknown): string {
-  const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown }
-  if (typeof message === 'string' && message.trim() !== '') return stripAnsi(message)
-  return typeof name === 'string' && name !== '' ? name : 'Error'
 }
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */

@@ -1,4 +1,4 @@
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs'
+import { closeSync, constants, openSync, readdirSync, readSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
@@ -164,11 +164,6 @@ export class JournalReader {
     if (line.begin !== undefined) test.running = { index: line.begin, at: line.at ?? Date.now() }
     if (line.end) test.ended = true
   }
-}
-
-/** Creates the journal folder; the main process does this before any worker starts. */
-export function createJournalDir(dir: string): void {
-  mkdirSync(dir, { recursive: true })
 }
 
 // --- internal ---
