@@ -54,6 +54,8 @@ export class LibtestParser {
     const test = TEST.exec(line)
     if (!test) return undefined
     const [, name, status] = test as unknown as [string, string, string]
+    // `cargo bench` timings are measurements, not pass/fail results.
+    if (status.startsWith('bench:')) return undefined
     // `ignored, <reason>` since Rust 1.71.
     const outcome = OUTCOMES[status.split(',')[0] as string]
     if (outcome === undefined) return { line: this._line, message: `unknown test status "${status.slice(0, 80)}" (expected ok, FAILED or ignored)` }

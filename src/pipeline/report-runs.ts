@@ -142,7 +142,8 @@ function readRun(reports: RunReports, settings: RunsSettings, runErrors: RunErro
     }
   }
   // Two cases alike in one run (parameterised tests, one test in two projects) get (#2), (#3)… in report order.
-  const ids = assignTestIds(cases.map((c) => ({ project: '', file: c.group, path: [c.name] })))
+  // Vitest's junit reporter joins suite names with ` > `, as test-id.ts does: split, they give the id Vitest's own runs get.
+  const ids = assignTestIds(cases.map((c) => ({ project: '', file: c.group, path: c.name.split(' > ') })))
   return cases.map((c, i) => ({ ...c, id: ids[i] as string }))
 }
 
