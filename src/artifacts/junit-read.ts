@@ -1,10 +1,13 @@
-import { SaxesParser, type SaxesTagPlain } from 'saxes'
+import sax from 'sax'
 import { readTextChunks } from './_chunks.js'
 
 /**
- * JUnit XML as test runners write it, read in fixed-size chunks through saxes, a strict streaming
- * parser (docs/contracts.md §7): a report of any size is never held whole, and a report that is not
- * well-formed XML is refused with its file and line instead of being half-counted. Understood:
+ * JUnit XML as test runners write it, read in fixed-size chunks through sax in strict mode
+ * (docs/contracts.md §7): a report of any size is never held whole, and a report that is not
+ * well-formed XML is refused with its file and line instead of being half-counted. sax rather than
+ * saxes: both are strict enough here and give lines, but saxes buffers each text and CDATA node whole
+ * before handing it over, so one test's 100 MB of `system-out` would be 100 MB in memory; sax hands
+ * text over every 64 KiB (its MAX_BUFFER_LENGTH), which is what bounds what reading holds. Understood:
  * `testsuites`/`testsuite` nesting at any depth, `failure`, `error` and `skipped`, and the retry
  * elements of Maven Surefire, cargo-nextest and Playwright (`flakyFailure`/`flakyError`: failed,
  * then passed on a retry; `rerunFailure`/`rerunError`: failed on every retry).
@@ -78,8 +81,15 @@ interface OpenCase {
 /** Where text being read goes: a failure's message, or the test's own output. */
 type Sink = 'error' | 'stdout' | 'stderr'
 
+/** sax's own buffers of a text or CDATA node being read (fields of its parser, untyped by @types/sax). */
+interface SaxBuffers {
+  textNode: string
+  cdata: string
+}
+
 class JUnitReader {
-  private readonly _parser: SaxesParser
+  private readonly _parser: sax.SAXParser
+  private readonly _path: string
   private readonly _cases: JUnitCase[] = []
   private readonly _suites: string[] = []
   private _case: OpenCase | undefined
@@ -87,20 +97,26 @@ class JUnitReader {
   private _depth = 0
   private _sink: Sink | undefined
   private _sawRoot = false
-  private readonly _path: string
 
   constructor(path: string) {
     this._path = path
-    this._parser = new SaxesParser({ fileName: path })
-    this._parser.on('opentag', (tag) => this._open(tag as SaxesTagPlain))
-    this._parser.on('closetag', (tag) => this._close(tag as SaxesTagPlain))
-    this._parser.on('text', (text) => this._text(text))
-    this._parser.on('cdata', (text) => this._text(text))
+    // strictEntities: only XML's five entities; an HTML one (&nbsp;) is not well-formed XML.
+    this._parser = sax.parser(true, { strictEntities: true, position: true } as sax.SAXOptions)
+    this._parser.onopentag = (tag) => this._open(tag as sax.Tag)
+    this._parser.onclosetag = () => this._close()
+    this._parser.ontext = (text) => this._text(text)
+    this._parser.oncdata = (text) => this._text(text)
+    this._parser.onerror = (error) => {
+      // sax's message is "what\nLine: …\nColumn: …\nChar: …"; its line is 0-based.
+      throw new Error(`${path}:${this._parser.line + 1}:${this._parser.column}: ${error.message.split('\n')[0]}`)
+    }
   }
 
+  /** What the parser and this reader hold of the report now, besides the chunk being parsed. */
   get heldChars(): number {
     const c = this._case
-    return c ? (c.error?.length ?? 0) + c.stdout.length + c.stderr.length : 0
+    const { textNode, cdata } = this._parser as unknown as SaxBuffers
+    return textNode.length + cdata.length + (c ? (c.error?.length ?? 0) + c.stdout.length + c.stderr.length : 0)
   }
 
   write(chunk: string): void {
@@ -113,7 +129,7 @@ class JUnitReader {
     return this._cases
   }
 
-  private _open(tag: SaxesTagPlain): void {
+  private _open(tag: sax.Tag): void {
     const attr = (name: string): string => tag.attributes[name] ?? ''
     if (this._case) {
       this._depth++
@@ -122,25 +138,25 @@ class JUnitReader {
     }
     if (tag.name === 'testsuites' || tag.name === 'testsuite') {
       this._sawRoot = true
-      if (tag.name === 'testsuite') this._suites.push(attr('name'))
-    } else if (tag.name === 'testcase') {
-      const seconds = Number(attr('time'))
-      this._case = {
-        group: attr('classname') || attr('file') || (this._suites.at(-1) ?? ''),
-        name: attr('name'),
-        elapsedMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0,
-        failed: false,
-        failedLast: false,
-        skipped: false,
-        retries: 0,
-        error: null,
-        stdout: '',
-        stderr: '',
-      }
-      this._depth = 0
     }
+    // Every element is pushed, so each close tag pops its own open one.
+    this._suites.push(tag.name === 'testsuite' ? attr('name') : (this._suites.at(-1) ?? ''))
+    if (tag.name !== 'testcase') return
+    const seconds = Number(attr('time'))
+    this._case = {
+      group: attr('classname') || attr('file') || (this._suites.at(-2) ?? ''),
+      name: attr('name'),
+      elapsedMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0,
+      failed: false,
+      failedLast: false,
+      skipped: false,
+      retries: 0,
+      error: null,
+      stdout: '',
+      stderr: '',
+    }
+    this._depth = 0
   }
-
   private _openChild(name: string, attr: (name: string) => string): void {
     const c = this._case as OpenCase
     if (name === 'skipped') c.skipped = true
@@ -157,16 +173,14 @@ class JUnitReader {
     }
   }
 
-  private _close(tag: SaxesTagPlain): void {
-    if (!this._case) {
-      if (tag.name === 'testsuite') this._suites.pop()
-      return
-    }
-    if (this._depth > 0) {
+  private _close(): void {
+    if (this._case && this._depth > 0) {
       if (this._depth === 1) this._sink = undefined
       this._depth--
       return
     }
+    this._suites.pop()
+    if (!this._case) return
     const c = this._case
     const attempts = c.retries + 1
     const note = c.retries === 0 ? '' : c.failedLast ? `failed all ${attempts} attempts: ` : `failed, then passed on attempt ${attempts}: `
