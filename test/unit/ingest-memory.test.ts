@@ -1,13 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CHUNK_BYTES } from '../../src/artifacts/_chunks.js'
 import { MAX_CASE_TEXT, type ReadCounters } from '../../src/artifacts/junit-read.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { ingestReports } from '../../src/pipeline/ingest.js'
-import { readArtifact, removeTempDirs, tempDir } from '../utils.js'
+import { readArtifact, tempDir } from '../utils.js'
 
-afterAll(removeTempDirs)
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
 
