@@ -26,7 +26,7 @@ export function ingestReports(outDir: string, settings: IngestSettings): RunsRes
   if (files.length === 0) throw new FlakeproofError(`${flag} "${settings.pattern}" matches no file; check the pattern (quote it so the shell does not expand it)`, 'E_INPUT')
   return recordRuns(
     outDir,
-    files.map((file, index) => ({ run: index + 1, files: [file] })),
+    files.map((file) => ({ files: [file] })),
     {
       command: `flakeproof ingest ${flag} "${settings.pattern}"`,
       format: settings.format,

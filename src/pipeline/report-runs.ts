@@ -26,8 +26,6 @@ export type ReportFormat = 'junit' | 'libtest'
 
 /** One run: the reports it wrote, or why it has none. */
 export interface RunReports {
-  /** 1-based. */
-  run: number
   files: readonly string[]
   /** Why the run has no report (it wrote none, or an old one): the run does not count. */
   missing?: string

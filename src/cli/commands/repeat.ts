@@ -15,7 +15,8 @@ export const repeat = defineCommand({
     const result = await repeatCommand(
       o['out-dir'],
       {
-        command: o.cmd,
+        // Required by REPEAT's schema; optional only so that `--` may give it instead.
+        command: o.cmd as string,
         runs: o.runs,
         junit: o.junit,
         gapMs: o['gap-ms'],
