@@ -107,7 +107,7 @@ describe('flakeproof ingest', () => {
     expect(result.stderr.trim()).toBe('flakeproof reports/nested/unclosed.xml:5:14: Unexpected close tag')
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate).toMatchObject({ complete: false, trials: 4, run_errors: [{ project: null, file: 'reports/nested/unclosed.xml', error: 'reports/nested/unclosed.xml:5:14: Unexpected close tag' }] })
-    // 4 reports read; each test is in 1 of them (partial), except Vitest's, which is in 2 (one with it skipped).
+    // 4 reports read; each test is in 1 of them (partial); Vitest's `adds items` is in 2, and its `rounds` is skipped in run-2.xml.
     expect(rows(out)).toEqual([
       ['alpha > tests::every_second_run', 1, 1, 'partial'],
       ['beta > tests::adds', 1, 1, 'partial'],
