@@ -7,7 +7,8 @@ import { type JUnitCase, MAX_CASE_TEXT, type ReadCounters } from './junit-read.j
  * keeps them), as test cases keyed by binary (src/core/libtest.ts). Read in fixed-size chunks, line
  * by line. An `ignored` test is `skipped`.
  * @throws Error naming the file and line when a line looks like a result but cannot be read, or
- *   when the log holds no libtest output at all; nothing of it is returned then.
+ *   when the log holds no libtest output at all (no `Running` or `Doc-tests` line); nothing of it
+ *   is returned then.
  */
 export function readLibtestFile(path: string, counters?: ReadCounters): JUnitCase[] {
   const parser = new LibtestParser(MAX_CASE_TEXT)
@@ -29,7 +30,7 @@ export function readLibtestFile(path: string, counters?: ReadCounters): JUnitCas
     }
   })
   push(carry)
-  if (results.length === 0) throw new Error(`${path}:1: not a libtest log: no \`test <name> ... ok|FAILED|ignored\` line`)
+  if (parser.sections === 0) throw new Error(`${path}:1: not a libtest log: no \`Running <binary>\` or \`Doc-tests <crate>\` line`)
   if (counters) counters.files++
   return results.map(({ binary, name, outcome }) => ({
     group: binary,

@@ -36,6 +36,7 @@ export class LibtestParser {
   private _failure: { binary: string; name: string; text: string } | undefined
   private readonly _messages = new Map<string, string>()
   private readonly _maxMessageChars: number
+  private _sections = 0
 
   /** @param maxMessageChars the most of one failure's text kept (evidence, not a log copy) */
   constructor(maxMessageChars: number) {
@@ -71,7 +72,13 @@ export class LibtestParser {
 
   // --- internal ---
 
+  /** `Running` and `Doc-tests` lines seen: a log of binaries that hold no test is still libtest output. */
+  get sections(): number {
+    return this._sections
+  }
+
   private _open(binary: string): undefined {
+    this._sections++
     this._closeFailure()
     this._binary = binary
     return undefined

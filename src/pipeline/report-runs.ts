@@ -49,6 +49,7 @@ export interface RunsSettings {
 }
 
 export interface RunsResult {
+  /** None when no report held a test case: then nothing was written. */
   outcomes: TestOutcome[]
   /** Runs whose reports were read. */
   runs: number
@@ -74,8 +75,9 @@ export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings:
         runErrors.push({ project: null, file: reports.files[0] ?? null, error: reports.missing })
         continue
       }
-      const cases = readRun(reports, settings, runErrors)
-      if (cases.length === 0) continue
+      const { cases, read } = readRun(reports, settings, runErrors)
+      // A run whose reports hold no test still ran: the tests it lacks were seen in fewer runs.
+      if (read === 0) continue
       counted++
       facts.appendAll(keepRun(counted, cases, settings.gapMs, tests))
     }
@@ -84,9 +86,9 @@ export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings:
   }
   const outcomes = [...tests.values()].map((t) => outcomeOfKept(t, counted, settings.confidence)).sort(byConcern)
   const complete = settings.ranAll && runErrors.length === 0
-  if (counted === 0) {
+  if (tests.size === 0) {
     discardRunDir(dir)
-    return { outcomes, runs: 0, complete, stopped: !settings.ranAll, runErrors, summary: undefined }
+    return { outcomes, runs: counted, complete, stopped: !settings.ranAll, runErrors, summary: undefined }
   }
   removeFiles(outDir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl'])
   promoteRunFiles(dir, outDir, ['facts.jsonl'])
@@ -128,13 +130,15 @@ interface RunCase extends JUnitCase {
   source: string
 }
 
-/** The cases of every readable report of a run; an unreadable one becomes a run error, one line naming file and line. */
-function readRun(reports: RunReports, settings: RunsSettings, runErrors: RunError[]): RunCase[] {
-  const read = settings.format === 'junit' ? readJUnitFile : readLibtestFile
+/** The cases of every readable report of a run, and how many were read; an unreadable one becomes a run error, one line naming file and line. */
+function readRun(reports: RunReports, settings: RunsSettings, runErrors: RunError[]): { cases: RunCase[]; read: number } {
+  const readFile = settings.format === 'junit' ? readJUnitFile : readLibtestFile
   const cases: RunCase[] = []
+  let read = 0
   for (const file of reports.files) {
     try {
-      for (const c of read(file, settings.counters)) cases.push({ ...c, id: '', source: file })
+      for (const c of readFile(file, settings.counters)) cases.push({ ...c, id: '', source: file })
+      read++
     } catch (error) {
       runErrors.push({ project: null, file, error: (error as Error).message })
     }
@@ -142,7 +146,7 @@ function readRun(reports: RunReports, settings: RunsSettings, runErrors: RunErro
   // Two cases alike in one run (parameterised tests, one test in two projects) get (#2), (#3)… in report order.
   // Vitest's junit reporter joins suite names with ` > `, as test-id.ts does: split, they give the id Vitest's own runs get.
   const ids = assignTestIds(cases.map((c) => ({ project: '', file: c.group, path: c.name.split(' > ') })))
-  return cases.map((c, i) => ({ ...c, id: ids[i] as string }))
+  return { cases: cases.map((c, i) => ({ ...c, id: ids[i] as string })), read }
 }
 
 /** Keeps one small record per test of this run and returns its facts. */

@@ -27,6 +27,11 @@ describe('readLibtestFile over recorded `cargo test --workspace --no-fail-fast` 
     expect(failed?.error).toMatch(/^thread 'tests::every_second_run' \(\d+\) panicked at alpha\/src\/lib.rs:22:9:\nrun 2 hit the race/)
   })
 
+  it('refuses a file with no libtest section, naming it', () => {
+    const notLog = join(ROOT, 'test/fixtures/junit/pytest.xml')
+    expect(() => readLibtestFile(notLog)).toThrow(`${notLog}:1: not a libtest log: no \`Running <binary>\` or \`Doc-tests <crate>\` line`)
+  })
+
   it('reads only what ran: run 4 was `cargo test -p alpha`, so no beta test is in it', () => {
     expect(readLibtestFile(log(4)).map((c) => c.group)).toEqual(['alpha', 'alpha', 'api', 'alpha (doc-tests)'])
   })

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OnlyWhenFailFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
@@ -17,6 +17,19 @@ function report(dir: string, name: string, cases: Record<string, boolean>): stri
   return path
 }
 
+const settings = {
+  command: 'test',
+  format: 'junit' as const,
+  requested: 3,
+  gapMs: 0,
+  jobs: 1,
+  timeoutMs: null,
+  confidence,
+  lang: 'en' as const,
+  ranAll: true,
+  startedAt: new Date(),
+}
+
 describe('recordRuns', () => {
   it('numbers failures by run, not by repetition: a test absent from run 2 that fails in run 3 failed in run 3', () => {
     const dir = tempDir()
@@ -26,18 +39,7 @@ describe('recordRuns', () => {
       report(dir, 'r3.xml', { x: true, y: false }),
     ].map((file) => ({ files: [file] }))
     const out = join(dir, 'out')
-    const result = recordRuns(out, runs, {
-      command: 'test',
-      format: 'junit',
-      requested: 3,
-      gapMs: 0,
-      jobs: 1,
-      timeoutMs: null,
-      confidence,
-      lang: 'en',
-      ranAll: true,
-      startedAt: new Date(),
-    })
+    const result = recordRuns(out, runs, settings)
     expect(result).toMatchObject({ runs: 3, complete: true, stopped: false })
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     // x ran in 2 of 3 runs: partial, whatever its count; the run that failed is the 3rd.
@@ -51,5 +53,21 @@ describe('recordRuns', () => {
     expect(onlyWhenFail.tests?.['m > x']?.failure_trials).toEqual([3])
     const trials = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { trial: number; test_id: string }))
     expect(trials.map((f) => [f.trial, f.test_id])).toEqual([[1, 'm > x'], [1, 'm > y'], [2, 'm > y'], [3, 'm > x'], [3, 'm > y']])
+  })
+
+  it('counts a run whose report holds no test: the test missing from it is partial', () => {
+    const dir = tempDir()
+    const runs = [report(dir, 'r1.xml', { x: false }), report(dir, 'r2.xml', {})].map((file) => ({ files: [file] }))
+    const result = recordRuns(join(dir, 'out'), runs, { ...settings, requested: 2 })
+    expect(result.runs).toBe(2)
+    expect(result.outcomes.map((o) => [o.tally.id, o.tally.fast.trials, o.verdict])).toEqual([['m > x', 1, 'partial']])
+  })
+
+  it('writes nothing when no report holds a test', () => {
+    const dir = tempDir()
+    const out = join(dir, 'out')
+    const result = recordRuns(out, [{ files: [report(dir, 'r1.xml', {})] }], { ...settings, requested: 1 })
+    expect(result).toMatchObject({ runs: 1, outcomes: [], summary: undefined })
+    expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })
 })
