@@ -105,7 +105,7 @@ export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings:
     outcomes,
     rounds: counted,
   })
-  const report = { ...bundle, rate: { ...bundle.rate, gap_ms: settings.gapMs, jobs: settings.jobs, timeout_ms: settings.timeoutMs, requested_trials: settings.requested } }
+  const report = { ...bundle, rate: { ...bundle.rate, gap_ms: settings.gapMs, jobs: settings.jobs, timeout_ms: settings.timeoutMs, requested_trials: settings.requested, reports: settings.format } }
   writeBundle(outDir, report)
   const summary = writeReportFor(outDir, report, settings.lang)
   return { outcomes, runs: counted, complete, stopped: !settings.ranAll, runErrors, summary }
