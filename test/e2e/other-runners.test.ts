@@ -94,6 +94,19 @@ describe('flakeproof ingest', () => {
     ])
   })
 
+  it('gives exact per-test rates from the eight JUnit reports the pytest example recorded', async () => {
+    const out = join(tempDir(), 'out')
+    const result = await runCli(['ingest', '--junit', 'test/fixtures/junit-runs/pytest/*.xml', '--out-dir', out])
+    expect(result.code, result.stderr).toBe(0)
+    // Recorded by examples/pytest/measure.sh (README "Other runners"): runs 4 and 8 hit 0 free workers.
+    expect(rows(out)).toEqual([
+      ['test_batches > test_split_covers_all_items', 8, 2, 'flaky'],
+      ['test_batches > test_split_is_even', 8, 0, 'stable'],
+    ])
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema)).toMatchObject({ trials: 8, failures: 2, complete: true, reports: 'junit' })
+    expect(facts(out).filter((l) => l.outcome === 'failed').map((l) => l.trial)).toEqual([4, 8])
+  })
+
   it('counts every readable JUnit report, names a malformed one by file and line, and marks the run incomplete', async () => {
     const dir = tempDir()
     const reports = join(dir, 'reports', 'nested')
