@@ -72,8 +72,8 @@ function reportsOf(run: number, record: TrialRecord, pattern: string): RunReport
   const path = withRun(pattern, run)
   const files = fg.isDynamicPattern(path) ? fg.sync(path, { onlyFiles: true }).sort() : existsSync(path) ? [path] : []
   const how = record.timedOut ? `timed out` : record.signal ? `killed by ${record.signal}` : `exit code ${record.exitCode}`
-  if (files.length === 0) return { files: [path], missing: `run ${run} wrote no report at ${path} (${how}); does the command write its JUnit report there?` }
+  if (files.length === 0) return { files: [path], missing: `${path}: run ${run} wrote no report there (${how}); does the command write its JUnit report to this path?` }
   const fresh = files.filter((file) => statSync(file).mtimeMs >= record.startedAt.getTime() - CLOCK_SLACK_MS)
-  if (fresh.length === 0) return { files: [path], missing: `run ${run} left ${path} as it was, older than the run (${how}): not counted` }
+  if (fresh.length === 0) return { files: [path], missing: `${path}: run ${run} left it as it was, older than the run (${how}); not counted` }
   return { files: fresh }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
@@ -56,9 +56,31 @@ describe('flakeproof repeat', () => {
     const script = `if [ {run} -ne 2 ]; then printf '%s' '${report}' > ${dir}/r-{run}.xml; fi`
     const result = await runCli(['repeat', '--runs', '3', '--junit', `${dir}/r-{run}.xml`, '--out-dir', join(dir, 'out'), '--', 'sh', '-c', script])
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toContain(`run 2 wrote no report at ${dir}/r-2.xml (exit code 0); does the command write its JUnit report there?`)
+    expect(result.stderr).toContain(`flakeproof ${dir}/r-2.xml: run 2 wrote no report there (exit code 0); does the command write its JUnit report to this path?`)
     expect(rows(join(dir, 'out'))).toEqual([['c > t', 2, 0, 'stable']])
     expect(readArtifact(join(dir, 'out', 'rate.json'), RateFileSchema)).toMatchObject({ complete: false, trials: 2, requested_trials: 3 })
+  })
+
+  it('exits 2 when no run left a report, after one line per run saying why', async () => {
+    const dir = tempDir()
+    const result = await runCli(['repeat', '--runs', '2', '--timeout-ms', '300', '--junit', 'r-{run}.xml', '--out-dir', 'out', '--', 'sleep', '5'], { cwd: dir })
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'flakeproof r-1.xml: run 1 wrote no report there (timed out); does the command write its JUnit report to this path?',
+      'flakeproof r-2.xml: run 2 wrote no report there (timed out); does the command write its JUnit report to this path?',
+      'flakeproof repeat: no report could be read (2 errors, above); nothing was written. See `flakeproof repeat --help`.',
+    ])
+  })
+
+  it('does not count a report a run left as it was: an old one is not this run’s', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'r-1.xml'), '<testsuite name="s"><testcase classname="c" name="t"/></testsuite>')
+    // An hour old: a previous measurement's report, which `true` does not rewrite.
+    const hourAgo = new Date(Date.now() - 3_600_000)
+    utimesSync(join(dir, 'r-1.xml'), hourAgo, hourAgo)
+    const result = await runCli(['repeat', '--runs', '1', '--junit', 'r-{run}.xml', '--out-dir', 'out', '--', 'true'], { cwd: dir })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('flakeproof r-1.xml: run 1 left it as it was, older than the run (exit code 0); not counted')
   })
 
   it.each([
