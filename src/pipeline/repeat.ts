@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs'
 import fg from 'fast-glob'
 import { type TrialRecord, runTrials } from '../runner/run-trials.js'
 import type { PipelineContext } from './context.js'
+import { warnParallel } from './count-trials.js'
 import type { ReportLanguage } from './report.js'
 import { recordRuns, type RunReports, type RunsResult } from './report-runs.js'
 import type { Confidence } from './test-bundle.js'
@@ -30,6 +31,7 @@ export const RUN_PLACEHOLDER = '{run}'
  * no test: it is a run error and the measurement is incomplete.
  */
 export async function repeatCommand(outDir: string, s: RepeatSettings, context: PipelineContext): Promise<RunsResult> {
+  warnParallel(s.jobs, context)
   const ran = new Map<number, TrialRecord>()
   let failed = 0
   const summary = await runTrials(
