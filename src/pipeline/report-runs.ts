@@ -60,7 +60,11 @@ export interface RunsResult {
   summary: SummaryFile | undefined
 }
 
-/** Test fact `worker` and run error `file` name the report a result came from. */
+/**
+ * Reads the runs' reports in order, streaming each run's facts (their `worker` is the report's path)
+ * into the output folder's run folder, then writes every file of the measurement into `outDir`.
+ * When no report held a test, nothing is written and the folder is left as it was.
+ */
 export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings: RunsSettings): RunsResult {
   assertWritable(join(outDir, 'facts.jsonl'), '--out-dir')
   const dir = runDirOf(outDir)
