@@ -1,4 +1,5 @@
 import { stripAnsi } from '../core/ansi.js'
+import { nextStepForReports } from './next-step-reports.js'
 import type { ReportBundle } from './bundle.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -75,6 +76,7 @@ function renderIndependence(test: TestRate, t: Messages): string[] {
 
 /** The command that runs the missing step, in the form the user started this run with. */
 function nextRun(rate: RateFile, flags: string): string {
+  if (rate.reports !== undefined) return nextStepForReports(flags)
   return rate.command.startsWith('flakeproof vitest') ? `flakeproof vitest ${flags}` : `vitest run -- ${flags}`
 }
 

@@ -16,12 +16,15 @@ import { observe } from './commands/observe.js'
 import { plan } from './commands/plan.js'
 import { policy } from './commands/policy.js'
 import { proof } from './commands/proof.js'
+import { ingest } from './commands/ingest.js'
+import { repeat } from './commands/repeat.js'
 import { report } from './commands/report.js'
 import { schema } from './commands/schema.js'
+import { joinShellWords } from './_shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema]
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
@@ -122,7 +125,8 @@ const VITEST_HELP = [
   '',
 ].join('\n')
 
-function parseOptions(spec: CommandSpec, args: string[]): unknown {
+function parseOptions(spec: CommandSpec, given: string[]): unknown {
+  const { args, rest } = splitRest(spec, given)
   let parsed
   try {
     parsed = parseArgs({
@@ -136,11 +140,23 @@ function parseOptions(spec: CommandSpec, args: string[]): unknown {
     throw new Error(rephraseParseError(error as Error & { code?: string }))
   }
   refuseRepeatedFlags(parsed.tokens)
-  const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : parsed.values
+  const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : withRest(spec, parsed.values, rest)
   const result = spec.schema.safeParse(input)
   // Each message names its flag, the value received and a fix; the first one is the one to act on.
   if (!result.success) throw new Error(result.error.issues[0]?.message ?? 'invalid flags')
   return result.data
+}
+
+/** The words after the first `--`, for a command that takes a command there. */
+function splitRest(spec: CommandSpec, args: string[]): { args: string[]; rest: string[] } {
+  const dash = spec.rest === undefined ? -1 : args.indexOf('--')
+  return dash < 0 ? { args, rest: [] } : { args: args.slice(0, dash), rest: args.slice(dash + 1) }
+}
+
+function withRest(spec: CommandSpec, values: Record<string, unknown>, rest: string[]): Record<string, unknown> {
+  if (spec.rest === undefined || rest.length === 0) return values
+  if (values[spec.rest] !== undefined) throw new Error(`give the command once: after \`--\` or in --${spec.rest}, not both`)
+  return { ...values, [spec.rest]: joinShellWords(rest) }
 }
 
 /** `--trials -3` means the value -3 (to be rejected with its own message), not a flag `-3`. */

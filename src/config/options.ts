@@ -160,6 +160,46 @@ export const INVESTIGATE = options([
 ])
 export type InvestigateOptions = z.output<typeof INVESTIGATE.schema>
 
+const outDir = (what: string) =>
+  ({ name: 'out-dir', placeholder: '<dir>', description: `where ${what} and the other files go; earlier results there are replaced`, value: text('--out-dir', '.flakeproof').prefault('.flakeproof'), output: 'folder' }) as const
+
+/** `repeat`: the command comes after `--` (or in --cmd); `{run}` in it and in --junit becomes the run's number. */
+const repeat = options([
+  { name: 'runs', placeholder: '<n>', description: 'how many times to run the command', value: integer('--runs', 1, '20', TRIALS_LIMIT) },
+  {
+    name: 'junit',
+    placeholder: '"<path with {run}>"',
+    description: 'the JUnit XML report each run writes; {run} becomes the run number (a glob takes every file it matches)',
+    value: text('--junit', '"reports/run-{run}.xml"').refine((v) => v.includes('{run}'), { error: (issue) => `--junit must contain {run} so each run writes its own report (got ${JSON.stringify(issue.input)}); e.g. --junit "reports/run-{run}.xml"` }),
+  },
+  { ...FLAG.cmd, description: 'the command, as one string, when not given after --', value: text('--cmd', '"python3 -m pytest --junitxml=out/run-{run}.xml"').optional() },
+  FLAG.gapMs,
+  FLAG.jobs,
+  FLAG.timeoutMs,
+  FLAG.confidence,
+  outDir('rate.json'),
+  FLAG.lang,
+])
+export const REPEAT = {
+  ...repeat,
+  schema: repeat.schema.superRefine((o, ctx) => {
+    if (o.cmd === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'give the command to repeat after `--`; e.g. flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml' })
+    }
+  }),
+}
+export type RepeatOptions = z.output<typeof REPEAT.schema>
+
+const ingest = options([
+  input('junit', '"<glob>"', 'JUnit XML reports to read; each file is one run', '"reports/**/*.xml"'),
+  input('libtest', '"<glob>"', 'saved `cargo test` logs (stdout and stderr) to read; each file is one run', '"logs/*.log"'),
+  FLAG.confidence,
+  outDir('rate.json'),
+  FLAG.lang,
+])
+export const INGEST = { ...ingest, schema: ingest.schema.superRefine(exactlyOne(['--junit', '--libtest'], (o) => [o.junit, o.libtest], '--junit "reports/**/*.xml"')) }
+export type IngestOptions = z.output<typeof INGEST.schema>
+
 // --- internal ---
 
 function exactlyOne<T>(flags: string[], pick: (o: T) => unknown[], example: string) {

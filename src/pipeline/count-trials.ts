@@ -26,9 +26,7 @@ export async function countTrials(
   factsPath?: string,
   keptFacts?: Fact[],
 ): Promise<TrialCounts> {
-  if (plan.jobs > 1) {
-    context.log(`--jobs ${plan.jobs}: trials run in parallel, which changes their timing; a timing-dependent failure may show up more or less often than when the command runs alone.`)
-  }
+  warnParallel(plan.jobs, context)
   const facts = factsPath === undefined ? undefined : new JsonLinesWriter(factsPath, FactSchema)
   const counts = { trials: 0, failures: 0, timedOut: 0, failureTrials: [] as number[] }
   const started = performance.now()
@@ -50,6 +48,13 @@ export async function countTrials(
     return { ...counts, complete: summary.complete, startedAt: summary.startedAt, durationMs: summary.durationMs }
   } finally {
     facts?.close()
+  }
+}
+
+/** Said once before parallel trials: their numbers are not those of the command run alone. */
+export function warnParallel(jobs: number, context: PipelineContext): void {
+  if (jobs > 1) {
+    context.log(`--jobs ${jobs}: trials run in parallel, which changes their timing; a timing-dependent failure may show up more or less often than when the command runs alone.`)
   }
 }
 

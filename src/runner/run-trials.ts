@@ -12,6 +12,8 @@ export interface TrialPlan {
   timeoutMs: number | null
   /** Trials at once. 1 keeps the timing of a lone run. */
   jobs: number
+  /** The command of trial k when it differs per trial (`repeat` tells each run where to write its report); `command` otherwise. */
+  commandFor?: (trial: number) => string
 }
 
 export interface RunControl {
@@ -82,7 +84,7 @@ export async function runTrials(
       const started = new Date()
       let result: ProcessResult
       try {
-        result = await runShellCommand(plan.command, { timeoutMs: plan.timeoutMs, abort })
+        result = await runShellCommand(plan.commandFor?.(trial) ?? plan.command, { timeoutMs: plan.timeoutMs, abort })
       } catch (error) {
         // After a first Ctrl-C the run is ending anyway; the trials still running may finish.
         if (!stop.aborted) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { COLLECT, FACTS, INVESTIGATE, MEASURE, OBSERVE, PLAN, POLICY, PROOF, REPORT } from '../../src/config/options.js'
+import { COLLECT, FACTS, INGEST, INVESTIGATE, MEASURE, OBSERVE, PLAN, POLICY, PROOF, REPEAT, REPORT } from '../../src/config/options.js'
 import { VITEST_FLAGS, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { ROOT, runCli } from '../utils.js'
 
@@ -41,7 +41,7 @@ describe('--help', () => {
 
   it('the README names every flag of every command', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    for (const { flags } of [MEASURE, COLLECT, PLAN, FACTS, OBSERVE, POLICY, PROOF, REPORT, INVESTIGATE]) {
+    for (const { flags } of [MEASURE, COLLECT, PLAN, FACTS, OBSERVE, POLICY, PROOF, REPORT, INVESTIGATE, REPEAT, INGEST]) {
       for (const { name } of flags) expect(readme, `--${name}`).toContain(`--${name}`)
     }
   })
