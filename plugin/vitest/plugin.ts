@@ -36,7 +36,7 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
   configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
 }
@@ -90,7 +90,8 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         if (isInlineProject(project) && !project.extends) project.plugins = [...(project.plugins ?? []), plugin]
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
-      return { test: { runner: RUNNER } }
+      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
+      return { test: { runner: RUNNER, includeTaskLocation: true } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
@@ -130,6 +131,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
+    project.config.includeTaskLocation ??= true
     project.provide('flakeproof', runnerOptions)
   }
   neverWriteSnapshots(vitest)

@@ -34,7 +34,7 @@ export function readExecutionSummaries(dir: string, bundle: HtmlBundle): Executi
 
 // --- internal ---
 
-function forEachLine(path: string, onLine: (line: string) => void): void {
+export function forEachLine(path: string, onLine: (line: string) => void): void {
   const fd = openSync(path, 'r')
   try {
     const buffer = Buffer.alloc(CHUNK_BYTES)
