@@ -107,7 +107,7 @@ describe('renderGithubSummary', () => {
 
 describe('renderAnnotations', () => {
   const at = { file: 'tests/a.test.ts', line: 7 }
-  const lines = renderAnnotations({ rate, policy, proof }, () => at).map(formatAnnotation)
+  const lines = [...renderAnnotations({ rate, policy }, () => at), ...renderAnnotations({ rate, policy, proof }, () => at)].map(formatAnnotation)
 
   it.each([
     ['a warning for the flaky test, at its line, with its runs required', '::warning file=tests/a.test.ts,line=7,title=flakeproof%3A flaky test cart > fails | sometimes::tests/a.test.ts > cart > fails | sometimes failed 5 of 20 times (rate 25.0%25, interval 11.2%25 – 46.9%25). A fix must pass 11 runs in a row.'],
@@ -117,7 +117,7 @@ describe('renderAnnotations', () => {
     expect(lines).toContain(line)
   })
 
-  it('says nothing about a stable test', () => {
+  it('says nothing about a stable test, nor about the measurement in a proof run', () => {
     expect(lines).toHaveLength(3)
     expect(lines.join('\n')).not.toContain('> stable')
   })
