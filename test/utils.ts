@@ -118,7 +118,11 @@ export function runNodeIn(cwd: string, args: string[], env: Record<string, strin
   return settle(child)
 }
 
-/** This process's environment without this test run's Vitest variables, for a child that runs Vitest itself. */
+/**
+ * This process's environment without this test run's Vitest variables, for a child that runs Vitest
+ * itself, and without GitHub Actions' (a suite run on GitHub must not annotate its own build; tests
+ * that simulate it set them).
+ */
 export function childEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_ENV' && key !== 'TEST'))
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('GITHUB_') && key !== 'NODE_ENV' && key !== 'TEST'))
 }
