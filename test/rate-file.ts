@@ -1,4 +1,5 @@
 import type { RateFile } from '../src/artifacts/schemas.js'
+import type { TestRate } from '../src/artifacts/test-schemas.js'
 
 /** A valid rate.json for rendering tests: the counts given, everything else a plain run's. */
 export function rateFile(counts: Pick<RateFile, 'trials' | 'failures' | 'rate' | 'ci_low' | 'ci_high'>, extra: Partial<RateFile> = {}): RateFile {
@@ -19,4 +20,9 @@ export function rateFile(counts: Pick<RateFile, 'trials' | 'failures' | 'rate' |
     duration_ms: 1,
     ...extra,
   }
+}
+
+/** One test of tests/a.test.ts measured over `trials` repetitions, with the interval given. */
+export function testRate(name: string, failures: number, ci_low: number, ci_high: number, verdict: TestRate['verdict'], trials = 20): TestRate {
+  return { id: `tests/a.test.ts > ${name}`, project: '', file: 'tests/a.test.ts', name, trials, failures, rate: failures / trials, ci_low, ci_high, verdict }
 }

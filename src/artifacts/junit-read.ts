@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
-import { forEachLine } from './html-read.js'
-import { type ExecutionMode, toExecutionLine } from './html-executions.js'
+import type { ExecutionMode } from './html-executions.js'
+import { forEachExecution } from './html-read.js'
 
 /** One failing execution, as a JUnit `flakyFailure` or `failure` shows it. */
 export interface FailingExecution {
@@ -23,16 +23,8 @@ export interface ExecutionDigest {
 export function digestExecutions(path: string, commandSubject: string | null, modes: ReadonlySet<ExecutionMode>, cap: number): Map<string, ExecutionDigest> {
   const digests = new Map<string, ExecutionDigest>()
   if (!existsSync(path)) return digests
-  forEachLine(path, (line) => {
-    if (line.trim() === '') return
-    let data: unknown
-    try {
-      data = JSON.parse(line)
-    } catch {
-      return
-    }
-    const execution = toExecutionLine(data, commandSubject)
-    if (execution === undefined || execution === 'skipped' || !modes.has(execution.mode)) return
+  forEachExecution(path, commandSubject, (execution) => {
+    if (execution === 'skipped' || !modes.has(execution.mode)) return
     const digest = digests.get(execution.subject) ?? { failing: [], elapsedMs: 0, executions: 0 }
     digest.elapsedMs += execution.elapsedMs
     digest.executions++

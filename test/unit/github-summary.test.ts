@@ -2,27 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { renderAnnotations } from '../../src/artifacts/github-annotations.js'
 import { renderGithubSummary } from '../../src/artifacts/github-summary.js'
 import type { PolicyFile, ProofFile } from '../../src/artifacts/schemas.js'
-import type { TestRate } from '../../src/artifacts/test-schemas.js'
 import { formatAnnotation } from '../../src/core/workflow-command.js'
-import { rateFile } from '../rate-file.js'
+import { rateFile, testRate } from '../rate-file.js'
 
 // Wilson 95% (z = 1.96) by hand: 5/20 → [11.2%, 46.9%]; 20/20 → [83.9%, 100%]; 0/20 → [0%, 16.1%].
 // Green runs for 5/20 at 95%: ln(0.05)/ln(1 − 0.25) = 10.41 → 11 (docs/contracts.md §2).
-const test = (name: string, failures: number, ci_low: number, ci_high: number, verdict: TestRate['verdict']): TestRate => ({
-  id: `tests/a.test.ts > ${name}`,
-  project: '',
-  file: 'tests/a.test.ts',
-  name,
-  trials: 20,
-  failures,
-  rate: failures / 20,
-  ci_low,
-  ci_high,
-  verdict,
-})
-const flaky = test('cart > fails | sometimes', 5, 0.112, 0.469, 'flaky')
-const broken = test('always fails', 20, 0.839, 1, 'broken')
-const stable = test('stable', 0, 0, 0.161, 'stable')
+const flaky = testRate('cart > fails | sometimes', 5, 0.112, 0.469, 'flaky')
+const broken = testRate('always fails', 20, 0.839, 1, 'broken')
+const stable = testRate('stable', 0, 0, 0.161, 'stable')
 const rate = rateFile({ trials: 20, failures: 20, rate: 1, ci_low: 0.839, ci_high: 1 }, { tests: [flaky, broken, stable], command: 'vitest run -- --flaky-repeat 20' })
 const policy: PolicyFile = {
   schema_version: 1,

@@ -1,28 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import type { ExecutionDigest } from '../../src/artifacts/junit-read.js'
 import { renderJunit } from '../../src/artifacts/junit.js'
-import type { TestRate } from '../../src/artifacts/test-schemas.js'
 import { surefireViolations } from '../junit-schema.js'
-import { rateFile } from '../rate-file.js'
+import { rateFile, testRate } from '../rate-file.js'
 
 // Wilson 95% intervals (z = 1.96), by hand from (k + z²/2 ± z·sqrt(k(n−k)/n + z²/4)) / (n + z²):
 // 5/20 → [0.1119, 0.4687]; 20/20 → [0.8389, 1]; 0/20 → [0, 0.1611].
-const test = (name: string, failures: number, ci_low: number, ci_high: number, verdict: TestRate['verdict']): TestRate => ({
-  id: `tests/a.test.ts > ${name}`,
-  project: '',
-  file: 'tests/a.test.ts',
-  name,
-  trials: 20,
-  failures,
-  rate: failures / 20,
-  ci_low,
-  ci_high,
-  verdict,
-})
 const tests = [
-  test('flaky <one> & "quoted"', 5, 0.1119, 0.4687, 'flaky'),
-  test('broken', 20, 0.8389, 1, 'broken'),
-  test('stable', 0, 0, 0.1611, 'stable'),
+  testRate('flaky <one> & "quoted"', 5, 0.1119, 0.4687, 'flaky'),
+  testRate('broken', 20, 0.8389, 1, 'broken'),
+  testRate('stable', 0, 0, 0.1611, 'stable'),
 ]
 const rate = rateFile({ trials: 20, failures: 20, rate: 1, ci_low: 0.8389, ci_high: 1 }, { tests, duration_ms: 1234 })
 const digest = (failing: ExecutionDigest['failing'], elapsedMs = 20): ExecutionDigest => ({ failing, elapsedMs, executions: 20 })
