@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import { readJsonFile } from '../../src/artifacts/read.js'
 import { acquireOutputLock } from '../../src/artifacts/lock.js'
 import { runDirOf } from '../../src/artifacts/run-dir.js'
+import { assertReplaceable } from '../../src/artifacts/write.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import {
   argsAfterSeparator,
@@ -129,6 +130,9 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   vitest.onClose(() => lock.release())
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
+  // A JUnit path that can never be written is refused now, not after the whole measurement.
+  const { junit } = resolved
+  if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
     project.config.includeTaskLocation ??= true

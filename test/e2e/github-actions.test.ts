@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { surefireViolations } from '../junit-schema.js'
-import { BIN, type CliResult, labCommand, ROOT, runNodeIn, runVitest, tempDir } from '../utils.js'
+import { BIN, type CliResult, labCommand, ROOT, runFlakeproofVitest, runNodeIn, runVitest, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/vitest-github')
 const FILE = 'test/fixtures/vitest-github/tests/checkout.test.ts'
@@ -60,6 +60,16 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
     expect(text).toContain('| `tests/checkout.test.ts > 100%: a, b` | 14/14 | 0 | passed |')
     // A passed proof has nothing to annotate, and the measurement's tests are not annotated again.
     expect(annotations(proof.stdout)).toEqual([])
+  })
+})
+
+describe('--flaky-junit', { timeout: 60_000 }, () => {
+  it('refuses a path that is a folder before any test runs', async () => {
+    const out = tempDir()
+    const result = await runFlakeproofVitest(['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--flaky-junit', out], {}, FIXTURE)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`junit (--flaky-junit) ${out} is a folder, not a regular file`)
+    expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })
 })
 
