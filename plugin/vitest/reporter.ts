@@ -12,7 +12,7 @@ import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
-import { publishToGithub, writeJunit } from '../../src/pipeline/github.js'
+import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline/github.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
@@ -203,9 +203,12 @@ export default class FlakeproofReporter implements Reporter {
     const roots = new Map((this._vitest?.projects ?? []).map((p) => [p.name, p.config.root]))
     const github = { env: process.env, rootOf: (test: { project: string }) => roots.get(test.project) ?? root, locations: this._locations }
     for (const line of this._degradeGracefully(() => publishToGithub(bundle, github)) ?? []) this._log(line)
-    const { junit, runnerMode } = this._options
-    const measured = result.bundle
-    if (junit && runnerMode !== 'proof' && measured) this._degradeGracefully(() => writeJunit(resolve(root, junit), measured, join(result.dir, 'facts.jsonl')))
+    const { junit } = this._options
+    if (!junit) return
+    const path = resolve(root, junit)
+    const measured = result.proof ? undefined : result.bundle
+    if (measured) this._degradeGracefully(() => writeJunit(path, measured, join(result.dir, 'facts.jsonl')))
+    else this._degradeGracefully(() => writeProofJunit(path, bundle, join(result.dir, 'proof_facts.jsonl')))
   }
 
   /**

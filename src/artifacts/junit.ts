@@ -1,6 +1,7 @@
 import { stripAnsi } from '../core/ansi.js'
 import type { ReportBundle } from './bundle.js'
 import type { ExecutionDigest } from './junit-read.js'
+import type { ProofFile } from './schemas.js'
 
 /** Failing repetitions listed per test; the rest are counted in its `system-out`. */
 export const JUNIT_FAILURES_SHOWN = 20
@@ -28,19 +29,61 @@ export function renderJunit(bundle: Pick<ReportBundle, 'rate'>, digests: Readonl
     ['flakeproof.complete', String(rate.complete)],
     ['flakeproof.started_at', rate.started_at],
   ]
+  const counts = { tests: subjects.length, failures: failed, errors: 0, skipped: 0 }
+  return renderSuite(counts, rate.duration_ms, properties, subjects.flatMap((s) => renderTestcase(s, digests.get(s.id), rate.confidence)))
+}
+
+/**
+ * `--flaky-junit` in a proof run: one `testcase` per test the proof required. Every failing run of a
+ * proof is a `failure` (a fix that fails once is not proven), one that ran fewer runs than required
+ * fails too, a test filtered out of the run is `skipped`, and one whose file ran without it is an
+ * `error`. `names` gives each id its test name and file (from the measurement the proof reads).
+ */
+export function renderProofJunit(proof: ProofFile, names: ReadonlyMap<string, { name: string; classname: string }>, digests: ReadonlyMap<string, ExecutionDigest>): string {
+  const entries = Object.entries(proof.tests ?? {})
+  const testcases = entries.flatMap(([id, p]) => {
+    const { name, classname } = names.get(id) ?? { name: id, classname: 'flakeproof.proof' }
+    const digest = digests.get(id)
+    const time = digest && digest.executions > 0 ? seconds(digest.elapsedMs / digest.executions) : '0.000'
+    const open = `  <testcase name="${attr(name)}" classname="${attr(classname)}" time="${time}">`
+    const out = `    <system-out>${text(`flakeproof proof: ${p.status}, ${p.trials} of ${p.required} required runs, ${p.failures} failed: ${p.passed ? 'passed' : 'FAILED'}`)}</system-out>`
+    if (p.status === 'not-selected') return [open, '    <skipped message="not selected in this run (file, -t or --project filter)"/>', out, '  </testcase>']
+    if (p.status === 'missing') return [open, '    <error message="its file ran, but the test is gone" type="flakeproof.missing"/>', out, '  </testcase>']
+    const failures = (digest?.failing ?? []).map((f) => `    <failure message="${attr(`run ${f.trial}: ${firstLine(f.error)}`)}" type="${attr(typeOf(f.error))}">${text(f.error)}</failure>`)
+    const short = p.failures === 0 && !p.passed ? [`    <failure message="${attr(`ran ${p.trials} of ${p.required} required runs`)}" type="flakeproof.incomplete"/>`] : []
+    return [open, ...failures, ...short, out, '  </testcase>']
+  })
+  const counts = {
+    tests: entries.length,
+    failures: entries.filter(([, p]) => p.status === 'ran' && !p.passed).length,
+    errors: entries.filter(([, p]) => p.status === 'missing').length,
+    skipped: entries.filter(([, p]) => p.status === 'not-selected').length,
+  }
+  const properties = [
+    ['flakeproof.command', proof.command],
+    ['flakeproof.required_from', proof.required_from],
+    ['flakeproof.passed', String(proof.passed)],
+    ['flakeproof.complete', String(proof.complete)],
+  ]
+  const elapsedMs = [...digests.values()].reduce((sum, d) => sum + d.elapsedMs, 0)
+  return renderSuite(counts, elapsedMs, properties, testcases)
+}
+
+// --- internal ---
+
+function renderSuite(counts: { tests: number; failures: number; errors: number; skipped: number }, durationMs: number, properties: string[][], testcases: string[]): string {
+  const { tests, failures, errors, skipped } = counts
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="flakeproof" tests="${subjects.length}" failures="${failed}" errors="0" skipped="0" time="${seconds(rate.duration_ms)}">`,
+    `<testsuite name="flakeproof" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(durationMs)}">`,
     '  <properties>',
     ...properties.map(([name, value]) => `    <property name="${attr(name as string)}" value="${attr(value as string)}"/>`),
     '  </properties>',
-    ...subjects.flatMap((s) => renderTestcase(s, digests.get(s.id), rate.confidence)),
+    ...testcases,
     '</testsuite>',
     '',
   ].join('\n')
 }
-
-// --- internal ---
 
 interface Subject {
   id: string

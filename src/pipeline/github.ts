@@ -3,7 +3,7 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import { renderAnnotations, type TestLocation } from '../artifacts/github-annotations.js'
 import { type QuarantinedTest, renderGithubSummary } from '../artifacts/github-summary.js'
 import { digestExecutions } from '../artifacts/junit-read.js'
-import { JUNIT_FAILURES_SHOWN, renderJunit } from '../artifacts/junit.js'
+import { JUNIT_FAILURES_SHOWN, renderJunit, renderProofJunit } from '../artifacts/junit.js'
 import { appendStepSummary } from '../artifacts/step-summary.js'
 import { findTestLine } from '../artifacts/test-location.js'
 import type { TestRate } from '../artifacts/test-schemas.js'
@@ -56,4 +56,13 @@ export function writeJunit(path: string, bundle: Pick<ReportBundle, 'rate'>, fac
   const commandSubject = bundle.rate.tests === undefined ? bundle.rate.command : null
   const digests = digestExecutions(factsPath, commandSubject, new Set(['fast', 'single']), JUNIT_FAILURES_SHOWN)
   writeTextAtomic(path, renderJunit(bundle, digests))
+}
+
+/** `--flaky-junit` in a proof run: the proof's tests, named from the measurement, failing runs from proof_facts.jsonl. */
+export function writeProofJunit(path: string, bundle: Pick<ReportBundle, 'proof'> & Partial<ReportBundle>, factsPath: string): void {
+  const { proof, rate } = bundle
+  if (!proof) return
+  const names = new Map((rate?.tests ?? []).map((t) => [t.id, { name: t.name, classname: t.project ? `[${t.project}] ${t.file}` : t.file }]))
+  const digests = digestExecutions(factsPath, null, new Set(['proof']), JUNIT_FAILURES_SHOWN)
+  writeTextAtomic(path, renderProofJunit(proof, names, digests))
 }

@@ -62,7 +62,10 @@ const CASES: Record<string, Case[]> = {
       name: 'green when the fix passes the committed policy',
       before: [['vitest', '--flaky-repeat', '20']],
       env: { FIXTURE_FIXED: '1' },
-      check: (runs) => expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**'),
+      check: (runs, project) => {
+        expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**')
+        expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
+      },
     },
     { name: 'red when it still fails', before: [['vitest', '--flaky-repeat', '20']], failsAt: 'Proof run' },
   ],

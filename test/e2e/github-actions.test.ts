@@ -50,8 +50,9 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
     expect(xml.match(/<failure /g)).toHaveLength(1)
   })
 
-  it('appends the proof result to the summary of a proof run', async () => {
-    const proof = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out, '--flaky-out-anywhere'], { ...env, FIXTURE_FIXED: '1' }, FIXTURE)
+  it('appends the proof result to the summary of a proof run, and writes its JUnit', async () => {
+    const proofJunit = join(out, 'proof-junit.xml')
+    const proof = await runVitest(['run', '--', '--flaky-proof', '--flaky-out', out, '--flaky-out-anywhere', '--flaky-junit', proofJunit], { ...env, FIXTURE_FIXED: '1' }, FIXTURE)
     expect(proof.code).toBe(0)
     const text = readFileSync(summary, 'utf8')
     expect(text).toContain('### Proof: **passed**')
@@ -60,6 +61,9 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
     expect(text).toContain('| `tests/checkout.test.ts > 100%: a, b` | 14/14 | 0 | passed |')
     // A passed proof has nothing to annotate, and the measurement's tests are not annotated again.
     expect(annotations(proof.stdout)).toEqual([])
+    const xml = readFileSync(proofJunit, 'utf8')
+    expect(surefireViolations(xml)).toEqual([])
+    expect(xml).toContain('<testsuite name="flakeproof" tests="2" failures="0" errors="0" skipped="0"')
   })
 })
 

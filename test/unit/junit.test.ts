@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ExecutionDigest } from '../../src/artifacts/junit-read.js'
-import { renderJunit } from '../../src/artifacts/junit.js'
+import { renderJunit, renderProofJunit } from '../../src/artifacts/junit.js'
+import type { ProofFile } from '../../src/artifacts/schemas.js'
 import { surefireViolations } from '../junit-schema.js'
 import { rateFile, testRate } from '../rate-file.js'
 
@@ -75,5 +76,45 @@ describe('the Surefire schema check itself', () => {
 
   it('rejects XML that is not well-formed', () => {
     expect(() => surefireViolations('<testsuite><testcase></testsuite>')).toThrow()
+  })
+})
+
+describe('renderProofJunit', () => {
+  const proof: ProofFile = {
+    schema_version: 1,
+    command: 'vitest run -- --flaky-proof',
+    required: 11,
+    required_from: '.flakeproof/policy.json',
+    trials: 11,
+    failures: 2,
+    rate: 2 / 11,
+    ci_low: 0.05,
+    ci_high: 0.48,
+    passed: false,
+    failure_trials: [4, 8],
+    complete: true,
+    tests: {
+      'a > fixed': { required: 11, trials: 11, failures: 0, passed: true, failure_trials: [], status: 'ran' },
+      'a > still flaky': { required: 14, trials: 14, failures: 2, passed: false, failure_trials: [4, 8], status: 'ran' },
+      'a > cut short': { required: 14, trials: 9, failures: 0, passed: false, failure_trials: [], status: 'ran' },
+      'a > filtered': { required: 11, trials: 0, failures: 0, passed: false, failure_trials: [], status: 'not-selected' },
+      'a > gone': { required: 11, trials: 0, failures: 0, passed: false, failure_trials: [], status: 'missing' },
+    },
+  }
+  const names = new Map([['a > still flaky', { name: 'still flaky', classname: 'tests/a.test.ts' }]])
+  const xml = renderProofJunit(proof, names, new Map([['a > still flaky', digest([{ trial: 4, error: 'E4' }, { trial: 8, error: 'E8' }], 28)]]))
+
+  it('is valid against surefire-test-report-3.0.xsd', () => {
+    expect(surefireViolations(xml)).toEqual([])
+  })
+
+  it('fails a test for each failing run and for runs it did not finish; skips a filtered one; errors a gone one', () => {
+    expect(xml).toContain('<testsuite name="flakeproof" tests="5" failures="2" errors="1" skipped="1" time="0.028">')
+    expect(xml).toContain('<testcase name="still flaky" classname="tests/a.test.ts" time="0.001">')
+    expect(xml.match(/<failure message="run \d: E\d"/g)).toEqual(['<failure message="run 4: E4"', '<failure message="run 8: E8"'])
+    expect(xml).toContain('<failure message="ran 9 of 14 required runs" type="flakeproof.incomplete"/>')
+    expect(xml).toContain('<skipped message="not selected in this run (file, -t or --project filter)"/>')
+    expect(xml).toContain('<error message="its file ran, but the test is gone" type="flakeproof.missing"/>')
+    expect(xml).toContain('<system-out>flakeproof proof: ran, 11 of 11 required runs, 0 failed: passed</system-out>')
   })
 })
