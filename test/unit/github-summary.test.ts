@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { renderAnnotations } from '../../src/artifacts/github-annotations.js'
 import { renderGithubSummary } from '../../src/artifacts/github-summary.js'
-import type { PolicyFile, ProofFile } from '../../src/artifacts/schemas.js'
+import type { PolicyFile } from '../../src/artifacts/schemas.js'
 import { formatAnnotation } from '../../src/core/workflow-command.js'
-import { rateFile, testRate } from '../rate-file.js'
+import { proofFile, rateFile, testRate } from '../rate-file.js'
 
 // Wilson 95% (z = 1.96) by hand: 5/20 → [11.2%, 46.9%]; 20/20 → [83.9%, 100%]; 0/20 → [0%, 16.1%].
 // Green runs for 5/20 at 95%: ln(0.05)/ln(1 − 0.25) = 10.41 → 11 (docs/contracts.md §2).
@@ -24,21 +24,11 @@ const policy: PolicyFile = {
   notes: [],
   tests: { [flaky.id]: { observed_rate: 0.25, trials: 20, failures: 5, verdict: 'flaky', green_runs_required: 11, retry_budget: 2, quarantine_after: 3 } },
 }
-const proof: ProofFile = {
-  schema_version: 1,
-  command: 'vitest run -- --flaky-proof',
-  required: 11,
-  required_from: '.flakeproof/policy.json',
-  trials: 11,
-  failures: 1,
-  rate: 1 / 11,
-  ci_low: 0.016,
-  ci_high: 0.377,
-  passed: false,
-  failure_trials: [4],
-  complete: true,
-  tests: { [flaky.id]: { required: 11, trials: 11, failures: 1, passed: false, failure_trials: [4], status: 'ran' } },
-}
+// 1 failure in 11: Wilson 95% [1.6%, 37.7%].
+const proof = proofFile(
+  { required: 11, trials: 11, failures: 1, ci_low: 0.016, ci_high: 0.377, passed: false, failure_trials: [4] },
+  { [flaky.id]: { required: 11, trials: 11, failures: 1, passed: false, failure_trials: [4], status: 'ran' } },
+)
 
 describe('renderGithubSummary', () => {
   it('renders flaky and broken tables with counts, intervals and runs required, then quarantine and proof', () => {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { ExecutionDigest } from '../../src/artifacts/junit-read.js'
 import { renderJunit, renderProofJunit } from '../../src/artifacts/junit.js'
-import type { ProofFile } from '../../src/artifacts/schemas.js'
 import { surefireViolations } from '../junit-schema.js'
-import { rateFile, testRate } from '../rate-file.js'
+import { proofFile, rateFile, testRate } from '../rate-file.js'
 
 // Wilson 95% intervals (z = 1.96), by hand from (k + z²/2 ± z·sqrt(k(n−k)/n + z²/4)) / (n + z²):
 // 5/20 → [0.1119, 0.4687]; 20/20 → [0.8389, 1]; 0/20 → [0, 0.1611].
@@ -80,27 +79,14 @@ describe('the Surefire schema check itself', () => {
 })
 
 describe('renderProofJunit', () => {
-  const proof: ProofFile = {
-    schema_version: 1,
-    command: 'vitest run -- --flaky-proof',
-    required: 11,
-    required_from: '.flakeproof/policy.json',
-    trials: 11,
-    failures: 2,
-    rate: 2 / 11,
-    ci_low: 0.05,
-    ci_high: 0.48,
-    passed: false,
-    failure_trials: [4, 8],
-    complete: true,
-    tests: {
-      'a > fixed': { required: 11, trials: 11, failures: 0, passed: true, failure_trials: [], status: 'ran' },
-      'a > still flaky': { required: 14, trials: 14, failures: 2, passed: false, failure_trials: [4, 8], status: 'ran' },
-      'a > cut short': { required: 14, trials: 9, failures: 0, passed: false, failure_trials: [], status: 'ran' },
-      'a > filtered': { required: 11, trials: 0, failures: 0, passed: false, failure_trials: [], status: 'not-selected' },
-      'a > gone': { required: 11, trials: 0, failures: 0, passed: false, failure_trials: [], status: 'missing' },
-    },
-  }
+  // Counts of the whole proof: 2 of 11 failed; Wilson 95% [5.1%, 47.7%].
+  const proof = proofFile({ required: 11, trials: 11, failures: 2, ci_low: 0.051, ci_high: 0.477, passed: false, failure_trials: [4, 8] }, {
+    'a > fixed': { required: 11, trials: 11, failures: 0, passed: true, failure_trials: [], status: 'ran' },
+    'a > still flaky': { required: 14, trials: 14, failures: 2, passed: false, failure_trials: [4, 8], status: 'ran' },
+    'a > cut short': { required: 14, trials: 9, failures: 0, passed: false, failure_trials: [], status: 'ran' },
+    'a > filtered': { required: 11, trials: 0, failures: 0, passed: false, failure_trials: [], status: 'not-selected' },
+    'a > gone': { required: 11, trials: 0, failures: 0, passed: false, failure_trials: [], status: 'missing' },
+  })
   const names = new Map([['a > still flaky', { name: 'still flaky', classname: 'tests/a.test.ts' }]])
   const xml = renderProofJunit(proof, names, new Map([['a > still flaky', digest([{ trial: 4, error: 'E4' }, { trial: 8, error: 'E8' }], 28)]]))
 
