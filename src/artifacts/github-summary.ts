@@ -41,6 +41,9 @@ export function renderGithubSummary(bundle: Partial<ReportBundle>, quarantined: 
   return `${lines.join('\n')}\n`
 }
 
+/** Rows per table: GitHub refuses a step summary above 1 MiB, and the report folder has every test. */
+export const SUMMARY_ROWS = 100
+
 // --- internal ---
 
 type TestRate = NonNullable<RateFile['tests']>[number]
@@ -64,11 +67,19 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
     '',
   ]
   if (flaky.length > 0) {
-    lines.push(`### Flaky (${flaky.length})`, '', ...table([...header, 'Verdict', 'Runs a fix must pass'], flaky.map((t) => [...row(t), t.verdict, required(t)])), '')
+    lines.push(`### Flaky (${flaky.length})`, '', ...capped(flaky, (rows) => table([...header, 'Verdict', 'Runs a fix must pass'], rows.map((t) => [...row(t), t.verdict, required(t)]))), '')
   }
-  if (broken.length > 0) lines.push(`### Broken (${broken.length})`, '', ...table(header, broken.map(row)), '', 'Broken tests failed every repetition: fix them as normal bugs.', '')
-  if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...table(header, partial.map(row)), '')
+  if (broken.length > 0) {
+    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', 'Broken tests failed every repetition: fix them as normal bugs.', '')
+  }
+  if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')
   return lines
+}
+
+/** The first SUMMARY_ROWS of a table, and a line saying how many more the report folder holds. */
+function capped<T>(items: readonly T[], render: (rows: readonly T[]) => string[]): string[] {
+  const more = items.length - SUMMARY_ROWS
+  return [...render(items.slice(0, SUMMARY_ROWS)), ...(more > 0 ? ['', `… and ${more} more: see flaky_report.md in the uploaded folder.`] : [])]
 }
 
 function renderCommand(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { renderAnnotations } from '../../src/artifacts/github-annotations.js'
-import { renderGithubSummary } from '../../src/artifacts/github-summary.js'
+import { renderGithubSummary, SUMMARY_ROWS } from '../../src/artifacts/github-summary.js'
 import type { PolicyFile } from '../../src/artifacts/schemas.js'
 import { formatAnnotation } from '../../src/core/workflow-command.js'
 import { proofFile, rateFile, testRate } from '../rate-file.js'
@@ -75,6 +75,14 @@ describe('renderGithubSummary', () => {
     expect(renderGithubSummary({ rate: command })).toContain('| flaky | 5/20 | 25.0% | 11.2% – 46.9% | – |')
     const alone = renderGithubSummary({ proof: { ...proof, tests: undefined, failures: 0, passed: true } })
     expect(alone).toContain('### Proof: **passed**\n\n11 of 11 required runs, 0 failed')
+  })
+
+  it(`lists at most SUMMARY_ROWS (${SUMMARY_ROWS}) tests per table, and says how many more`, () => {
+    const many = Array.from({ length: SUMMARY_ROWS + 3 }, (_, i) => testRate(`flaky ${i}`, 5, 0.112, 0.469, 'flaky'))
+    const text = renderGithubSummary({ rate: { ...rate, tests: many } })
+    expect(text.split('\n').filter((line) => line.startsWith('| `tests/a.test.ts > flaky '))).toHaveLength(SUMMARY_ROWS)
+    expect(text).toContain('### Flaky (103)')
+    expect(text).toContain('… and 3 more: see flaky_report.md in the uploaded folder.')
   })
 
   it('says when the run is incomplete', () => {
