@@ -117,6 +117,19 @@ describe('commands under GitHub Actions', { timeout: 60_000 }, () => {
     expect(xml).toContain('flakeproof: 2 of 10 repetitions failed')
   })
 
+  it('investigate: the measurement, the runs a fix must pass and the proof in one summary', async () => {
+    const { env, summary } = githubEnv()
+    const dir = tempDir()
+    const args = ['investigate', '--cmd', labCommand(dir), '--fixed-cmd', labCommand(dir, '--fixed'), '--trials', '10', '--slow-trials', '2', '--gap-ms', '0', '--out-dir', join(dir, 'out')]
+    const result = await cli(args, env)
+    expect(result.code).toBe(0)
+    // 2 of 10 quick calls fail (every fifth); 95% Wilson [5.7%, 51.0%]; ln(0.05) / ln(0.8) = 13.4 → 14 runs (README, plan).
+    expect(annotations(result.stderr)).toHaveLength(1)
+    const text = readFileSync(summary, 'utf8')
+    expect(text).toContain('| flaky | 2/10 | 20.0% | 5.7% – 51.0% | 14 |')
+    expect(text).toContain('### Proof: **passed**\n\n14 of 14 required runs, 0 failed')
+  })
+
   it('proof: an error annotation and a FAILED summary when the fix still fails', async () => {
     const { env, summary } = githubEnv()
     const result = await cli(['proof', '--cmd', 'node -e "process.exit(1)"', '--runs', '3', '--out', join(tempDir(), 'proof.json')], env)
