@@ -114,7 +114,15 @@ export function runFlakeproofVitest(args: string[], env: Record<string, string> 
 
 /** Runs `node <args>` in `cwd` with CI=true and without this test run's Vitest variables; `node` is this one unless given. */
 export function runNodeIn(cwd: string, args: string[], env: Record<string, string> = {}, node = process.execPath): Promise<CliResult> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && key !== 'NODE_ENV' && key !== 'TEST'))
-  const child = spawn(node, args, { cwd, env: { ...clean, CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(node, args, { cwd, env: { ...childEnv(), CI: 'true', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   return settle(child)
+}
+
+/**
+ * This process's environment without this test run's Vitest variables, for a child that runs Vitest
+ * itself, and without GitHub Actions' (a suite run on GitHub must not annotate its own build; tests
+ * that simulate it set them).
+ */
+export function childEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('GITHUB_') && key !== 'NODE_ENV' && key !== 'TEST'))
 }

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import { readJsonFile } from '../../src/artifacts/read.js'
 import { acquireOutputLock } from '../../src/artifacts/lock.js'
 import { runDirOf } from '../../src/artifacts/run-dir.js'
+import { assertReplaceable } from '../../src/artifacts/write.js'
 import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import {
   argsAfterSeparator,
@@ -36,7 +37,7 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
   configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
 }
@@ -90,7 +91,8 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         if (isInlineProject(project) && !project.extends) project.plugins = [...(project.plugins ?? []), plugin]
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
-      return { test: { runner: RUNNER } }
+      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
+      return { test: { runner: RUNNER, includeTaskLocation: true } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
@@ -128,8 +130,12 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   vitest.onClose(() => lock.release())
   const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
+  // A JUnit path that can never be written is refused now, not after the whole measurement.
+  const { junit } = resolved
+  if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
   for (const project of vitest.projects) {
     project.config.runner = RUNNER
+    project.config.includeTaskLocation ??= true
     project.provide('flakeproof', runnerOptions)
   }
   neverWriteSnapshots(vitest)

@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
@@ -12,6 +12,7 @@ import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
+import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline/github.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
@@ -58,6 +59,8 @@ export default class FlakeproofReporter implements Reporter {
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
   private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
+  /** Where Vitest says each test is (with `includeTaskLocation`), by our id: for GitHub annotations. */
+  private readonly _locations = new Map<string, { file: string; line?: number | undefined }>()
 
   constructor(options: ReporterOptions = {}) {
     const { runnerMode, proofRuns, proofFrom, command, ...rest } = options
@@ -112,6 +115,7 @@ export default class FlakeproofReporter implements Reporter {
     // Watch mode starts several runs: each gets its own files.
     this._console.clear()
     this._seen.clear()
+    this._locations.clear()
     this._lost = 0
     const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
@@ -151,6 +155,7 @@ export default class FlakeproofReporter implements Reporter {
     // The runner's id when it sent one: the journal knows the test by that id.
     const id = testCase.meta().flakeproof?.id ?? this._idOf(testCase).id
     this._seen.add(id)
+    this._locations.set(id, { file: testCase.module.moduleId, line: testCase.location?.line })
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
@@ -186,7 +191,24 @@ export default class FlakeproofReporter implements Reporter {
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
     if (!result) return
     this._print(result, unfinished, runErrors)
+    this._publishForCi(result)
     if (result.proof && !result.proof.passed) process.exitCode = 1
+  }
+
+  /** Under GitHub Actions the step summary and annotations; with `junit` the JUnit file (docs/contracts.md §8). */
+  private _publishForCi(result: TestRunResult): void {
+    const bundle = result.bundle ?? (result.proof ? { proof: result.proof } : undefined)
+    if (!bundle) return
+    const root = this._vitest?.config.root ?? process.cwd()
+    const roots = new Map((this._vitest?.projects ?? []).map((p) => [p.name, p.config.root]))
+    const github = { env: process.env, rootOf: (test: { project: string }) => roots.get(test.project) ?? root, locations: this._locations }
+    for (const line of this._degradeGracefully(() => publishToGithub(bundle, github)) ?? []) this._log(line)
+    const { junit } = this._options
+    if (!junit) return
+    const path = resolve(root, junit)
+    const measured = result.proof ? undefined : result.bundle
+    if (measured) this._degradeGracefully(() => writeJunit(path, measured, join(result.dir, 'facts.jsonl')))
+    else this._degradeGracefully(() => writeProofJunit(path, bundle, join(result.dir, 'proof_facts.jsonl')))
   }
 
   /**

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs'
 import { join } from 'node:path'
-import { ExecutionCollector, type ExecutionSummaries, toExecutionLine } from './html-executions.js'
+import { ExecutionCollector, type ExecutionLine, type ExecutionSummaries, toExecutionLine } from './html-executions.js'
 import { detailedSubjects, type HtmlBundle } from './html-subjects.js'
 
 /** Bytes read at a time: facts.jsonl of a large run is hundreds of megabytes and is never held whole. */
@@ -16,20 +16,37 @@ export function readExecutionSummaries(dir: string, bundle: HtmlBundle): Executi
   const collector = new ExecutionCollector(detailedSubjects(bundle).map((s) => s.id))
   const path = join(dir, 'facts.jsonl')
   if (!existsSync(path)) return collector.summarise()
+  forEachExecution(
+    path,
+    commandSubject,
+    (execution) => {
+      if (execution !== 'skipped') collector.add(execution)
+    },
+    () => collector.skip(),
+  )
+  return collector.summarise()
+}
+
+/** Each line of a facts file as an execution (or `skipped`), read a chunk at a time; a line that is none goes to `onUnreadable`. */
+export function forEachExecution(
+  path: string,
+  commandSubject: string | null,
+  onExecution: (execution: ExecutionLine | 'skipped') => void,
+  onUnreadable: () => void = () => {},
+): void {
   forEachLine(path, (line) => {
     if (line.trim() === '') return
     let data: unknown
     try {
       data = JSON.parse(line)
     } catch {
-      collector.skip()
+      onUnreadable()
       return
     }
     const execution = toExecutionLine(data, commandSubject)
-    if (execution === undefined) collector.skip()
-    else if (execution !== 'skipped') collector.add(execution)
+    if (execution === undefined) onUnreadable()
+    else onExecution(execution)
   })
-  return collector.summarise()
 }
 
 // --- internal ---

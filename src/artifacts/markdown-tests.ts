@@ -51,10 +51,10 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
 const oneLine = (text: string): string => text.split(/\r?\n/)[0] ?? ''
 
 /** Inline code on one line: a newline in a test name must not break the row or the list item. */
-const code = (text: string): string => `\`${text.replace(/\r?\n/g, '\\n').replaceAll('|', '\\|').replaceAll('`', "'")}\``
+export const code = (text: string): string => `\`${text.replace(/\r?\n/g, '\\n').replaceAll('|', '\\|').replaceAll('`', "'")}\``
 const withBlankLine = (lines: string[]): string[] => (lines.length === 0 ? [] : ['', ...lines])
 
-function table(header: string[], rows: string[][]): string[] {
+export function table(header: string[], rows: string[][]): string[] {
   if (rows.length === 0) return []
   return [`| ${header.join(' | ')} |`, `|${' --- |'.repeat(header.length)}`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
 }

@@ -144,6 +144,7 @@ export const REPORT = options([
   // report.html is always written; `--html` says so on the command line (docs/contracts.md §3).
   { name: 'html', description: 'write report.html (it is always written; the flag is accepted for scripts that ask for it)', value: z.boolean().default(false) },
   { name: 'open', description: 'open report.html in your browser (on a desktop; otherwise prints where it is)', value: z.boolean().default(false) },
+  { name: 'junit', placeholder: '<file>', description: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', value: text('--junit', 'flaky-junit.xml').optional(), output: 'file' },
 ])
 
 export const INVESTIGATE = options([

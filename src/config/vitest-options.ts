@@ -31,6 +31,8 @@ export const VitestOptionsSchema = z
     proof: z.boolean().default(false),
     /** Shuffle the tests inside each file with this seed, so an order that fails can be replayed. */
     seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+    /** Also write the measurement as JUnit XML here, relative to the project root (docs/contracts.md §8). */
+    junit: z.string().min(1).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -58,6 +60,7 @@ export const VITEST_FLAGS = {
   '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
   '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
   '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
+  '--flaky-junit': { key: 'junit', kind: 'string', placeholder: '<file>', help: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', example: 'flaky-junit.xml' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -177,6 +180,7 @@ const RULES: Record<string, string> = {
   failOnFlaky: 'true or false',
   proof: 'true or false',
   seed: `a whole number from 0 to ${MAX_TIMER_MS}`,
+  junit: 'a non-empty file path',
 }
 
 /**

@@ -31,6 +31,8 @@ export interface InvestigateResult {
   summary: SummaryFile
   /** False when Ctrl-C cut the sequence short; the report covers the steps that finished. */
   complete: boolean
+  /** What the report was made from. */
+  bundle: ReportBundle
 }
 
 /**
@@ -83,5 +85,5 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
 // --- internal ---
 
 function finish(dir: string, bundle: ReportBundle, o: InvestigateOptions, complete: boolean): InvestigateResult {
-  return { summary: writeReportFor(dir, bundle, o.lang), complete }
+  return { summary: writeReportFor(dir, bundle, o.lang), complete, bundle }
 }

@@ -21,14 +21,6 @@ import { writeJsonAtomic, writeTextAtomic } from '../artifacts/write.js'
 export type ReportLanguage = 'en' | 'ko'
 
 /**
- * Reads whatever the folder holds (rate.json is required; the others are reported as "not
- * measured" when absent, and rejected when malformed), then writes summary.json and flaky_report.md.
- */
-export function writeReport(dir: string, lang: ReportLanguage): SummaryFile {
-  return writeReportFor(dir, readBundle(dir), lang)
-}
-
-/**
  * summary.json, flaky_report.md and report.html for a bundle already in memory: no JSON file is read
  * back. The page's per-execution plots read facts.jsonl, bounded, because facts are streamed to disk
  * and never held whole in memory.
@@ -101,7 +93,11 @@ function summariseTests({ rate, onlyWhenFail, observer, policy, proof }: ReportB
 
 const HINT = 'Re-run the step that writes it, or remove the file.'
 
-function readBundle(dir: string): ReportBundle {
+/**
+ * The bundle of a folder: rate.json required; the others are reported as "not measured" when
+ * absent, and rejected when malformed.
+ */
+export function readBundle(dir: string): ReportBundle {
   const optional = <S extends z.ZodType>(name: string, schema: S): z.output<S> | undefined => {
     const path = join(dir, name)
     return existsSync(path) ? readJsonFile(path, schema, '--dir', HINT) : undefined

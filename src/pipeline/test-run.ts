@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
@@ -34,6 +35,8 @@ export interface TestRunResult {
   dir: string
   /** No test ran: the folder was left exactly as it was. */
   unchanged: boolean
+  /** What the report was made from (a proof: the last measurement with the proof), for CI outputs. */
+  bundle?: ReportBundle | undefined
 }
 
 /**
@@ -126,7 +129,7 @@ export class TestRunRecorder {
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false }
+    return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false, bundle: report }
   }
 
   // --- internal ---

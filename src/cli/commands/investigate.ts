@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { INVESTIGATE } from '../../config/options.js'
 import { investigate as runInvestigation } from '../../pipeline/investigate.js'
 import { defineCommand } from '../spec.js'
+import { publishCommandResult } from './_github.js'
 
 export const investigate = defineCommand({
   name: 'investigate',
@@ -10,8 +11,9 @@ export const investigate = defineCommand({
   example: 'flakeproof investigate --cmd "node examples/lab/job.js" --fixed-cmd "node examples/lab/job.js --fixed"',
   ...INVESTIGATE,
   async run(o, { print, context }) {
-    const { summary, complete } = await runInvestigation(o, context)
+    const { summary, complete, bundle } = await runInvestigation(o, context)
     print(summary)
+    publishCommandResult(bundle)
     context.log(`report: ${join(o['out-dir'], 'report.html')}`)
     if (!complete) return 130
     // Nothing was proven, and the subject fails: a negative verdict, explained on stderr by measure.

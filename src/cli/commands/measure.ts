@@ -3,6 +3,7 @@ import { MEASURE } from '../../config/options.js'
 import { measureCommand } from '../../pipeline/measure.js'
 import { defineCommand } from '../spec.js'
 import { trialSettings } from './_flags.js'
+import { publishCommandResult } from './_github.js'
 
 export const measure = defineCommand({
   name: 'measure',
@@ -14,6 +15,7 @@ export const measure = defineCommand({
     assertWritable(o.out, '--out')
     const rate = await measureCommand(trialSettings(o, o.trials), o.confidence.value, context, { rate: o.out })
     print(rate)
+    publishCommandResult({ rate })
     return rate.complete ? 0 : 130
   },
 })

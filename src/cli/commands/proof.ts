@@ -5,6 +5,7 @@ import { PROOF, type ProofOptions } from '../../config/options.js'
 import { proveFix } from '../../pipeline/proof.js'
 import { defineCommand } from '../spec.js'
 import { trialSettings } from './_flags.js'
+import { publishCommandResult } from './_github.js'
 
 export const proof = defineCommand({
   name: 'proof',
@@ -17,6 +18,7 @@ export const proof = defineCommand({
     assertWritable(o.out, '--out')
     const result = await proveFix(trialSettings(o, required), from, o.confidence?.value ?? confidence, context, o.out)
     print(result)
+    publishCommandResult({ proof: result })
     if (!result.complete) return 130
     if (!result.passed) context.log(`proof FAILED: ${result.failures} of ${result.trials} runs failed (trials ${result.failure_trials.join(', ')})`)
     return result.passed ? 0 : 1

@@ -1,8 +1,10 @@
 import { join } from 'node:path'
 import { REPORT } from '../../config/options.js'
-import { writeReport } from '../../pipeline/report.js'
+import { writeJunit } from '../../pipeline/github.js'
+import { readBundle, writeReportFor } from '../../pipeline/report.js'
 import { openInBrowser } from '../open-browser.js'
 import { defineCommand } from '../spec.js'
+import { publishCommandResult } from './_github.js'
 
 export const report = defineCommand({
   name: 'report',
@@ -11,7 +13,10 @@ export const report = defineCommand({
   example: 'flakeproof report --dir .flakeproof --open',
   ...REPORT,
   async run(o, { print, context }) {
-    print(writeReport(o.dir, o.lang))
+    const bundle = readBundle(o.dir)
+    print(writeReportFor(o.dir, bundle, o.lang))
+    if (o.junit !== undefined) writeJunit(o.junit, bundle, join(o.dir, 'facts.jsonl'))
+    publishCommandResult(bundle)
     const html = join(o.dir, 'report.html')
     context.log(`report: ${html}`)
     if (o.open) {

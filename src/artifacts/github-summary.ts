@@ -1,0 +1,105 @@
+import type { ReportBundle } from './bundle.js'
+import { code, table } from './markdown-tests.js'
+import type { ProofFile, RateFile } from './schemas.js'
+
+/**
+ * A test under quarantine, as the committed policy records it. The summary shows these in their own
+ * table so a test that cannot turn the build red is never invisible.
+ */
+export interface QuarantinedTest {
+  id: string
+  /** When it entered quarantine (ISO date or datetime, as the policy holds it). */
+  since: string
+  reason: string
+  failures: number
+  trials: number
+}
+
+/**
+ * What `$GITHUB_STEP_SUMMARY` receives for one run (docs/contracts.md §8): flaky and broken tests with
+ * their counts and intervals and the green runs a fix must pass, quarantined tests with their evidence,
+ * and the proof's result. Any part of the bundle may be missing (`flakeproof proof` has only a proof).
+ * Pure: the same input always renders the same text.
+ */
+export function renderGithubSummary(bundle: Partial<ReportBundle>, quarantined: readonly QuarantinedTest[] = []): string {
+  const { rate, proof } = bundle
+  const subject = rate?.command ?? proof?.command ?? ''
+  const lines = [`## flakeproof: ${code(subject)}`, '']
+  if (rate) lines.push(...(rate.tests === undefined ? renderCommand(rate, bundle) : renderTests(rate, bundle)))
+  if (quarantined.length > 0) {
+    lines.push(
+      `### Quarantined (${quarantined.length})`,
+      '',
+      ...table(
+        ['Test', 'Since', 'Reason', 'Failed'],
+        quarantined.map((q) => [code(q.id), q.since, cell(q.reason), `${q.failures}/${q.trials}`]),
+      ),
+      '',
+    )
+  }
+  if (proof) lines.push(...renderProof(proof))
+  return `${lines.join('\n')}\n`
+}
+
+/** Rows per table: GitHub refuses a step summary above 1 MiB, and the report folder has every test. */
+export const SUMMARY_ROWS = 100
+
+// --- internal ---
+
+type TestRate = NonNullable<RateFile['tests']>[number]
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
+const interval = (m: { ci_low: number; ci_high: number }): string => `${pct(m.ci_low)} – ${pct(m.ci_high)}`
+const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|')
+const level = (confidence: number | undefined): string => `${+((confidence ?? 0.95) * 100).toFixed(4)}%`
+
+function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {
+  const tests = rate.tests ?? []
+  const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent')
+  const broken = tests.filter((t) => t.verdict === 'broken')
+  const partial = tests.filter((t) => t.verdict === 'partial')
+  const required = (t: TestRate): string => String(policy?.tests?.[t.id]?.green_runs_required ?? runsNeeded?.tests?.[t.id]?.runs ?? '–')
+  const row = (t: TestRate): string[] => [code(t.id), `${t.failures}/${t.trials}`, pct(t.rate), interval(t)]
+  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`]
+  const lines = [
+    `**${flaky.length} flaky, ${broken.length} broken** of ${tests.length} tests, ${rate.trials} rounds` +
+      (rate.complete ? '' : ' — **incomplete run**: some tests have no numbers'),
+    '',
+  ]
+  if (flaky.length > 0) {
+    lines.push(`### Flaky (${flaky.length})`, '', ...capped(flaky, (rows) => table([...header, 'Verdict', 'Runs a fix must pass'], rows.map((t) => [...row(t), t.verdict, required(t)]))), '')
+  }
+  if (broken.length > 0) {
+    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', 'Broken tests failed every repetition: fix them as normal bugs.', '')
+  }
+  if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')
+  return lines
+}
+
+/** The first SUMMARY_ROWS of a table, and a line saying how many more the report folder holds. */
+function capped<T>(items: readonly T[], render: (rows: readonly T[]) => string[]): string[] {
+  const more = items.length - SUMMARY_ROWS
+  return [...render(items.slice(0, SUMMARY_ROWS)), ...(more > 0 ? ['', `… and ${more} more: see flaky_report.md in the uploaded folder.`] : [])]
+}
+
+function renderCommand(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {
+  const required = policy?.green_runs_required ?? runsNeeded?.chosen.runs
+  return [
+    ...table(
+      ['Verdict', 'Failed', 'Rate', `${level(rate.confidence)} interval`, 'Runs a fix must pass'],
+      [[rate.verdict, `${rate.failures}/${rate.trials}`, pct(rate.rate), interval(rate), required === undefined ? '–' : String(required)]],
+    ),
+    ...(rate.complete ? [] : ['', `**Incomplete**: ${rate.trials} of ${rate.requested_trials} trials ran.`]),
+    '',
+  ]
+}
+
+function renderProof(proof: ProofFile): string[] {
+  const verdict = proof.passed ? '**passed**' : '**FAILED**'
+  const tests = Object.entries(proof.tests ?? {})
+  if (tests.length === 0) {
+    return [`### Proof: ${verdict}`, '', `${proof.trials} of ${proof.required} required runs, ${proof.failures} failed (required from ${code(proof.required_from)}).`, '']
+  }
+  const rows = tests.map(([id, p]) => [code(id), p.status === 'ran' ? `${p.trials}/${p.required}` : p.status, String(p.failures), p.passed ? 'passed' : 'FAILED'])
+  return [`### Proof: ${verdict}`, '', ...table(['Test', 'Runs', 'Failed', 'Result'], rows), '', `Required runs from ${code(proof.required_from)}.`, '']
+}

@@ -1,0 +1,116 @@
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { surefireViolations } from '../junit-schema.js'
+import { BIN, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { readWorkflow, runWorkflow, type StepRun, workflowProblems } from '../workflow-harness.js'
+
+/**
+ * Every workflow in examples/ci, validated and its shell steps run locally against
+ * test/fixtures/ci-project (a test failing every 4th call unless FIXTURE_FIXED=1, and a stable one).
+ * A workflow without a row below runs once with its inputs' defaults and must come out green.
+ */
+interface Case {
+  name: string
+  /** Values of `${{ … }}` expressions, by their text. */
+  expressions?: Record<string, string>
+  /** Added to the steps' environment. */
+  env?: Record<string, string>
+  /** `flakeproof` runs before the workflow, as earlier work (a committed measurement) would leave them. */
+  before?: string[][]
+  /** The step that must fail (the run is red); without it the run must be green. */
+  failsAt?: string
+  check?: (runs: StepRun[], project: string) => void
+}
+
+const quick = { 'inputs.repeat || 200': '20', 'inputs.fail_on_flake || false': 'false' }
+const CASES: Record<string, Case[]> = {
+  'nightly-flake-detection.yml': [
+    {
+      name: 'advisory: green with a flaky test, the summary and JUnit written',
+      expressions: quick,
+      check: (runs, project) => {
+        const summary = readFileSync(runs[0]?.summary as string, 'utf8')
+        // Every 4th of 20 calls fails: 5/20, Wilson 95% [11.2%, 46.9%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
+        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 5/20 | 25.0% | 11.2% – 46.9% | flaky | 11 |')
+        expect(runs.at(-1)?.stdout).toContain('flaky: tests/cart.test.ts > cart total survives a refresh (5/20)')
+        expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
+      },
+    },
+    { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
+    { name: 'fail_on_flake: green once it is fixed', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, env: { FIXTURE_FIXED: '1' } },
+  ],
+  'torture.yml': [
+    { name: 'red while the test is flaky', expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' }, failsAt: 'Torture' },
+    {
+      name: 'green for the fixed test, 100 repetitions',
+      expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' },
+      env: { FIXTURE_FIXED: '1' },
+      check: (runs) => expect(runs.at(-1)?.stdout).toContain('failed repetitions: 0'),
+    },
+    {
+      name: 'red at the deterministic check for a test that always fails',
+      expressions: { 'inputs.test': 'tests/price', 'inputs.count': '100' },
+      env: { FIXTURE_PRICE_BROKEN: '1' },
+      failsAt: 'Deterministic check',
+      check: (runs) => expect(runs.at(-1)?.stdout).toContain('failed every repetition: fix it as a normal bug'),
+    },
+  ],
+  'pr-proof.yml': [
+    { name: 'green with nothing committed to prove', check: (runs) => expect(runs[0]?.stdout).toContain('nothing to prove') },
+    {
+      name: 'green when the fix passes the committed policy',
+      before: [['vitest', '--flaky-repeat', '20']],
+      env: { FIXTURE_FIXED: '1' },
+      check: (runs, project) => {
+        expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**')
+        expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
+      },
+    },
+    { name: 'red when it still fails', before: [['vitest', '--flaky-repeat', '20']], failsAt: 'Proof run' },
+  ],
+}
+
+const DIR = join(ROOT, 'examples/ci')
+const files = readdirSync(DIR).filter((name) => name.endsWith('.yml') || name.endsWith('.yaml'))
+
+describe('examples/ci workflows', () => {
+  it('are all found', () => {
+    expect(files).toEqual(expect.arrayContaining(Object.keys(CASES)))
+  })
+
+  it.each(files)('%s is valid YAML of a runnable, injection-safe workflow', (file) => {
+    expect(workflowProblems(readWorkflow(join(DIR, file)))).toEqual([])
+  })
+})
+
+describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (file) => {
+  it.each(CASES[file] ?? [{ name: 'with its defaults' }])('$name', async (c) => {
+    const project = projectCopy()
+    for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
+    const env = { npm_config_offline: 'true', ...c.env }
+    const runs = await runWorkflow(readWorkflow(join(DIR, file)), { cwd: project, env, expressions: c.expressions ?? {} })
+    const failed = runs.filter((r) => r.code !== 0)
+    const shown = runs.map((r) => `${r.job} / ${r.step}: exit ${r.code}\n${r.stdout}${r.stderr}`).join('\n')
+    expect(runs.length, shown).toBeGreaterThan(0)
+    expect(failed.map((r) => r.step), shown).toEqual(c.failsAt === undefined ? [] : [c.failsAt])
+    c.check?.(runs, project)
+  })
+})
+
+// --- helpers ---
+
+/** A fresh copy of the fixture project, with flakeproof and Vitest installed as `npm ci` would leave them (linked, offline). */
+function projectCopy(): string {
+  const project = tempDir('flakeproof-ci-')
+  cpSync(join(ROOT, 'test/fixtures/ci-project'), project, { recursive: true })
+  const modules = join(project, 'node_modules')
+  mkdirSync(join(modules, '.bin'), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules/vitest'), join(modules, 'vitest'))
+  symlinkSync(ROOT, join(modules, 'flakeproof'))
+  const bin = join(modules, '.bin/flakeproof')
+  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+  chmodSync(bin, 0o755)
+  if (!existsSync(join(project, 'tests'))) throw new Error('the fixture project has no tests')
+  return project
+}
