@@ -1,0 +1,41 @@
+/**
+ * The shakedown rule (../shared/seeds/shakedown-flaky-test-skill.txt, step 2): repeat a selection
+ * N = max(100, round(budget / one run)) times; a single test gets at least 100 even past the
+ * budget, a larger selection is cut to what fits the budget (never below 2, the fewest that can
+ * show a flake) and the cut is said out loud. A selection that failed every calibration run is a
+ * deterministic failure and is not repeated at all.
+ */
+
+/** Repetitions the rule asks for at least. */
+export const BUDGET_MIN_REPEAT = 100
+/** Fewest repetitions that can tell a flake from a pass or a failure. */
+export const BUDGET_FLOOR_REPEAT = 2
+
+export type BudgetPlan =
+  | { kind: 'deterministic'; failedRuns: number }
+  | { kind: 'planned'; repeat: number; fitted: number; forcedFewer: boolean; overBudget: boolean }
+
+export interface Calibration {
+  budgetMs: number
+  /** Wall time of one run of the whole selection (positive). */
+  singleRunMs: number
+  /** Tests in the selection. */
+  tests: number
+  /** Calibration runs of the selection, and how many of them failed. */
+  runs: number
+  failedRuns: number
+  /** Most repetitions one run may ask for (the repeat option's limit). */
+  maxRepeat: number
+}
+
+export function planBudgetRepeats(c: Calibration): BudgetPlan {
+  if (c.runs > 0 && c.failedRuns === c.runs) return { kind: 'deterministic', failedRuns: c.failedRuns }
+  // A run shorter than a millisecond still takes one: the quotient stays finite.
+  const fitted = Math.min(c.maxRepeat, Math.round(c.budgetMs / Math.max(c.singleRunMs, 1)))
+  if (c.tests <= 1) {
+    const repeat = Math.max(BUDGET_MIN_REPEAT, fitted)
+    return { kind: 'planned', repeat, fitted, forcedFewer: false, overBudget: fitted < BUDGET_MIN_REPEAT }
+  }
+  const repeat = fitted >= BUDGET_MIN_REPEAT ? fitted : Math.max(BUDGET_FLOOR_REPEAT, fitted)
+  return { kind: 'planned', repeat, fitted, forcedFewer: fitted < BUDGET_MIN_REPEAT, overBudget: fitted < BUDGET_FLOOR_REPEAT }
+}
