@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { z } from 'zod'
+import { parseDurationMs } from '../core/duration.js'
 import { FlakeproofError } from '../errors.js'
 import { MAX_TIMER_MS, MAX_TRIALS } from './flags.js'
 
@@ -31,6 +32,16 @@ export const VitestOptionsSchema = z
     proof: z.boolean().default(false),
     /** Shuffle the tests inside each file with this seed, so an order that fails can be replayed. */
     seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+    /** Enforce the committed policy: listed tests get their retry budget, quarantined ones cannot fail the run. @default false */
+    enforce: z.boolean().default(false),
+    /** The committed policy, relative to the project root (docs/contracts.md §7). @default 'flakeproof.policy.json' */
+    policy: z.string().min(1).default('flakeproof.policy.json'),
+    /** Write what an enforced run or a proof found into the committed policy (quarantine in, quarantine out). @default false */
+    updatePolicy: z.boolean().default(false),
+    /** A proof with nothing to prove fails instead of passing. @default false */
+    proofRequired: z.boolean().default(false),
+    /** `flakeproof vitest` only: time one run, then repeat to fill this many milliseconds (at least 100 for one test). */
+    budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -58,6 +69,11 @@ export const VITEST_FLAGS = {
   '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
   '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
   '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
+  '--flaky-enforce': { key: 'enforce', kind: 'boolean', placeholder: '', help: 'enforce the committed policy: retry = budget for listed tests, 0 for others; quarantined tests run but cannot fail the run', example: '' },
+  '--flaky-policy': { key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
+  '--flaky-update-policy': { key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
+  '--flaky-proof-required': { key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
+  '--flaky-budget': { key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -130,7 +146,8 @@ export function resolveVitestOptions(
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = result.data
-  return options.repeat === undefined && !options.proof ? undefined : options
+  refuseConflicts(options, sources)
+  return options.repeat === undefined && !options.proof && !options.enforce && options.budget === undefined ? undefined : options
 }
 
 /**
@@ -159,6 +176,14 @@ export function resolveOutDir(root: string, options: Pick<ResolvedVitestOptions,
 
 // --- internal ---
 
+/** Enforcing, measuring, proving and budgeting are different runs: one at a time. */
+function refuseConflicts(options: ResolvedVitestOptions, sources: Record<string, string>): void {
+  const modes = (['repeat', 'proof', 'enforce', 'budget'] as const).filter((k) => options[k] !== undefined && options[k] !== false)
+  if (modes.length < 2) return
+  const named = modes.map((k) => sources[k] ?? k)
+  throw new FlakeproofError(`${named.join(' and ')} ask for different runs (measure, proof, enforce, budget); give one of them`, 'E_USAGE')
+}
+
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
 function realpathOfNearest(path: string): string {
   if (existsSync(path)) return realpathSync(path)
@@ -177,6 +202,11 @@ const RULES: Record<string, string> = {
   failOnFlaky: 'true or false',
   proof: 'true or false',
   seed: `a whole number from 0 to ${MAX_TIMER_MS}`,
+  enforce: 'true or false',
+  policy: 'a non-empty path',
+  updatePolicy: 'true or false',
+  proofRequired: 'true or false',
+  budget: `a duration such as 5m, 300s or 1h (at most ${MAX_TIMER_MS} ms)`,
 }
 
 /**
@@ -186,6 +216,7 @@ const RULES: Record<string, string> = {
 function convert(kind: string, raw: string | undefined): unknown {
   if (kind === 'boolean') return raw === undefined ? true : raw === 'true' ? true : raw === 'false' ? false : raw
   if (kind === 'string' || raw === undefined) return raw
+  if (kind === 'duration') return parseDurationMs(raw) ?? raw
   const trimmed = raw.trim()
   const plain = kind === 'integer' ? /^\+?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)$/
   return plain.test(trimmed) ? Number(trimmed) : raw
