@@ -6,6 +6,12 @@
  * deterministic failure and is not repeated at all.
  */
 
+/**
+ * Runs of the selection timed before planning. One failure could be bad luck; a selection failing
+ * three runs in a row is called deterministic (a test failing 20% of the time does that 0.8% of
+ * the time, and one failing 90% is a bug to fix either way).
+ */
+export const CALIBRATION_RUNS = 3
 /** Repetitions the rule asks for at least. */
 export const BUDGET_MIN_REPEAT = 100
 /** Fewest repetitions that can tell a flake from a pass or a failure. */

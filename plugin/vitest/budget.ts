@@ -1,0 +1,62 @@
+import { join } from 'node:path'
+import { readJsonFile } from '../../src/artifacts/read.js'
+import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { MAX_TRIALS } from '../../src/config/flags.js'
+import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
+import { type BudgetPlan, CALIBRATION_RUNS, planBudgetRepeats } from '../../src/core/time-budget.js'
+import { FlakeproofError } from '../../src/errors.js'
+
+/** One Vitest run with these options: its exit code, the output folder it wrote to, and the time its tests took. */
+export type RunOnce = (options: ResolvedVitestOptions) => Promise<{ code: number; outDir: string; testTimeMs: number }>
+
+/**
+ * `flakeproof vitest --flaky-budget 5m` (docs/contracts.md §7): the selection runs CALIBRATION_RUNS
+ * times first, which times one run and checks it is not simply broken; then it is measured with as
+ * many repetitions as the budget holds (src/core/time-budget.ts). A selection that failed every
+ * calibration run is not repeated: it is a bug to fix, not a flake to measure.
+ */
+export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: number, runOnce: RunOnce, log: (line: string) => void): Promise<number> {
+  const startedAt = Date.now()
+  log(` flakeproof budget ${formatMs(budgetMs)}: timing ${CALIBRATION_RUNS} runs of the selection first`)
+  const calibration = await runOnce({ ...resolved, budget: undefined, repeat: CALIBRATION_RUNS })
+  const ratePath = join(calibration.outDir, 'rate.json')
+  const rate = readJsonFile(ratePath, RateFileSchema, '--flaky-budget', 'The calibration run wrote no measurement; check that the selection has tests.')
+  if (Date.parse(rate.started_at) < startedAt - 1000 || rate.trials === 0) {
+    throw new FlakeproofError(`--flaky-budget: no test ran in the calibration run, so there is nothing to time (${ratePath} is older); check the selection`, 'E_INPUT')
+  }
+  const tests = rate.tests ?? []
+  // Tests and hooks of all modules summed, over the runs: parallel workers make the wall time shorter,
+  // so the budget is, if anything, underused, never overrun.
+  const singleRunMs = calibration.testTimeMs / rate.trials
+  const plan = planBudgetRepeats({ budgetMs, singleRunMs, tests: tests.length, runs: rate.trials, failedRuns: rate.failures, maxRepeat: MAX_TRIALS })
+  for (const line of describePlan(plan, budgetMs, singleRunMs, tests)) log(line)
+  if (plan.kind === 'deterministic') return 1
+  process.exitCode = 0
+  return (await runOnce({ ...resolved, budget: undefined, repeat: plan.repeat })).code
+}
+
+// --- internal ---
+
+function describePlan(plan: BudgetPlan, budgetMs: number, singleRunMs: number, tests: readonly { id: string; failures: number; trials: number }[]): string[] {
+  if (plan.kind === 'deterministic') {
+    const always = tests.filter((t) => t.trials > 0 && t.failures === t.trials).map((t) => `   ${t.id}`)
+    return [
+      ` flakeproof the selection failed all ${plan.failedRuns} of its first runs: a deterministic failure, not a flake. Fix it as a normal bug; it is not repeated.`,
+      ...(always.length > 0 ? [' failed every run:', ...always] : []),
+    ]
+  }
+  const one = ` flakeproof one run of ${tests.length} test(s) takes ${formatMs(singleRunMs)}`
+  const fitted = `round(${formatMs(budgetMs)} / ${formatMs(singleRunMs)}) = ${plan.fitted}`
+  if (plan.forcedFewer) {
+    const floor = plan.overBudget ? `, raised to ${plan.repeat}, the fewest that can show a flake` : ''
+    return [`${one}; 100 runs would take ${formatMs(100 * singleRunMs)}, past the ${formatMs(budgetMs)} budget, so the budget forces fewer: repeating ${plan.repeat} times (${fitted}${floor})`]
+  }
+  if (plan.overBudget) return [`${one}; repeating ${plan.repeat} times: a single test gets at least 100, past the ${formatMs(budgetMs)} budget (${fitted})`]
+  return [`${one}; repeating ${plan.repeat} times: max(100, ${fitted})`]
+}
+
+function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 120_000) return `${Number((ms / 1000).toFixed(1))} s`
+  return `${Number((ms / 60_000).toFixed(1))} min`
+}
