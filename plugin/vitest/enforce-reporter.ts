@@ -2,7 +2,7 @@ import pc from 'picocolors'
 import type { Reporter, TestCase, Vitest } from 'vitest/node'
 import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { writeJsonAtomic } from '../../src/artifacts/write.js'
-import { type EnforcedTest, judgeEnforcedRun, listQuarantined } from '../../src/pipeline/enforcement.js'
+import { type EnforcedResult, type EnforcedTest, judgeEnforcedRun, listQuarantined, type QuarantinedTest } from '../../src/pipeline/enforcement.js'
 import type {} from './_enforce-protocol.js'
 import { renderEnforcement } from './_enforce-text.js'
 import { REPORTER_BRAND } from './reporter.js'
@@ -27,6 +27,7 @@ export default class EnforceReporter implements Reporter {
   private readonly _options: EnforceReporterOptions
   private _vitest: Vitest | undefined
   private _seen: EnforcedTest[] = []
+  private _last: { results: EnforcedResult[]; quarantined: QuarantinedTest[]; proposed: string[] } | undefined
 
   constructor(options: EnforceReporterOptions) {
     this._options = options
@@ -38,6 +39,12 @@ export default class EnforceReporter implements Reporter {
 
   onTestRunStart(): void {
     this._seen = []
+    this._last = undefined
+  }
+
+  /** What the last enforced run found, once it ended: for summaries and annotations (issue 11, parts 5–6). */
+  lastRun(): { results: EnforcedResult[]; quarantined: QuarantinedTest[]; proposed: string[] } | undefined {
+    return this._last
   }
 
   onTestCaseResult(testCase: TestCase): void {
@@ -60,10 +67,12 @@ export default class EnforceReporter implements Reporter {
     const { policy, policyPath, shownPath, updatePolicy } = this._options
     const today = new Date().toISOString().slice(0, 10)
     const { results, proposed, updated } = judgeEnforcedRun(policy, this._seen, today)
+    const quarantined = listQuarantined(policy, results)
+    this._last = { results, quarantined, proposed }
     const changed = JSON.stringify(updated) !== JSON.stringify(policy)
     if (updatePolicy && changed) writeJsonAtomic(policyPath, CommittedPolicySchema, updated)
     this._log('')
-    for (const line of renderEnforcement(shownPath, results, listQuarantined(policy, results), proposed, updatePolicy)) this._log(line)
+    for (const line of renderEnforcement(shownPath, results, quarantined, proposed, updatePolicy)) this._log(line)
   }
 
   private _log(line: string): void {
