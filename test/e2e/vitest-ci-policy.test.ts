@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ProofFileSchema } from '../../src/artifacts/schemas.js'
+import { rateFile } from '../rate-file.js'
 import { readArtifact, ROOT, runCli, runFlakeproofVitest, runVitest, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/vitest-ci')
@@ -89,4 +90,22 @@ describe('a committed policy in CI', () => {
     expect(result.stderr).toContain(`--flaky-enforce: no committed policy at ${missing}`)
     expect(result.stderr).toContain('flakeproof policy --from .flakeproof/rate.json --write flakeproof.policy.json')
   }, 30_000)
+
+  it.each([
+    [['--rate', '0.2', '--write', 'flakeproof.policy.json'], '--write needs --from <rate.json> (a Vitest measurement)'],
+    [['--from', 'rate.json'], 'pass --out policy.json, --write flakeproof.policy.json, or both'],
+  ])('policy %j is refused: %s', async (args, message) => {
+    const result = await runCli(['policy', ...args])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(message)
+  })
+
+  it('refuses to write the committed policy from a command-mode measurement, which lists no tests', async () => {
+    const dir = tempDir()
+    const from = join(dir, 'rate.json')
+    writeFileSync(from, JSON.stringify(rateFile({ trials: 10, failures: 2, rate: 0.2, ci_low: 0.057, ci_high: 0.51 })))
+    const result = await runCli(['policy', '--from', from, '--write', join(dir, 'flakeproof.policy.json')])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('measured a command, not tests; --write lists tests')
+  })
 })
