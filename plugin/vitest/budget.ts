@@ -18,7 +18,8 @@ export type RunOnce = (options: ResolvedVitestOptions) => Promise<{ code: number
 export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: number, runOnce: RunOnce, log: (line: string) => void): Promise<number> {
   const startedAt = Date.now()
   log(` flakeproof budget ${formatMs(budgetMs)}: timing ${CALIBRATION_RUNS} runs of the selection first`)
-  const calibration = await runOnce({ ...resolved, budget: undefined, repeat: CALIBRATION_RUNS })
+  // `budget` stays set: the reporter then knows this is the calibration and shows no verdicts.
+  const calibration = await runOnce({ ...resolved, repeat: CALIBRATION_RUNS, observe: false })
   const ratePath = join(calibration.outDir, 'rate.json')
   const rate = readJsonFile(ratePath, RateFileSchema, '--flaky-budget', 'The calibration run wrote no measurement; check that the selection has tests.')
   if (Date.parse(rate.started_at) < startedAt - 1000 || rate.trials === 0) {

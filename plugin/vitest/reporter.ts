@@ -333,6 +333,12 @@ export default class FlakeproofReporter implements Reporter {
       log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`no test ran: the files in ${where} were left as they were`))
       return
     }
+    // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
+    // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
+    if (this._options.budget !== undefined) {
+      log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`calibration: ${result.tests.length} test(s), ${this._options.repeat ?? 1} runs each`))
+      return
+    }
     log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${where}`))
     if (result.summary) log(pc.dim(`  report: ${join(where, 'report.html')}`))
     for (const test of unfinished) {

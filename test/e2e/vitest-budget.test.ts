@@ -16,6 +16,8 @@ describe('flakeproof vitest --flaky-budget', () => {
     const result = await runFlakeproofVitest(['--flaky-budget', '2s', '--flaky-out', out, '--flaky-out-anywhere', '-t', 'steady'], {}, FIXTURE)
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('flakeproof budget 2 s: timing 3 runs of the selection first')
+    // Three repetitions are too few for a verdict: the calibration shows none.
+    expect(result.stdout).toContain('calibration: 1 test(s), 3 runs each')
     const announced = /one run of 1 test\(s\) takes [\d.]+ m?s; repeating (\d+) times/.exec(result.stderr)
     expect(announced, result.stderr).not.toBeNull()
     const repeat = Number(announced?.[1])
@@ -37,6 +39,7 @@ describe('flakeproof vitest --flaky-budget', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('the selection failed all 3 of its first runs: a deterministic failure, not a flake. Fix it as a normal bug; it is not repeated.')
     expect(result.stderr).toContain('   tests/ci.test.ts > fragile: fails every fourth call')
+    expect(result.stdout).not.toContain('BROKEN')
     // Only the three calibration runs were made.
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema)).toMatchObject({ trials: 3, failures: 3 })
   }, 60_000)
