@@ -55,10 +55,13 @@ describe('a committed policy in CI', () => {
     // Without --flaky-update-policy the file is left as it was.
     expect(readFileSync(policyPath, 'utf8')).toBe(before)
 
-    // A test the policy does not list fails the run as always; through the wrapper too.
-    const unlisted = await runFlakeproofVitest(['--flaky-enforce', ...policy], { FIXTURE_UNLISTED_FAIL: '1' }, FIXTURE)
+    // A test the policy does not list fails the run as always, through the wrapper too; a blanket
+    // `--retry 3` gives it no second try (call 2 never happens), and listed tests keep their budget.
+    const unlisted = await runFlakeproofVitest(['--flaky-enforce', ...policy, '--retry', '3'], { FIXTURE_UNLISTED_FAIL: '1' }, FIXTURE)
     expect(unlisted.code).toBe(1)
-    expect(unlisted.stdout + unlisted.stderr).toContain('UNLISTED_BUG: a new failure')
+    expect(unlisted.stdout + unlisted.stderr).toContain('UNLISTED_BUG: a new failure (call 1)')
+    expect(unlisted.stdout + unlisted.stderr).not.toContain('(call 2)')
+    expect(unlisted.stdout).toContain(`↻ ${FLAKY}  passed after 1 of its 2 retries`)
 
     // A proof of the still-fragile test: 11 repetitions, calls 4 and 8 fail, so it stays quarantined.
     const still = await vitest(['--flaky-proof', '--flaky-update-policy', ...policy, ...out])
