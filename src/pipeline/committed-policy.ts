@@ -1,6 +1,7 @@
 import type { CommittedPolicy, PolicyEntry } from '../artifacts/committed-policy-schema.js'
 import type { RateFile } from '../artifacts/schemas.js'
 import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { FlakeproofError } from '../errors.js'
 import { choosePlanningBasis } from './plan.js'
 import { decidePolicy } from './policy.js'
 
@@ -20,6 +21,13 @@ export interface PolicyUpdate {
  * test that was never listed stays unlisted: no retry is due to it, and its failures fail the run.
  */
 export function mergeMeasurement(existing: CommittedPolicy | null, rate: RateFile, source: string): PolicyUpdate {
+  // One confidence for the whole file: its kept entries' green runs were planned at the old one.
+  if (existing && existing.confidence !== rate.confidence) {
+    throw new FlakeproofError(
+      `${source} was measured at confidence ${rate.confidence}, the committed policy is at ${existing.confidence}; measure again with --flaky-confidence ${existing.confidence}, or delete the file to start over at ${rate.confidence}`,
+      'E_INPUT',
+    )
+  }
   const tests: Record<string, PolicyEntry> = { ...existing?.tests }
   const added: string[] = []
   const updated: string[] = []

@@ -60,4 +60,11 @@ describe('mergeMeasurement: flakeproof.policy.json from a rate.json', () => {
     const { policy } = mergeMeasurement(null, rateWith([measured('z', 1, 10, 'flaky'), measured('B', 1, 10, 'flaky'), measured('a', 1, 10, 'flaky')]), 'rate.json')
     expect(Object.keys(policy.tests)).toEqual(['a.test.ts > B', 'a.test.ts > a', 'a.test.ts > z'])
   })
+
+  it('refuses a measurement at another confidence than the policy', () => {
+    const existing = { schema_version: 1 as const, confidence: 0.99, tests: { 'a.test.ts > old': quarantined } }
+    expect(() => mergeMeasurement(existing, rateWith([measured('flaky', 20, 100, 'flaky')]), '--from rate.json')).toThrow(
+      '--from rate.json was measured at confidence 0.95, the committed policy is at 0.99; measure again with --flaky-confidence 0.99, or delete the file to start over at 0.95',
+    )
+  })
 })
