@@ -217,12 +217,15 @@ function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: s
   // The committed policy, when there is one, is what CI proves against (docs/contracts.md §7).
   const { path, shown } = policyPathOf(root, options)
   const committed = readCommittedPolicy(path, '--flaky-proof')
-  const { runs, from, nothingToProve } = committed ? proofFromCommitted(committed, path, shown, options.proofRequired) : readProofRuns(outDir)
+  const proving: { runs: Record<string, number>; from: string; nothingToProve?: string } = committed
+    ? proofFromCommitted(committed, path, shown, options.proofRequired)
+    : readProofRuns(outDir)
+  const { runs, from, nothingToProve } = proving
   return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from, ...(nothingToProve ? { nothingToProve } : {}) }
 }
 
 /** Each test that was flaky in the last measurement, and the green runs its fix must pass. */
-function readProofRuns(outDir: string): { runs: Record<string, number>; from: string; nothingToProve?: string } {
+function readProofRuns(outDir: string): { runs: Record<string, number>; from: string } {
   const policyPath = join(outDir, 'policy.json')
   const planPath = join(outDir, 'runs_needed.json')
   const hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'

@@ -116,8 +116,8 @@ export default class FlakeproofReporter implements Reporter {
     this._console.clear()
     this._seen.clear()
     this._lost = 0
-    const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     if (this._options.nothingToProve) return
+    const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
       // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
       const outDir = this._outDir()
