@@ -12,8 +12,8 @@ export type RunOnce = (options: ResolvedVitestOptions) => Promise<{ code: number
 /**
  * `flakeproof vitest --flaky-budget 5m` (docs/contracts.md §7): the selection runs CALIBRATION_RUNS
  * times first, which times one run and checks it is not simply broken; then it is measured with as
- * many repetitions as the budget holds (src/core/time-budget.ts). A selection that failed every
- * calibration run is not repeated: it is a bug to fix, not a flake to measure.
+ * many repetitions as the budget holds (src/core/time-budget.ts). A selection in which a test failed
+ * every calibration run is not repeated: that is a bug to fix, not a flake to measure.
  */
 export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: number, runOnce: RunOnce, log: (line: string) => void): Promise<number> {
   const startedAt = Date.now()
@@ -26,11 +26,12 @@ export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: n
     throw new FlakeproofError(`--flaky-budget: no test ran in the calibration run, so there is nothing to time (${ratePath} is older); check the selection`, 'E_INPUT')
   }
   const tests = rate.tests ?? []
+  const failedEveryRun = tests.filter((t) => t.trials === rate.trials && t.failures === t.trials)
   // Tests and hooks of all modules summed, over the runs: parallel workers make the wall time shorter,
   // so the budget is, if anything, underused, never overrun.
   const singleRunMs = calibration.testTimeMs / rate.trials
-  const plan = planBudgetRepeats({ budgetMs, singleRunMs, tests: tests.length, runs: rate.trials, failedRuns: rate.failures, maxRepeat: MAX_TRIALS })
-  for (const line of describePlan(plan, budgetMs, singleRunMs, tests)) log(line)
+  const plan = planBudgetRepeats({ budgetMs, singleRunMs, tests: tests.length, runs: rate.trials, failedEveryRun: failedEveryRun.length, maxRepeat: MAX_TRIALS })
+  for (const line of describePlan(plan, budgetMs, singleRunMs, tests.length, failedEveryRun)) log(line)
   if (plan.kind === 'deterministic') return 1
   process.exitCode = 0
   return (await runOnce({ ...resolved, budget: undefined, repeat: plan.repeat })).code
@@ -38,15 +39,14 @@ export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: n
 
 // --- internal ---
 
-function describePlan(plan: BudgetPlan, budgetMs: number, singleRunMs: number, tests: readonly { id: string; failures: number; trials: number }[]): string[] {
+function describePlan(plan: BudgetPlan, budgetMs: number, singleRunMs: number, tests: number, failedEveryRun: readonly { id: string }[]): string[] {
   if (plan.kind === 'deterministic') {
-    const always = tests.filter((t) => t.trials > 0 && t.failures === t.trials).map((t) => `   ${t.id}`)
     return [
-      ` flakeproof the selection failed all ${plan.failedRuns} of its first runs: a deterministic failure, not a flake. Fix it as a normal bug; it is not repeated.`,
-      ...(always.length > 0 ? [' failed every run:', ...always] : []),
+      ` flakeproof ${plan.failedEveryRun} test(s) failed all ${CALIBRATION_RUNS} of their first runs: a deterministic failure, not a flake. Fix it as a normal bug; nothing is repeated.`,
+      ...failedEveryRun.map((t) => `   ${t.id}`),
     ]
   }
-  const one = ` flakeproof one run of ${tests.length} test(s) takes ${formatMs(singleRunMs)}`
+  const one = ` flakeproof one run of ${tests} test(s) takes ${formatMs(singleRunMs)}`
   const fitted = `round(${formatMs(budgetMs)} / ${formatMs(singleRunMs)}) = ${plan.fitted}`
   if (plan.forcedFewer) {
     const floor = plan.overBudget ? `, raised to ${plan.repeat}, the fewest that can show a flake` : ''

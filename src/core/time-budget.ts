@@ -2,8 +2,9 @@
  * The shakedown rule (../shared/seeds/shakedown-flaky-test-skill.txt, step 2): repeat a selection
  * N = max(100, round(budget / one run)) times; a single test gets at least 100 even past the
  * budget, a larger selection is cut to what fits the budget (never below 2, the fewest that can
- * show a flake) and the cut is said out loud. A selection that failed every calibration run is a
- * deterministic failure and is not repeated at all.
+ * show a flake) and the cut is said out loud. A selection with a test that failed every calibration
+ * run holds a deterministic failure and is not repeated at all. Every run failing is not enough:
+ * three flaky tests failing in turn fail every run without any of them being deterministic.
  */
 
 /**
@@ -18,7 +19,7 @@ export const BUDGET_MIN_REPEAT = 100
 export const BUDGET_FLOOR_REPEAT = 2
 
 export type BudgetPlan =
-  | { kind: 'deterministic'; failedRuns: number }
+  | { kind: 'deterministic'; failedEveryRun: number }
   | { kind: 'planned'; repeat: number; fitted: number; forcedFewer: boolean; overBudget: boolean }
 
 export interface Calibration {
@@ -27,15 +28,16 @@ export interface Calibration {
   singleRunMs: number
   /** Tests in the selection. */
   tests: number
-  /** Calibration runs of the selection, and how many of them failed. */
+  /** Calibration runs of the selection. */
   runs: number
-  failedRuns: number
+  /** Tests that ran in every calibration run and failed every one. */
+  failedEveryRun: number
   /** Most repetitions one run may ask for (the repeat option's limit). */
   maxRepeat: number
 }
 
 export function planBudgetRepeats(c: Calibration): BudgetPlan {
-  if (c.runs > 0 && c.failedRuns === c.runs) return { kind: 'deterministic', failedRuns: c.failedRuns }
+  if (c.failedEveryRun > 0) return { kind: 'deterministic', failedEveryRun: c.failedEveryRun }
   // A run shorter than a millisecond still takes one: the quotient stays finite.
   const fitted = Math.min(c.maxRepeat, Math.round(c.budgetMs / Math.max(c.singleRunMs, 1)))
   if (c.tests <= 1) {

@@ -33,11 +33,11 @@ describe('flakeproof vitest --flaky-budget', () => {
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).trials).toBe(2)
   }, 60_000)
 
-  it('reports a selection failing every first run as a deterministic failure and does not repeat it', async () => {
+  it('reports a test failing every first run as a deterministic failure and repeats nothing', async () => {
     const out = tempDir()
     const result = await runFlakeproofVitest(['--flaky-budget', '5m', '--flaky-out', out, '--flaky-out-anywhere', '-t', 'fragile'], { FIXTURE_BREAK: '1' }, FIXTURE)
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain('the selection failed all 3 of its first runs: a deterministic failure, not a flake. Fix it as a normal bug; it is not repeated.')
+    expect(result.stderr).toContain('1 test(s) failed all 3 of their first runs: a deterministic failure, not a flake. Fix it as a normal bug; nothing is repeated.')
     expect(result.stderr).toContain('   tests/ci.test.ts > fragile: fails every fourth call')
     expect(result.stdout).not.toContain('BROKEN')
     // Only the three calibration runs were made.

@@ -19,15 +19,15 @@ describe('planBudgetRepeats: N = max(100, round(budget / one run)) (shakedown sk
     [300_000, 0.2, 1, 300_000, 300_000, false, false], // a run under 1 ms counts as 1 ms
     [3_600_000 * 24 * 20, 1, 1, MAX, MAX, false, false], // capped at the repeat limit
   ])('budget %i ms, one run %i ms, %i test(s) → %i', (budgetMs, singleRunMs, tests, repeat, fitted, forcedFewer, overBudget) => {
-    expect(planBudgetRepeats({ budgetMs, singleRunMs, tests, runs: 3, failedRuns: 0, maxRepeat: MAX })).toEqual({ kind: 'planned', repeat, fitted, forcedFewer, overBudget })
+    expect(planBudgetRepeats({ budgetMs, singleRunMs, tests, runs: 3, failedEveryRun: 0, maxRepeat: MAX })).toEqual({ kind: 'planned', repeat, fitted, forcedFewer, overBudget })
   })
 
   it.each([
-    [3, 3, { kind: 'deterministic', failedRuns: 3 }], // failed every calibration run: fix it as a normal bug
-    [3, 2, { kind: 'planned', repeat: 300, fitted: 300, forcedFewer: false, overBudget: false }], // one pass: a flake is possible
-    [3, 0, { kind: 'planned', repeat: 300, fitted: 300, forcedFewer: false, overBudget: false }],
-  ])('%i calibration runs, %i failed → %o', (runs, failedRuns, plan) => {
-    expect(planBudgetRepeats({ budgetMs: 300_000, singleRunMs: 1_000, tests: 1, runs, failedRuns, maxRepeat: MAX })).toEqual(plan)
+    [1, { kind: 'deterministic', failedEveryRun: 1 }], // a test failed all 3 calibration runs: fix it as a normal bug
+    // Every run may have failed with no test failing them all (flaky tests failing in turn): not deterministic.
+    [0, { kind: 'planned', repeat: 300, fitted: 300, forcedFewer: false, overBudget: false }],
+  ])('%i test(s) failing every calibration run → %o', (failedEveryRun, plan) => {
+    expect(planBudgetRepeats({ budgetMs: 300_000, singleRunMs: 1_000, tests: 4, runs: 3, failedEveryRun, maxRepeat: MAX })).toEqual(plan)
   })
 })
 
