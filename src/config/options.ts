@@ -116,7 +116,7 @@ const policy = options([
   {
     name: 'write',
     placeholder: '<file>',
-    description: 'update the committed policy (flakeproof.policy.json) from --from, keeping tests not measured',
+    description: 'update the committed policy (flakeproof.policy.json) from --from, at its confidence, keeping tests not measured',
     value: text('--write', 'flakeproof.policy.json').optional(),
     output: 'file',
   },
