@@ -145,8 +145,7 @@ export function resolveVitestOptions(
   Object.assign(sources, flags.sources)
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
-  const options = result.data
-  refuseConflicts(options, sources)
+  const options = withOneKindOfRun(result.data, sources)
   return options.repeat === undefined && !options.proof && !options.enforce && options.budget === undefined ? undefined : options
 }
 
@@ -176,12 +175,20 @@ export function resolveOutDir(root: string, options: Pick<ResolvedVitestOptions,
 
 // --- internal ---
 
-/** Enforcing, measuring, proving and budgeting are different runs: one at a time. */
-function refuseConflicts(options: ResolvedVitestOptions, sources: Record<string, string>): void {
-  const modes = (['repeat', 'proof', 'enforce', 'budget'] as const).filter((k) => options[k] !== undefined && options[k] !== false)
-  if (modes.length < 2) return
-  const named = modes.map((k) => sources[k] ?? k)
-  throw new FlakeproofError(`${named.join(' and ')} ask for different runs (measure, proof, enforce, budget); give one of them`, 'E_USAGE')
+/**
+ * Enforcing and budgeting are runs of their own. `enforce: true` in the config is what CI runs, so a
+ * measurement or proof asked for on the command line sets it aside; asked for together on the
+ * command line, or a budget with a repeat count or proof, they are refused. (A proof already wins
+ * over a repeat count, as before.)
+ */
+function withOneKindOfRun(options: ResolvedVitestOptions, sources: Record<string, string>): ResolvedVitestOptions {
+  const others = (['repeat', 'proof', 'budget'] as const).filter((k) => options[k] !== undefined && options[k] !== false)
+  const configured = (k: string): boolean => sources[k]?.startsWith('flakeproof(') === true
+  const yields = options.enforce && configured('enforce') && others.some((k) => !configured(k))
+  const resolved = yields ? { ...options, enforce: false } : options
+  const clashing = resolved.enforce ? (others.length > 0 ? ['enforce', ...others] : []) : resolved.budget !== undefined && others.length > 1 ? others : []
+  if (clashing.length === 0) return resolved
+  throw new FlakeproofError(`${clashing.map((k) => sources[k] ?? k).join(' and ')} ask for different runs (measure, proof, enforce, budget); give one of them`, 'E_USAGE')
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */

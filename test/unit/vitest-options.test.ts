@@ -23,6 +23,9 @@ describe('resolveVitestOptions', () => {
     ['proof required', {}, ['--flaky-proof', '--flaky-proof-required'], {}, { proof: true, proofRequired: true }],
     // 5m = 5 · 60 000 ms (src/core/duration.ts)
     ['budget', {}, ['--flaky-budget', '5m'], {}, { budget: 300_000 }],
+    // CI enforces from the config; measuring on the command line sets that aside.
+    ['a measurement over a configured enforce', { enforce: true }, ['--flaky-repeat', '50'], {}, { repeat: 50 }],
+    ['a proof over a configured enforce', { enforce: true }, ['--flaky-proof'], {}, { proof: true }],
   ])('%s', (_name, options, args, env, expected) => {
     expect(resolveVitestOptions(options, args, env)).toEqual({ ...defaults, ...expected })
   })
@@ -44,8 +47,9 @@ describe('resolveVitestOptions', () => {
     [{}, ['--flaky-rep', '3'], {}, 'unknown flag --flaky-rep'],
     [{}, ['--flaky-observe=maybe', '--flaky-repeat', '2'], {}, '--flaky-observe must be true or false (got "maybe")'],
     [{}, ['--flaky-budget', '5 min'], {}, '--flaky-budget must be a duration such as 5m, 300s or 1h (at most 2147483647 ms) (got "5 min")'],
-    [{}, ['--flaky-enforce', '--flaky-repeat', '5'], {}, '--flaky-repeat and --flaky-enforce ask for different runs (measure, proof, enforce, budget); give one of them'],
+    [{}, ['--flaky-enforce', '--flaky-repeat', '5'], {}, '--flaky-enforce and --flaky-repeat ask for different runs (measure, proof, enforce, budget); give one of them'],
     [{ proof: true }, ['--flaky-budget', '1m'], {}, 'flakeproof({ proof }) and --flaky-budget ask for different runs'],
+    [{ enforce: true, repeat: 5 }, [], {}, 'flakeproof({ enforce }) and flakeproof({ repeat }) ask for different runs'],
   ])('rejects %j %j %j', (options, args, env, message) => {
     expect(() => resolveVitestOptions(options, args, env)).toThrow(message)
   })
