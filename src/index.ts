@@ -31,3 +31,14 @@ export { compareObservations, toObservation } from './pipeline/observe.js'
 export { buildRunsNeeded, choosePlanningBasis, PLAN_CONFIDENCES } from './pipeline/plan.js'
 export { decidePolicy } from './pipeline/policy.js'
 export { buildSummary } from './pipeline/report.js'
+export { type CommittedPolicy, CommittedPolicySchema, type PolicyEntry, type Quarantine } from './artifacts/committed-policy-schema.js'
+export { mergeMeasurement } from './pipeline/committed-policy.js'
+export {
+  clearProven,
+  type EnforcedResult,
+  type EnforcedTest,
+  judgeEnforcedRun,
+  listQuarantined,
+  proofRunsOf,
+  type QuarantinedTest,
+} from './pipeline/enforcement.js'

@@ -1,7 +1,9 @@
+import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
 import { isFlakeproofError } from '../../src/errors.js'
-import { extractVitestFlags, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import { extractVitestFlags, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { checkVitestArgs } from './_vitest-args.js'
+import { type RunOnce, runWithBudget } from './budget.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
@@ -12,14 +14,27 @@ import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } 
 export async function runVitestWrapper(args: readonly string[]): Promise<number> {
   const { rest } = extractVitestFlags(args)
   const resolved = resolveVitestOptions({}, args, process.env)
-  const { createVitest, parseCLI } = await import('vitest/node')
   const vitestArgs = rest[0] === 'run' ? rest.slice(1) : rest
   await checkVitestArgs(vitestArgs)
+  const command = `flakeproof vitest ${args.join(' ')}`.trim()
+  const runOnce = (options: ResolvedVitestOptions | undefined): ReturnType<RunOnce> => runVitestOnce(options, vitestArgs, command)
+  if (resolved?.budget !== undefined) {
+    return runWithBudget(resolved, resolved.budget, runOnce, (line) => process.stderr.write(`${line}\n`))
+  }
+  return (await runOnce(resolved)).code
+}
+
+// --- internal ---
+
+/** One Vitest run with flakeproof's options installed: its exit code, and where the files went. */
+async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitestArgs: string[], command: string): ReturnType<RunOnce> {
+  const { createVitest, parseCLI } = await import('vitest/node')
   const { filter, options: cliOptions } = parseCLI(['vitest', 'run', ...vitestArgs])
   // Any flakeproof() already in the user's config resolves to these same options.
-  const override: WrapperOverride = { options: resolved, command: `flakeproof vitest ${args.join(' ')}`.trim() }
+  const override: WrapperOverride = { options: resolved, command }
   ;(globalThis as Record<symbol, unknown>)[WRAPPER_OPTIONS] = override
   const vitest = await createVitest('test', { ...cliOptions, watch: false, run: true }, { plugins: [flakeproof()] })
+  const outDir = resolve(vitest.config.root, resolved?.outDir ?? '.flakeproof')
   try {
     // Projects from their own config files never see a root plugin: install on the instance too.
     if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
@@ -31,10 +46,11 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
   } finally {
     await vitest.close()
   }
-  return typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0)
+  const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0)
+  // Time in tests and their hooks, every module summed: what each repetition adds, without Vitest's start.
+  const testTimeMs = vitest.state.getTestModules().reduce((sum, m) => sum + m.diagnostic().duration, 0)
+  return { code, outDir, testTimeMs }
 }
-
-// --- internal ---
 
 /**
  * What `vitest run` does with an error from `start` (its `startVitest`): "no test files" was already

@@ -15,7 +15,9 @@ import {
   resolveVitestOptions,
 } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
+import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
 import type { RunnerOptions } from './_protocol.js'
+import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
@@ -91,8 +93,11 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         if (isInlineProject(project) && !project.extends) project.plugins = [...(project.plugins ?? []), plugin]
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
+      if (resolved.budget !== undefined && !wrapped) {
+        throw stackless('flakeproof: --flaky-budget times a first run and then starts a second one, which only `npx flakeproof vitest --flaky-budget 5m [vitest args]` can do')
+      }
       // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
-      return { test: { runner: RUNNER, includeTaskLocation: true } }
+      return { test: { runner: resolved.enforce ? ENFORCE_RUNNER : RUNNER, includeTaskLocation: true } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
@@ -125,11 +130,18 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
+  if (resolved.enforce) {
+    const enforcing = withoutStack(() => installEnforcement(vitest, resolved))
+    ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
+    if (when === 'runtime') enforcing.onInit(vitest)
+    existing.push(enforcing as never)
+    return
+  }
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
   // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
   const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   vitest.onClose(() => lock.release())
-  const runnerOptions = withoutStack(() => toRunnerOptions(resolved, outDir))
+  const { nothingToProve, ...runnerOptions } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root))
   // A JUnit path that can never be written is refused now, not after the whole measurement.
   const { junit } = resolved
   if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
@@ -142,7 +154,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const { mode, proofRuns, proofFrom } = runnerOptions
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command })
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), ...(nothingToProve ? { nothingToProve } : {}), command })
   if (when === 'runtime') reporter.onInit(vitest)
   const kept = existing.filter((r) => !isReporterName(r))
   existing.splice(0, existing.length, ...kept, reporter as never)
@@ -203,13 +215,19 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
   sequence.seed = seed
 }
 
-function toRunnerOptions(options: ResolvedVitestOptions, outDir: string): RunnerOptions {
+function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string): RunnerOptions & { nothingToProve?: string } {
   const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
   if (!options.proof) {
     return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
   }
-  const { runs, from } = readProofRuns(outDir)
-  return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from }
+  // The committed policy, when there is one, is what CI proves against (docs/contracts.md §9).
+  const { path, shown } = policyPathOf(root, options)
+  const committed = readCommittedPolicy(path, '--flaky-proof')
+  const proving: { runs: Record<string, number>; from: string; nothingToProve?: string } = committed
+    ? proofFromCommitted(committed, path, shown, options.proofRequired)
+    : readProofRuns(outDir)
+  const { runs, from, nothingToProve } = proving
+  return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from, ...(nothingToProve ? { nothingToProve } : {}) }
 }
 
 /** Each test that was flaky in the last measurement, and the green runs its fix must pass. */

@@ -16,6 +16,7 @@ import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
+import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -35,6 +36,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   proofFrom?: string
   /** How the run was started, for the files' `command`. */
   command?: string
+  /** Set by the plugin for a proof from the committed policy with nothing quarantined: said at the end, nothing recorded. */
+  nothingToProve?: string
 }
 
 /**
@@ -63,10 +66,10 @@ export default class FlakeproofReporter implements Reporter {
   private readonly _locations = new Map<string, { file: string; line?: number | undefined }>()
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proofRuns, proofFrom, command, ...rest } = options
+    const { runnerMode, proofRuns, proofFrom, command, nothingToProve, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
-    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command }
+    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command, nothingToProve }
   }
 
   onInit(vitest: Vitest): void {
@@ -117,6 +120,7 @@ export default class FlakeproofReporter implements Reporter {
     this._seen.clear()
     this._locations.clear()
     this._lost = 0
+    if (this._options.nothingToProve) return
     const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
       // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
@@ -181,6 +185,7 @@ export default class FlakeproofReporter implements Reporter {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
     this._progress = undefined
+    if (this._options.nothingToProve) this._log(pc.green(this._options.nothingToProve))
     if (!this._recorder) return
     const recorder = this._recorder
     this._recorder = undefined
@@ -193,6 +198,7 @@ export default class FlakeproofReporter implements Reporter {
     this._print(result, unfinished, runErrors)
     this._publishForCi(result)
     if (result.proof && !result.proof.passed) process.exitCode = 1
+    if (result.proof && this._options.updatePolicy) this._clearQuarantines(result.proof.tests ?? {})
   }
 
   /** Under GitHub Actions the step summary and annotations; with `junit` the JUnit file (docs/contracts.md §8). */
@@ -224,6 +230,14 @@ export default class FlakeproofReporter implements Reporter {
       if (this._options.runnerMode === 'proof') process.exitCode = 1
       return undefined
     }
+  }
+
+  /** `--flaky-update-policy` after a proof from the committed policy: tests proven fixed leave quarantine. */
+  private _clearQuarantines(proven: Readonly<Record<string, { passed: boolean; status: string }>>): void {
+    const { path, shown } = policyPathOf(this._vitest?.config.root ?? process.cwd(), this._options)
+    if (this._options.proofFrom !== path) return
+    const cleared = this._degradeGracefully(() => clearProvenInPolicy(path, proven)) ?? []
+    for (const id of cleared) this._log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
   }
 
   private _log(line: string, level: 'log' | 'warn' = 'log'): void {
@@ -339,6 +353,12 @@ export default class FlakeproofReporter implements Reporter {
     const where = shown === '' ? '.' : shown.startsWith('..') ? result.dir : shown
     if (result.unchanged) {
       log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`no test ran: the files in ${where} were left as they were`))
+      return
+    }
+    // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
+    // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
+    if (this._options.budget !== undefined) {
+      log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`calibration: ${result.tests.length} test(s), ${this._options.repeat ?? 1} runs each`))
       return
     }
     log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${where}`))

@@ -19,7 +19,7 @@ const YIELD_EVERY_MS = 1000
 // 4.1+ exports the class as `TestRunner`; 3.2 and 4.0 only from `vitest/runners` (removed in 5).
 type RunnerClass = (new (config: never) => Record<string, unknown>) & { getTestFn?: TestFnGetter }
 type TestFnGetter = (test: Test) => () => unknown
-const Base: RunnerClass =
+export const Base: RunnerClass =
   ((vitest as Record<string, unknown>).TestRunner as RunnerClass | undefined) ??
   ((await import('vitest/runners' as string)) as { VitestTestRunner: RunnerClass }).VitestTestRunner
 // 4.1 deprecates `vitest/suite` in favour of the runner's static methods; 3.2 and 4.0 only have it.
@@ -271,12 +271,12 @@ function isPromise(value: unknown): value is Promise<unknown> {
   return typeof (value as Promise<unknown> | undefined)?.then === 'function'
 }
 
-function allTests(tasks: readonly Task[]): Test[] {
+export function allTests(tasks: readonly Task[]): Test[] {
   return tasks.flatMap((task) => (task.type === 'test' ? [task] : 'tasks' in task ? allTests((task as Suite).tasks) : []))
 }
 
 /** Suite names, outside in, then the test's: the file task (the one with a filepath) left out. */
-function namesOf(test: Test): string[] {
+export function namesOf(test: Test): string[] {
   const names: string[] = []
   for (let task: Task | undefined = test; task && !('filepath' in task); task = task.suite) names.unshift(task.name)
   return names

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CommittedPolicySchema } from './committed-policy-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -179,5 +180,6 @@ export const ARTIFACT_SCHEMAS = {
   policy: { file: 'policy.json', schema: PolicyFileSchema },
   proof: { file: 'proof.json', schema: ProofFileSchema },
   summary: { file: 'summary.json', schema: SummaryFileSchema },
+  committed_policy: { file: 'flakeproof.policy.json (committed, docs/contracts.md §9)', schema: CommittedPolicySchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -112,9 +112,25 @@ export const OBSERVE = options([
 const policy = options([
   ...rateOrFrom('decide from a bare rate in [0, 1]', 'decide from a measurement (its exact counts)'),
   FLAG.confidence,
-  out('policy.json', 'policy.json'),
+  out('policy.json', 'policy.json', false),
+  {
+    name: 'write',
+    placeholder: '<file>',
+    description: 'update the committed policy (flakeproof.policy.json) from --from, at its confidence, keeping tests not measured',
+    value: text('--write', 'flakeproof.policy.json').optional(),
+    output: 'file',
+  },
 ])
-export const POLICY = { ...policy, schema: policy.schema.superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--from rate.json or --rate 0.2')) }
+export const POLICY = {
+  ...policy,
+  schema: policy.schema
+    .superRefine(exactlyOne(['--rate', '--from'], (o) => [o.rate, o.from], '--from rate.json or --rate 0.2'))
+    .superRefine((o, ctx) => {
+      // The committed policy lists tests, so it is written from a test-mode measurement only.
+      if (o.out === undefined && o.write === undefined) ctx.addIssue({ code: 'custom', message: 'pass --out policy.json, --write flakeproof.policy.json, or both' })
+      if (o.write !== undefined && o.from === undefined) ctx.addIssue({ code: 'custom', message: '--write needs --from <rate.json> (a Vitest measurement); e.g. --from .flakeproof/rate.json --write flakeproof.policy.json' })
+    }),
+}
 
 const proof = options([
   { ...FLAG.cmd, placeholder: '"<fixed command>"', description: 'the fixed command' },

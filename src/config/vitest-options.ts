@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { z } from 'zod'
+import { parseDurationMs } from '../core/duration.js'
 import { FlakeproofError } from '../errors.js'
 import { MAX_TIMER_MS, MAX_TRIALS } from './flags.js'
 
@@ -33,6 +34,16 @@ export const VitestOptionsSchema = z
     seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
     /** Also write the measurement as JUnit XML here, relative to the project root (docs/contracts.md §8). */
     junit: z.string().min(1).optional(),
+    /** Enforce the committed policy: listed tests get their retry budget, quarantined ones cannot fail the run. @default false */
+    enforce: z.boolean().default(false),
+    /** The committed policy, relative to the project root (docs/contracts.md §9). @default 'flakeproof.policy.json' */
+    policy: z.string().min(1).default('flakeproof.policy.json'),
+    /** Write what an enforced run or a proof found into the committed policy (quarantine in, quarantine out). @default false */
+    updatePolicy: z.boolean().default(false),
+    /** A proof with nothing to prove fails instead of passing. @default false */
+    proofRequired: z.boolean().default(false),
+    /** `flakeproof vitest` only: time one run, then repeat to fill this many milliseconds (at least 100 for one test). */
+    budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -61,6 +72,11 @@ export const VITEST_FLAGS = {
   '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
   '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
   '--flaky-junit': { key: 'junit', kind: 'string', placeholder: '<file>', help: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', example: 'flaky-junit.xml' },
+  '--flaky-enforce': { key: 'enforce', kind: 'boolean', placeholder: '', help: 'enforce the committed policy: retry = budget for listed tests, 0 for others; quarantined tests run but cannot fail the run', example: '' },
+  '--flaky-policy': { key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
+  '--flaky-update-policy': { key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
+  '--flaky-proof-required': { key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
+  '--flaky-budget': { key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -132,8 +148,8 @@ export function resolveVitestOptions(
   Object.assign(sources, flags.sources)
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
-  const options = result.data
-  return options.repeat === undefined && !options.proof ? undefined : options
+  const options = withOneKindOfRun(result.data, sources)
+  return options.repeat === undefined && !options.proof && !options.enforce && options.budget === undefined ? undefined : options
 }
 
 /**
@@ -162,6 +178,22 @@ export function resolveOutDir(root: string, options: Pick<ResolvedVitestOptions,
 
 // --- internal ---
 
+/**
+ * Enforcing and budgeting are runs of their own. `enforce: true` in the config is what CI runs, so a
+ * measurement or proof asked for on the command line sets it aside; asked for together on the
+ * command line, or a budget with a repeat count or proof, they are refused. (A proof already wins
+ * over a repeat count, as before.)
+ */
+function withOneKindOfRun(options: ResolvedVitestOptions, sources: Record<string, string>): ResolvedVitestOptions {
+  const others = (['repeat', 'proof', 'budget'] as const).filter((k) => options[k] !== undefined && options[k] !== false)
+  const configured = (k: string): boolean => sources[k]?.startsWith('flakeproof(') === true
+  const yields = options.enforce && configured('enforce') && others.some((k) => !configured(k))
+  const resolved = yields ? { ...options, enforce: false } : options
+  const clashing = resolved.enforce ? (others.length > 0 ? ['enforce', ...others] : []) : resolved.budget !== undefined && others.length > 1 ? others : []
+  if (clashing.length === 0) return resolved
+  throw new FlakeproofError(`${clashing.map((k) => sources[k] ?? k).join(' and ')} ask for different runs (measure, proof, enforce, budget); give one of them`, 'E_USAGE')
+}
+
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
 function realpathOfNearest(path: string): string {
   if (existsSync(path)) return realpathSync(path)
@@ -181,6 +213,11 @@ const RULES: Record<string, string> = {
   proof: 'true or false',
   seed: `a whole number from 0 to ${MAX_TIMER_MS}`,
   junit: 'a non-empty file path',
+  enforce: 'true or false',
+  policy: 'a non-empty path',
+  updatePolicy: 'true or false',
+  proofRequired: 'true or false',
+  budget: `a duration such as 5m, 300s or 1h (at most ${MAX_TIMER_MS} ms)`,
 }
 
 /**
@@ -190,6 +227,7 @@ const RULES: Record<string, string> = {
 function convert(kind: string, raw: string | undefined): unknown {
   if (kind === 'boolean') return raw === undefined ? true : raw === 'true' ? true : raw === 'false' ? false : raw
   if (kind === 'string' || raw === undefined) return raw
+  if (kind === 'duration') return parseDurationMs(raw) ?? raw
   const trimmed = raw.trim()
   const plain = kind === 'integer' ? /^\+?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)$/
   return plain.test(trimmed) ? Number(trimmed) : raw

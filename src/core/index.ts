@@ -15,3 +15,5 @@ export { discriminateTokens, isAllCaps, type TokenEvidence, type TokenResult, wo
 export { computeVerdict, type Outcome, type Verdict } from './verdict.js'
 export { stripAnsi } from './ansi.js'
 export { type WilsonInterval, wilsonInterval, Z_95, zForConfidence } from './wilson.js'
+export { parseDurationMs } from './duration.js'
+export { type BudgetPlan, CALIBRATION_RUNS, type Calibration, planBudgetRepeats } from './time-budget.js'

@@ -6,7 +6,7 @@ import { VITEST_FLAGS, VitestOptionsSchema } from '../../src/config/vitest-optio
 import { ROOT, runCli } from '../utils.js'
 
 describe('flakeproof schema', () => {
-  it.each(['rate', 'runs_needed', 'facts', 'test_facts', 'only_when_fail', 'observer', 'policy', 'proof', 'summary'])('prints the JSON Schema of %s', async (name) => {
+  it.each(['rate', 'runs_needed', 'facts', 'test_facts', 'only_when_fail', 'observer', 'policy', 'proof', 'summary', 'committed_policy'])('prints the JSON Schema of %s', async (name) => {
     const result = await runCli(['schema', name])
     expect(result.code).toBe(0)
     const schema = JSON.parse(result.stdout) as { type: string; required: string[]; $schema: string }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { tempDir } from '../utils.js'
 
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, policy: 'flakeproof.policy.json', updatePolicy: false, proofRequired: false }
 
 describe('resolveVitestOptions', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -19,6 +19,13 @@ describe('resolveVitestOptions', () => {
     ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat', '3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
     ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
     ['every flag', {}, ['--flaky-repeat', '5', '--flaky-slow-repeat', '7', '--flaky-confidence', '0.99', '--flaky-out', 'o', '--flaky-fail-on-flaky'], {}, { repeat: 5, slowRepeat: 7, confidence: 0.99, outDir: 'o', failOnFlaky: true }],
+    ['enforce', {}, ['--flaky-enforce', '--flaky-update-policy', '--flaky-policy', 'ci/policy.json'], {}, { enforce: true, updatePolicy: true, policy: 'ci/policy.json' }],
+    ['proof required', {}, ['--flaky-proof', '--flaky-proof-required'], {}, { proof: true, proofRequired: true }],
+    // 5m = 5 · 60 000 ms (src/core/duration.ts)
+    ['budget', {}, ['--flaky-budget', '5m'], {}, { budget: 300_000 }],
+    // CI enforces from the config; measuring on the command line sets that aside.
+    ['a measurement over a configured enforce', { enforce: true }, ['--flaky-repeat', '50'], {}, { repeat: 50 }],
+    ['a proof over a configured enforce', { enforce: true }, ['--flaky-proof'], {}, { proof: true }],
   ])('%s', (_name, options, args, env, expected) => {
     expect(resolveVitestOptions(options, args, env)).toEqual({ ...defaults, ...expected })
   })
@@ -39,6 +46,10 @@ describe('resolveVitestOptions', () => {
     [{}, ['--flaky-repeat'], {}, '--flaky-repeat needs a value; e.g. --flaky-repeat 200'],
     [{}, ['--flaky-rep', '3'], {}, 'unknown flag --flaky-rep'],
     [{}, ['--flaky-observe=maybe', '--flaky-repeat', '2'], {}, '--flaky-observe must be true or false (got "maybe")'],
+    [{}, ['--flaky-budget', '5 min'], {}, '--flaky-budget must be a duration such as 5m, 300s or 1h (at most 2147483647 ms) (got "5 min")'],
+    [{}, ['--flaky-enforce', '--flaky-repeat', '5'], {}, '--flaky-enforce and --flaky-repeat ask for different runs (measure, proof, enforce, budget); give one of them'],
+    [{ proof: true }, ['--flaky-budget', '1m'], {}, 'flakeproof({ proof }) and --flaky-budget ask for different runs'],
+    [{ enforce: true, repeat: 5 }, [], {}, 'flakeproof({ enforce }) and flakeproof({ repeat }) ask for different runs'],
   ])('rejects %j %j %j', (options, args, env, message) => {
     expect(() => resolveVitestOptions(options, args, env)).toThrow(message)
   })

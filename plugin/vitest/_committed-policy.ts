@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs'
+import { relative, resolve } from 'node:path'
+import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
+import { readJsonFile } from '../../src/artifacts/read.js'
+import { writeJsonAtomic } from '../../src/artifacts/write.js'
+import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
+import { clearProven } from '../../src/pipeline/enforcement.js'
+
+export const POLICY_HINT = 'Write it from a measurement: `flakeproof policy --from .flakeproof/rate.json --write flakeproof.policy.json`.'
+
+/** The committed policy's absolute path, and how to show it. */
+export function policyPathOf(root: string, options: Pick<ResolvedVitestOptions, 'policy'>): { path: string; shown: string } {
+  const path = resolve(root, options.policy)
+  const shown = relative(process.cwd(), path)
+  return { path, shown: shown === '' || shown.startsWith('..') ? path : shown }
+}
+
+/** The committed policy, or undefined when there is none (a bad file is an error, never ignored). */
+export function readCommittedPolicy(path: string, flag: string): CommittedPolicy | undefined {
+  return existsSync(path) ? readJsonFile(path, CommittedPolicySchema, flag, `Fix the file, or write it again. ${POLICY_HINT}`) : undefined
+}
+
+/** After a proof from the committed policy, with `--flaky-update-policy`: tests whose proof passed leave quarantine. */
+export function clearProvenInPolicy(path: string, proven: Readonly<Record<string, { passed: boolean; status: string }>>): string[] {
+  const policy = readCommittedPolicy(path, '--flaky-update-policy')
+  if (!policy) return []
+  const { updated, cleared } = clearProven(policy, proven)
+  if (cleared.length > 0) writeJsonAtomic(path, CommittedPolicySchema, updated)
+  return cleared
+}

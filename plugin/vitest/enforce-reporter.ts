@@ -1,0 +1,82 @@
+import pc from 'picocolors'
+import type { Reporter, TestCase, Vitest } from 'vitest/node'
+import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
+import { writeJsonAtomic } from '../../src/artifacts/write.js'
+import { type EnforcedResult, type EnforcedTest, judgeEnforcedRun, listQuarantined, type QuarantinedTest } from '../../src/pipeline/enforcement.js'
+import type {} from './_enforce-protocol.js'
+import { renderEnforcement } from './_enforce-text.js'
+import { REPORTER_BRAND } from './reporter.js'
+
+export interface EnforceReporterOptions {
+  /** The committed policy as read before the run, and where it lives (shown relative). */
+  policy: CommittedPolicy
+  policyPath: string
+  shownPath: string
+  /** Write new quarantines and failed-run counts back into the policy file. */
+  updatePolicy: boolean
+}
+
+/**
+ * Reports an enforced run (docs/contracts.md §9) after Vitest's own summary: listed tests that used
+ * their retries or failed beyond them, quarantined tests with their evidence, and proposals. With
+ * `updatePolicy` it writes the policy back. It never changes the exit code: Vitest decides it, and
+ * the runner already made quarantined failures passes.
+ */
+export default class EnforceReporter implements Reporter {
+  readonly [REPORTER_BRAND] = true
+  private readonly _options: EnforceReporterOptions
+  private _vitest: Vitest | undefined
+  private _seen: EnforcedTest[] = []
+  private _last: { results: EnforcedResult[]; quarantined: QuarantinedTest[]; proposed: string[] } | undefined
+
+  constructor(options: EnforceReporterOptions) {
+    this._options = options
+  }
+
+  onInit(vitest: Vitest): void {
+    this._vitest = vitest
+  }
+
+  onTestRunStart(): void {
+    this._seen = []
+    this._last = undefined
+  }
+
+  /** What the last enforced run found, once it ended: for summaries and annotations (issue 11, parts 5–6). */
+  lastRun(): { results: EnforcedResult[]; quarantined: QuarantinedTest[]; proposed: string[] } | undefined {
+    return this._last
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    const enforced = testCase.meta().flakeproofEnforced
+    if (enforced) this._seen.push(enforced)
+  }
+
+  onTestRunEnd(): void {
+    try {
+      this._end()
+    } catch (error) {
+      // A reporter never takes the run down: the tests' own results stand.
+      this._log(pc.yellow(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`))
+    }
+  }
+
+  // --- internal ---
+
+  private _end(): void {
+    const { policy, policyPath, shownPath, updatePolicy } = this._options
+    const today = new Date().toISOString().slice(0, 10)
+    const { results, proposed, updated } = judgeEnforcedRun(policy, this._seen, today)
+    const quarantined = listQuarantined(policy, results)
+    this._last = { results, quarantined, proposed }
+    const changed = JSON.stringify(updated) !== JSON.stringify(policy)
+    if (updatePolicy && changed) writeJsonAtomic(policyPath, CommittedPolicySchema, updated)
+    this._log('')
+    for (const line of renderEnforcement(shownPath, results, quarantined, proposed, updatePolicy)) this._log(line)
+  }
+
+  private _log(line: string): void {
+    if (this._vitest) this._vitest.logger.log(line)
+    else console.log(line)
+  }
+}
