@@ -26,8 +26,15 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag:
 /** Reads facts.jsonl; a line that is not a valid fact is reported by its line number. */
 export function readFactsFile(path: string, flag: string): Fact[] {
   const hint = 'Pass a facts.jsonl written by `flakeproof collect`'
+  const facts = readJsonLinesFile(path, FactSchema, flag, hint)
+  if (facts.length === 0) throw new FlakeproofError(`${flag} ${path}: holds no trials. ${hint}`, 'E_INPUT')
+  return facts
+}
+
+/** Reads a JSON-lines file, each line validated; a bad line is reported by its number. */
+export function readJsonLinesFile<S extends z.ZodType>(path: string, schema: S, flag: string, hint: string): z.output<S>[] {
   const lines = readText(path, flag, hint).split('\n')
-  const facts: Fact[] = []
+  const parsed: z.output<S>[] = []
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '') continue
     let data: unknown
@@ -36,14 +43,13 @@ export function readFactsFile(path: string, flag: string): Fact[] {
     } catch {
       throw new FlakeproofError(`${flag} ${path}: line ${index + 1} is not valid JSON. ${hint}`, 'E_INPUT')
     }
-    const result = FactSchema.safeParse(data)
+    const result = schema.safeParse(data)
     if (!result.success) {
       throw new FlakeproofError(`${flag} ${path}: line ${index + 1}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
     }
-    facts.push(result.data)
+    parsed.push(result.data)
   }
-  if (facts.length === 0) throw new FlakeproofError(`${flag} ${path}: holds no trials. ${hint}`, 'E_INPUT')
-  return facts
+  return parsed
 }
 
 /** The first three issues of a zod error on one line: `trials: expected number; rate: too big`. */

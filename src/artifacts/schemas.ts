@@ -87,6 +87,7 @@ export const FactSchema = z.object({
   concurrent: count.describe('Other trials still running when this one started.'),
   stdout_bytes: count.describe('Bytes printed, before capping.'),
   stderr_bytes: count,
+  origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
 })
 export type Fact = z.infer<typeof FactSchema>
 

@@ -14,6 +14,8 @@ export interface CommandSpec<S extends z.ZodType = z.ZodType> extends CommandOpt
   summary: string
   /** Overrides the usage line derived from the flags (e.g. `schema`'s positional argument). */
   usage?: string
+  /** The option that receives the command's positional arguments (`merge`'s folders), if it takes any. */
+  positionals?: string
   writes: string
   example: string
   /** Returns the exit code: 0 done, 1 negative verdict, 130 interrupted. Throws FlakeproofError on bad input. */

@@ -160,6 +160,17 @@ export const INVESTIGATE = options([
 ])
 export type InvestigateOptions = z.output<typeof INVESTIGATE.schema>
 
+const merge = options([
+  { name: 'out', placeholder: '<dir>', description: 'folder for the merged files; earlier results there are replaced', value: text('--out', 'merged'), output: 'folder' },
+  FLAG.lang,
+])
+export const MERGE = {
+  ...merge,
+  schema: merge.schema.extend({
+    inputs: z.array(z.string()).min(1, 'name the folders to merge, or a quoted glob; e.g. flakeproof merge "shards/*" --out merged'),
+  }),
+}
+
 // --- internal ---
 
 function exactlyOne<T>(flags: string[], pick: (o: T) => unknown[], example: string) {
