@@ -15,6 +15,7 @@ import { FlakeproofError } from '../../src/errors.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
+import { recordVitestHistory } from './_history.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -86,6 +87,10 @@ export default class FlakeproofReporter implements Reporter {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
       this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
+      // Everyday runs only (docs/contracts.md §8): a measuring run's repetitions are no ordinary run.
+      if (!this._options.runnerMode && this._options.history && reason !== 'interrupted') {
+        this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._idOf(t)))
+      }
     })
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -179,5 +180,7 @@ export const ARTIFACT_SCHEMAS = {
   policy: { file: 'policy.json', schema: PolicyFileSchema },
   proof: { file: 'proof.json', schema: ProofFileSchema },
   summary: { file: 'summary.json', schema: SummaryFileSchema },
+  history: { file: 'history.json', schema: HistoryFileSchema },
+  history_record: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

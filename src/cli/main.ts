@@ -11,6 +11,7 @@ import { describeRate } from '../core/rate.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
+import { history } from './commands/history.js'
 import { measure } from './commands/measure.js'
 import { merge } from './commands/merge.js'
 import { observe } from './commands/observe.js'
@@ -22,7 +23,7 @@ import { schema } from './commands/schema.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, merge]
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, merge, history]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or

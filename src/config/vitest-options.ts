@@ -31,6 +31,8 @@ export const VitestOptionsSchema = z
     proof: z.boolean().default(false),
     /** Shuffle the tests inside each file with this seed, so an order that fails can be replayed. */
     seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+    /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §8). @default true */
+    history: z.boolean().default(true),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { ReportBundle } from '../../src/artifacts/bundle.js'
 import { type MergeSource, readMergeSource } from '../../src/artifacts/merge-source.js'
 import type { Fact } from '../../src/artifacts/schemas.js'
+import type { TestFact } from '../../src/artifacts/test-schemas.js'
 import { mergeRuns } from '../../src/pipeline/merge.js'
 import { buildTestMeasurement, byConcern, outcomeOf } from '../../src/pipeline/test-bundle.js'
 import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
@@ -130,7 +131,8 @@ describe('mergeRuns equals one combined run', () => {
     const merged = mergeRuns([oneRun([reported('a', 'x.x.')], 's1'), oneRun([reported('b', '...x')], 's2')])
     expect([merged.bundle.rate.trials, merged.bundle.rate.failures]).toEqual([4, 3])
     expect(merged.bundle.rate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual([['a', 4, 2], ['b', 4, 1]])
-    expect(merged.facts.map((f) => [f.test_id, f.trial, f.origin])).toEqual([
+    expect(merged.kind).toBe('test')
+    expect((merged.facts as TestFact[]).map((f) => [f.test_id, f.trial, f.origin])).toEqual([
       ['a.test.ts > a', 1, 's1'], ['a.test.ts > a', 2, 's1'], ['a.test.ts > a', 3, 's1'], ['a.test.ts > a', 4, 's1'],
       ['a.test.ts > b', 1, 's2'], ['a.test.ts > b', 2, 's2'], ['a.test.ts > b', 3, 's2'], ['a.test.ts > b', 4, 's2'],
     ])

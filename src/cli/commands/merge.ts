@@ -8,9 +8,8 @@ import { MERGE } from '../../config/options.js'
 import { mergeRuns } from '../../pipeline/merge.js'
 import { writeReportFor } from '../../pipeline/report.js'
 import { defineCommand } from '../spec.js'
+import { RESULT_FILES } from './_replaced.js'
 
-/** Files a merge replaces in --out: those of a previous run there would not belong to the merged numbers. */
-const REPLACED = ['rate.json', 'runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'facts.jsonl']
 
 export const merge = defineCommand({
   name: 'merge',
@@ -24,7 +23,7 @@ export const merge = defineCommand({
     const dirs = expandMergeInputs(o.inputs)
     const merged = mergeRuns(dirs.map(readMergeSource))
     assertWritable(join(o.out, 'rate.json'), '--out')
-    removeFiles(o.out, REPLACED)
+    removeFiles(o.out, RESULT_FILES)
     const path = join(o.out, 'facts.jsonl')
     if (merged.kind === 'test') writeLines(new JsonLinesWriter(path, TestFactSchema), merged.facts)
     else writeLines(new JsonLinesWriter(path, FactSchema), merged.facts)
