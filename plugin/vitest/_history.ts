@@ -6,6 +6,8 @@ import { type HistoryTest, recordHistory } from '../../src/pipeline/history-reco
  * that ran. A test that passed only after Vitest's `retry` is `flaky`: the retry hid a failure.
  */
 export function recordVitestHistory(outDir: string, root: string, modules: ReadonlyArray<TestModule>, idOf: (testCase: TestCase) => { id: string; identity: { project: string; file: string } }): string | undefined {
+  // The plugin's runner repeats tests in this process (a reporter listed by path stays beside it): no everyday run.
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for('flakeproof.vitest.installed')]) return undefined
   const tests: HistoryTest[] = []
   for (const module of modules) {
     for (const testCase of module.children.allTests()) {
