@@ -181,6 +181,6 @@ export const ARTIFACT_SCHEMAS = {
   proof: { file: 'proof.json', schema: ProofFileSchema },
   summary: { file: 'summary.json', schema: SummaryFileSchema },
   history: { file: 'history.json', schema: HistoryFileSchema },
-  history_record: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
+  history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS
