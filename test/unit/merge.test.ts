@@ -11,6 +11,7 @@ import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { toFactLines } from '../../src/pipeline/test-facts.js'
 import { tallyTest } from '../../src/pipeline/test-tally.js'
 import { rateFile } from '../rate-file.js'
+import { reportedTest } from '../reported-test.js'
 import { tempDir } from '../utils.js'
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
@@ -27,22 +28,11 @@ function prng(seed: number): () => number {
   }
 }
 
-/** A test whose repetitions fail where `pattern` has an 'x'. */
+/** A test failing where `pattern` has an 'x', with varied times and an error on failures, so tokens and predicates are compared too. */
 function reported(name: string, pattern: string): ReportedTest {
-  return {
-    project: '',
-    file: 'a.test.ts',
-    name,
-    evidence: {
-      id: `a.test.ts > ${name}`,
-      path: [name],
-      order: 1,
-      previousTest: null,
-      worker: '1',
-      seed: null,
-      repetitions: [...pattern].map((c, i) => ({ ok: c !== 'x', elapsedMs: i % 7, ...(c === 'x' ? { error: 'expected TIMEOUT' } : {}), mode: 'fast' as const, gapMs: 0 })),
-    },
-  }
+  const test = reportedTest(name, pattern)
+  test.evidence.repetitions = test.evidence.repetitions.map((r, i) => ({ ...r, elapsedMs: i % 7, ...(r.ok ? {} : { error: 'expected TIMEOUT' }) }))
+  return test
 }
 
 /** What one Vitest run of these tests writes, as TestRunRecorder builds it: the oracle a merge must equal. */
