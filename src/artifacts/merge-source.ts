@@ -30,7 +30,7 @@ export function expandMergeInputs(inputs: readonly string[]): string[] {
     }
     const matched = fg.sync(input, { onlyDirectories: true, dot: true }).sort()
     if (matched.length === 0) {
-      throw new FlakeproofError(`merge ${input}: no such folder, and no folder matches it as a glob; quote a glob so the shell leaves it to flakeproof, e.g. "shards/*"`, 'E_INPUT')
+      throw new FlakeproofError(`${input}: no such folder, and no folder matches it as a glob; quote a glob so the shell leaves it to flakeproof, e.g. "shards/*"`, 'E_INPUT')
     }
     dirs.push(...matched)
   }
@@ -45,16 +45,16 @@ export function readMergeSource(dir: string): MergeSource {
   const ratePath = join(dir, 'rate.json')
   const version = schemaVersionOf(ratePath)
   if (version !== 1) {
-    throw new FlakeproofError(`merge ${dir}: rate.json has schema_version ${JSON.stringify(version)}, this flakeproof reads 1; merge folders written by the same major version`, 'E_INPUT')
+    throw new FlakeproofError(`${dir}: rate.json has schema_version ${JSON.stringify(version)}, this flakeproof reads 1; merge folders written by the same major version`, 'E_INPUT')
   }
-  const rate = readJsonFile(ratePath, RateFileSchema, 'merge', HINT)
+  const rate = readJsonFile(ratePath, RateFileSchema, 'input', HINT)
   const factsPath = join(dir, 'facts.jsonl')
   const hasFacts = existsSync(factsPath)
-  if (rate.tests === undefined) return { dir, kind: 'command', rate, facts: hasFacts ? readJsonLinesFile(factsPath, FactSchema, 'merge', HINT) : null }
+  if (rate.tests === undefined) return { dir, kind: 'command', rate, facts: hasFacts ? readJsonLinesFile(factsPath, FactSchema, 'input', HINT) : null }
   if (!hasFacts) {
-    throw new FlakeproofError(`merge ${dir}: no facts.jsonl, so its rounds cannot be lined up with the other folders'; keep facts.jsonl with rate.json when collecting shard outputs`, 'E_INPUT')
+    throw new FlakeproofError(`${dir}: no facts.jsonl, so its rounds cannot be lined up with the other folders; keep facts.jsonl with rate.json when collecting shard outputs`, 'E_INPUT')
   }
-  return { dir, kind: 'test', rate, facts: readJsonLinesFile(factsPath, TestFactSchema, 'merge', HINT) }
+  return { dir, kind: 'test', rate, facts: readJsonLinesFile(factsPath, TestFactSchema, 'input', HINT) }
 }
 
 // --- internal ---

@@ -25,16 +25,16 @@ export type MergedRun = { kind: 'command'; bundle: ReportBundle; facts: Fact[] }
  */
 export function mergeRuns(sources: readonly MergeSource[]): MergedRun {
   const [first] = sources
-  if (first === undefined) throw new FlakeproofError('merge: no folder to merge; name at least one', 'E_USAGE')
+  if (first === undefined) throw new FlakeproofError('no folder to merge; name at least one', 'E_USAGE')
   for (const source of sources) {
     if (source.rate.confidence !== first.rate.confidence) {
       throw new FlakeproofError(
-        `merge ${source.dir}: measured at confidence ${source.rate.confidence}, but ${first.dir} at ${first.rate.confidence}; merge only folders measured at the same --confidence`,
+        `${source.dir}: measured at confidence ${source.rate.confidence}, but ${first.dir} at ${first.rate.confidence}; merge only folders measured at the same --confidence`,
         'E_INPUT',
       )
     }
     if (source.kind !== first.kind) {
-      throw new FlakeproofError(`merge ${source.dir}: holds a ${source.kind}-mode run, but ${first.dir} a ${first.kind}-mode run; merge test runs with test runs and commands with commands`, 'E_INPUT')
+      throw new FlakeproofError(`${source.dir}: holds a ${source.kind}-mode run, but ${first.dir} a ${first.kind}-mode run; merge test runs with test runs and commands with commands`, 'E_INPUT')
     }
   }
   const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }

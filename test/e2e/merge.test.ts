@@ -54,7 +54,7 @@ describe('flakeproof merge of vitest --shard 1/2 and --shard 2/2', () => {
     expect(refused.code).toBe(2)
     expect(existsSync(join(root, 'refused', 'rate.json'))).toBe(false)
     expect(refused.stderr.trim().split('\n')).toEqual([
-      `flakeproof merge: merge ${other}: measured at confidence 0.99, but ${join(root, 'shard-1')} at 0.95; merge only folders measured at the same --confidence. See \`flakeproof merge --help\`.`,
+      `flakeproof merge: ${other}: measured at confidence 0.99, but ${join(root, 'shard-1')} at 0.95; merge only folders measured at the same --confidence. See \`flakeproof merge --help\`.`,
     ])
   }, 120_000)
 })

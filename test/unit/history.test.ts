@@ -67,7 +67,7 @@ describe('analyzeHistory over five ordinary runs', () => {
     // Runs end on days 1..5; since day 4 keeps runs 4 and 5 (p, x).
     const since = new Date(Date.UTC(2026, 0, 1) + 4 * DAY)
     expect(testOf(analyzeHistory(all, { ...query, since }), 't')).toMatchObject({ trials: 2, failures: 1 })
-    expect(() => analyzeHistory(all, { ...query, branch: 'nope' })).toThrow('history: no run left after the filters (5 file(s) matched --glob)')
+    expect(() => analyzeHistory(all, { ...query, branch: 'nope' })).toThrow('no run left after the filters (5 file(s) matched --glob)')
   })
 })
 

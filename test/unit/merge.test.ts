@@ -141,7 +141,7 @@ describe('mergeRuns equals one combined run', () => {
 
 describe('mergeRuns refuses what does not add up', () => {
   it.each([
-    ['a different confidence level', { confidence: 0.99 }, 'merge j2: measured at confidence 0.99, but j1 at 0.95; merge only folders measured at the same --confidence'],
+    ['a different confidence level', { confidence: 0.99 }, 'j2: measured at confidence 0.99, but j1 at 0.95; merge only folders measured at the same --confidence'],
   ])('%s, naming the folder', (_, change, message) => {
     const second = oneRun([reported('a', '.x.')], 'j2')
     expect(() => mergeRuns([oneRun([reported('a', 'x..')], 'j1'), { ...second, rate: { ...second.rate, ...change } }])).toThrow(message)
@@ -149,14 +149,14 @@ describe('mergeRuns refuses what does not add up', () => {
 
   it('a command-mode folder beside a test-mode one', () => {
     const command: MergeSource = { dir: 'c', kind: 'command', rate: rateFile({ trials: 1, failures: 0, rate: 0, ci_low: 0, ci_high: 0.79 }), facts: null }
-    expect(() => mergeRuns([oneRun([reported('a', 'x..')], 't'), command])).toThrow('merge c: holds a command-mode run, but t a test-mode run')
+    expect(() => mergeRuns([oneRun([reported('a', 'x..')], 't'), command])).toThrow('c: holds a command-mode run, but t a test-mode run')
   })
 
   it('a folder of another schema version, by name, before reading its fields', () => {
     const dir = join(tempDir(), 'old')
     mkdirSync(dir)
     writeFileSync(join(dir, 'rate.json'), JSON.stringify({ schema_version: 2, trials: 'many' }))
-    expect(() => readMergeSource(dir)).toThrow(`merge ${dir}: rate.json has schema_version 2, this flakeproof reads 1`)
+    expect(() => readMergeSource(dir)).toThrow(`${dir}: rate.json has schema_version 2, this flakeproof reads 1`)
   })
 })
 
