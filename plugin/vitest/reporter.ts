@@ -87,8 +87,8 @@ export default class FlakeproofReporter implements Reporter {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
       this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
-      // Everyday runs only (docs/contracts.md §8): a measuring run's repetitions are no ordinary run.
-      if (!this._options.runnerMode && this._options.history && reason !== 'interrupted') {
+      // Everyday runs only (docs/contracts.md §8): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
+      if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
         this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._idOf(t)))
       }
     })

@@ -43,22 +43,45 @@ export function mergeRuns(sources: readonly MergeSource[]): MergedRun {
 
 // --- internal ---
 
+/** Where each kind of execution goes in a test's merged sequence. */
+const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, proof: 2 }
+
 function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence): MergedRun {
-  const tests = new Map<string, ReportedTest>()
-  const facts: TestFact[] = []
-  for (const { dir, rate, facts: lines } of sources) {
+  const lines = new Map<string, TestFact[]>()
+  const cut = new Set<string>()
+  for (const { dir, rate, facts } of sources) {
     // A test cut short in its own folder stays partial: its folder never saw all it asked of it.
-    const cut = new Set((rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id))
-    for (const line of lines) {
-      const test = tests.get(line.test_id) ?? newTest(line)
-      tests.set(line.test_id, test)
-      if (cut.has(line.test_id)) test.evidence.cut = true
-      test.evidence.repetitions.push(toRepetition(line))
-      const trial = test.evidence.repetitions.length
-      facts.push({ ...line, trial, repeat: trial - 1, origin: line.origin ?? dir })
+    for (const t of rate.tests ?? []) if (t.verdict === 'partial') cut.add(t.id)
+    for (const line of facts) {
+      const own = lines.get(line.test_id) ?? []
+      own.push({ ...line, origin: line.origin ?? dir })
+      lines.set(line.test_id, own)
     }
   }
-  const tallies = [...tests.values()].map((test) => tallyTest(test, confidence.exact))
+  const tests: ReportedTest[] = []
+  const facts: TestFact[] = []
+  for (const [id, own] of lines) {
+    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
+    const ordered = [...own].sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const first = ordered[0] as TestFact
+    tests.push({
+      project: first.project ?? '',
+      file: first.file,
+      name: first.name,
+      evidence: {
+        id,
+        path: [],
+        order: first.order,
+        previousTest: first.previous_test,
+        worker: first.worker,
+        seed: first.seed,
+        repetitions: ordered.map(toRepetition),
+        ...(cut.has(id) ? { cut: true as const } : {}),
+      },
+    })
+    facts.push(...ordered)
+  }
+  const tallies = tests.map((test) => tallyTest(test, confidence.exact))
   const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
   const requested = Math.max(...sources.map((s) => s.rate.requested_trials))
   const asked = rounds === 0 ? 0 : Math.max(requested, rounds)
@@ -115,15 +138,6 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
   bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
   bundle.policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
   return { kind: 'command', bundle, facts }
-}
-
-function newTest(line: TestFact): ReportedTest {
-  return {
-    project: line.project ?? '',
-    file: line.file,
-    name: line.name,
-    evidence: { id: line.test_id, path: [], order: line.order, previousTest: line.previous_test, worker: line.worker, seed: line.seed, repetitions: [] },
-  }
 }
 
 function toRepetition(line: TestFact): Repetition {

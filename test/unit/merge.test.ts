@@ -137,6 +137,20 @@ describe('mergeRuns equals one combined run', () => {
     cut.rate = { ...cut.rate, tests: cut.rate.tests?.map((t) => ({ ...t, verdict: 'partial' as const })) }
     expect(mergeRuns([oneRun([reported('a', 'x..')], 'j1'), cut]).bundle.rate.tests?.[0]?.verdict).toBe('partial')
   })
+
+  it('keeps each test\'s fast executions first, so gapped ones of an earlier folder never shift the rounds', () => {
+    // Each folder: fast x.. then two gapped .x; merged fast sequence x..x.. fails rounds 1 and 4 of 6.
+    const observed = (dir: string) => {
+      const test = reported('a', 'x..')
+      test.evidence.repetitions.push(...reportedTest('a', '.x', { mode: 'slow' }).evidence.repetitions)
+      return oneRun([test], dir)
+    }
+    const merged = mergeRuns([observed('o1'), observed('o2')])
+    expect([merged.bundle.rate.trials, merged.bundle.rate.failures]).toEqual([6, 2])
+    expect(merged.bundle.onlyWhenFail?.failure_trials).toEqual([1, 4])
+    expect(merged.bundle.observer?.tests?.['a.test.ts > a']).toMatchObject({ fast: { trials: 6, failures: 2 }, slow: { trials: 4, failures: 2 } })
+    expect((merged.facts as TestFact[]).map((f) => `${f.mode}:${f.origin}`)).toEqual(['fast:o1', 'fast:o1', 'fast:o1', 'fast:o2', 'fast:o2', 'fast:o2', 'slow:o1', 'slow:o1', 'slow:o2', 'slow:o2'])
+  })
 })
 
 describe('mergeRuns refuses what does not add up', () => {
