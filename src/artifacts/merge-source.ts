@@ -1,18 +1,19 @@
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import fg from 'fast-glob'
 import { FlakeproofError } from '../errors.js'
 import { readJsonFile, readJsonLinesFile } from './read.js'
 import { type Fact, FactSchema, type RateFile, RateFileSchema } from './schemas.js'
-import { type TestFact, TestFactSchema } from './test-schemas.js'
+import { indexTestFacts, type TestFactsIndex } from './test-facts-index.js'
 
 /**
- * One output folder to merge (docs/contracts.md §7): its rate.json and every line of its facts.jsonl
- * (command mode: null when the folder has none, as `measure --out` leaves it).
+ * One output folder to merge (docs/contracts.md §7): its rate.json, and its facts.jsonl — command
+ * mode: every line (null when the folder has none, as `measure --out` leaves it); test mode: where
+ * each test's lines are, read one test at a time.
  */
 export type MergeSource =
   | { dir: string; kind: 'command'; rate: RateFile; facts: Fact[] | null }
-  | { dir: string; kind: 'test'; rate: RateFile; facts: TestFact[] }
+  | { dir: string; kind: 'test'; rate: RateFile; tests: TestFactsIndex }
 
 const HINT = 'Pass output folders of `flakeproof measure`/`collect` or of a Vitest run, each with rate.json and facts.jsonl'
 
@@ -38,6 +39,16 @@ export function expandMergeInputs(inputs: readonly string[]): string[] {
 }
 
 /**
+ * Refuses an output folder that is one of the inputs: its facts are read while the merged ones are
+ * written, so it would be cut before it is read.
+ */
+export function assertOutsideInputs(out: string, dirs: readonly string[]): void {
+  const real = (path: string): string => (existsSync(path) ? realpathSync(path) : resolve(path))
+  const clash = dirs.find((dir) => real(dir) === real(out))
+  if (clash !== undefined) throw new FlakeproofError(`--out ${out} is also a folder to merge (${clash}); write the merge to a new folder, e.g. --out merged`, 'E_USAGE')
+}
+
+/**
  * Reads one folder. A folder written by another schema version is refused by name before its
  * fields are read: counts whose meaning may differ must not be added.
  */
@@ -54,7 +65,7 @@ export function readMergeSource(dir: string): MergeSource {
   if (!hasFacts) {
     throw new FlakeproofError(`${dir}: no facts.jsonl, so its rounds cannot be lined up with the other folders; keep facts.jsonl with rate.json when collecting shard outputs`, 'E_INPUT')
   }
-  return { dir, kind: 'test', rate, facts: readJsonLinesFile(factsPath, TestFactSchema, 'input', HINT) }
+  return { dir, kind: 'test', rate, tests: indexTestFacts(factsPath, 'input', HINT) }
 }
 
 // --- internal ---

@@ -11,10 +11,10 @@ import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
 import { decidePolicy } from './policy.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
-import { tallyTest } from './test-tally.js'
+import { type TestTally, tallyTest } from './test-tally.js'
 
-/** What a merge writes: the bundle recomputed from the summed evidence, and the facts renumbered. */
-export type MergedRun = { kind: 'command'; bundle: ReportBundle; facts: Fact[] } | { kind: 'test'; bundle: ReportBundle; facts: TestFact[] }
+/** Where a merge hands its renumbered facts.jsonl lines: test mode a test at a time, command mode all at once. */
+export type FactsSink = (lines: readonly TestFact[] | readonly Fact[]) => void
 
 /**
  * Several output folders (shards, CI matrix jobs) as one run (docs/contracts.md §7), with the
@@ -23,7 +23,17 @@ export type MergedRun = { kind: 'command'; bundle: ReportBundle; facts: Fact[] }
  * Shards of disjoint tests therefore share rounds, and jobs repeating the same tests add rounds.
  * Folders measured at different confidence levels are refused: their intervals do not add.
  */
-export function mergeRuns(sources: readonly MergeSource[]): MergedRun {
+export function mergeRuns(sources: readonly MergeSource[], facts: FactsSink): ReportBundle {
+  assertMergeable(sources)
+  const first = sources[0] as MergeSource
+  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
+  return first.kind === 'test'
+    ? mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence, facts)
+    : mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence, facts)
+}
+
+/** Refuses, naming the folder, what does not add up: checked before anything is written. */
+export function assertMergeable(sources: readonly MergeSource[]): void {
   const [first] = sources
   if (first === undefined) throw new FlakeproofError('no folder to merge; name at least one', 'E_USAGE')
   for (const source of sources) {
@@ -37,8 +47,6 @@ export function mergeRuns(sources: readonly MergeSource[]): MergedRun {
       throw new FlakeproofError(`${source.dir}: holds a ${source.kind}-mode run, but ${first.dir} a ${first.kind}-mode run; merge test runs with test runs and commands with commands`, 'E_INPUT')
     }
   }
-  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
-  return first.kind === 'test' ? mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence) : mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence)
 }
 
 // --- internal ---
@@ -46,25 +54,18 @@ export function mergeRuns(sources: readonly MergeSource[]): MergedRun {
 /** Where each kind of execution goes in a test's merged sequence. */
 const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, proof: 2 }
 
-function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence): MergedRun {
-  const lines = new Map<string, TestFact[]>()
-  const cut = new Set<string>()
-  for (const { dir, rate, facts } of sources) {
-    // A test cut short in its own folder stays partial: its folder never saw all it asked of it.
-    for (const t of rate.tests ?? []) if (t.verdict === 'partial') cut.add(t.id)
-    for (const line of facts) {
-      const own = lines.get(line.test_id) ?? []
-      own.push({ ...line, origin: line.origin ?? dir })
-      lines.set(line.test_id, own)
-    }
-  }
-  const tests: ReportedTest[] = []
-  const facts: TestFact[] = []
-  for (const [id, own] of lines) {
+function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
+  // A test cut short in its own folder stays partial: its folder never saw all it asked of it.
+  const cut = new Set(sources.flatMap((s) => (s.rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id)))
+  const ids = new Set(sources.flatMap((s) => s.tests.ids))
+  const tallies: TestTally[] = []
+  // One test at a time, from every folder: memory O(tests) plus one test's executions.
+  for (const id of ids) {
+    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => ({ ...line, origin: line.origin ?? dir })))
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
-    const ordered = [...own].sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
     const first = ordered[0] as TestFact
-    tests.push({
+    const test: ReportedTest = {
       project: first.project ?? '',
       file: first.file,
       name: first.name,
@@ -78,17 +79,17 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
         repetitions: ordered.map(toRepetition),
         ...(cut.has(id) ? { cut: true as const } : {}),
       },
-    })
-    facts.push(...ordered)
+    }
+    emit(ordered)
+    tallies.push(tallyTest(test, confidence.exact))
   }
-  const tallies = tests.map((test) => tallyTest(test, confidence.exact))
   const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
   const requested = Math.max(...sources.map((s) => s.rate.requested_trials))
   const asked = rounds === 0 ? 0 : Math.max(requested, rounds)
-  const bundle = buildTestMeasurement({
+  return buildTestMeasurement({
     command: commandOf(sources),
     repeat: asked,
-    observe: facts.some((f) => f.mode === 'slow'),
+    observe: tallies.some((t) => t.slow.trials > 0),
     confidence,
     ...spanOf(sources),
     complete: sources.every((s) => s.rate.complete),
@@ -96,7 +97,6 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
     outcomes: tallies.map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern),
     rounds,
   })
-  return { kind: 'test', bundle, facts }
 }
 
 /**
@@ -104,7 +104,7 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
  * --out` writes none), only its counts are added: the trial order is then unknown, so no runs test
  * is made and no only_when_fail.json is written.
  */
-function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'command' }>[], confidence: Confidence): MergedRun {
+function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'command' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
   const facts: Fact[] = []
   let shiftMs = 0
   for (const { dir, facts: lines } of sources) {
@@ -130,14 +130,15 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
     : { trials: sum((r) => r.trials), failures: sum((r) => r.failures), timedOut: sum((r) => r.timed_out), failureTrials: [] }
   const measured = buildRateFile(settings, confidence.value, { ...counts, complete: rates.every((r) => r.complete), ...spanOf(sources) })
   const rate = ordered ? measured : { ...measured, independence: null, verdict: computeVerdict(counts.failures, counts.trials) }
+  emit(facts)
   const bundle: ReportBundle = { rate }
-  if (rate.trials === 0) return { kind: 'command', bundle, facts }
+  if (rate.trials === 0) return bundle
   if (ordered) bundle.onlyWhenFail = analyzeFacts(facts)
-  if (rate.verdict === 'non-idempotent') return { kind: 'command', bundle, facts }
+  if (rate.verdict === 'non-idempotent') return bundle
   const basis = choosePlanningBasis(rate)
   bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
   bundle.policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
-  return { kind: 'command', bundle, facts }
+  return bundle
 }
 
 function toRepetition(line: TestFact): Repetition {

@@ -2,8 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ReportBundle } from '../../src/artifacts/bundle.js'
-import { type MergeSource, readMergeSource } from '../../src/artifacts/merge-source.js'
+import { assertOutsideInputs, type MergeSource, readMergeSource } from '../../src/artifacts/merge-source.js'
 import type { Fact } from '../../src/artifacts/schemas.js'
+import { indexTestFacts, type TestFactsIndex } from '../../src/artifacts/test-facts-index.js'
 import type { TestFact } from '../../src/artifacts/test-schemas.js'
 import { mergeRuns } from '../../src/pipeline/merge.js'
 import { buildTestMeasurement, byConcern, outcomeOf } from '../../src/pipeline/test-bundle.js'
@@ -53,9 +54,18 @@ function runOnce(tests: readonly ReportedTest[]): ReportBundle {
   })
 }
 
-/** The folder such a run leaves: its rate.json and facts.jsonl. */
+/** The folder such a run leaves: its rate.json and facts.jsonl (indexed in memory, as indexTestFacts does on disk). */
 function oneRun(tests: readonly ReportedTest[], dir: string): Extract<MergeSource, { kind: 'test' }> {
-  return { dir, kind: 'test', rate: runOnce(tests).rate, facts: tests.flatMap(toFactLines) }
+  const lines = tests.flatMap(toFactLines)
+  const index: TestFactsIndex = { ids: [...new Set(lines.map((l) => l.test_id))], linesOf: (id) => lines.filter((l) => l.test_id === id) }
+  return { dir, kind: 'test', rate: runOnce(tests).rate, tests: index }
+}
+
+/** A merge, with the facts it writes. */
+function merge(sources: readonly MergeSource[]): { bundle: ReportBundle; facts: (TestFact | Fact)[] } {
+  const facts: (TestFact | Fact)[] = []
+  const bundle = mergeRuns(sources, (lines) => facts.push(...lines))
+  return { bundle, facts }
 }
 
 /** The bundle without what legitimately differs between a merge and one run: when, for how long, and the command. */
@@ -104,7 +114,7 @@ describe('mergeRuns equals one combined run', () => {
       const { tests, rounds } = generate(random)
       const k = 2 + Math.floor(random() * 9)
       const parts = how === 'tests' ? byTest(tests, k, random) : byRounds(tests, rounds, k, random)
-      const merged = mergeRuns(parts.map((part, i) => oneRun(part, `shard-${i + 1}`)))
+      const merged = merge(parts.map((part, i) => oneRun(part, `shard-${i + 1}`)))
       expect(counts(merged.bundle), `seed ${seed}`).toEqual(counts(runOnce(tests)))
       // The oracle of the oracle: per-test counts straight from the generated patterns.
       for (const t of tests) {
@@ -118,10 +128,9 @@ describe('mergeRuns equals one combined run', () => {
 
   it('equals the builders run on the whole, on a hand-checked case', () => {
     // Shard 1 runs a (x.x.), shard 2 runs b (...x): rounds 1, 3 and 4 failed, so 3 of 4 rounds.
-    const merged = mergeRuns([oneRun([reported('a', 'x.x.')], 's1'), oneRun([reported('b', '...x')], 's2')])
+    const merged = merge([oneRun([reported('a', 'x.x.')], 's1'), oneRun([reported('b', '...x')], 's2')])
     expect([merged.bundle.rate.trials, merged.bundle.rate.failures]).toEqual([4, 3])
     expect(merged.bundle.rate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual([['a', 4, 2], ['b', 4, 1]])
-    expect(merged.kind).toBe('test')
     expect((merged.facts as TestFact[]).map((f) => [f.test_id, f.trial, f.origin])).toEqual([
       ['a.test.ts > a', 1, 's1'], ['a.test.ts > a', 2, 's1'], ['a.test.ts > a', 3, 's1'], ['a.test.ts > a', 4, 's1'],
       ['a.test.ts > b', 1, 's2'], ['a.test.ts > b', 2, 's2'], ['a.test.ts > b', 3, 's2'], ['a.test.ts > b', 4, 's2'],
@@ -130,12 +139,12 @@ describe('mergeRuns equals one combined run', () => {
 
   it('adds the rounds of jobs that repeat the same test, and keeps a cut-short test partial', () => {
     // x.. then .x.: 6 repetitions, 2 failed, in 6 rounds.
-    const merged = mergeRuns([oneRun([reported('a', 'x..')], 'j1'), oneRun([reported('a', '.x.')], 'j2')])
+    const merged = merge([oneRun([reported('a', 'x..')], 'j1'), oneRun([reported('a', '.x.')], 'j2')])
     expect(merged.bundle.rate.tests?.map((t) => [t.trials, t.failures, t.verdict])).toEqual([[6, 2, 'flaky']])
     expect([merged.bundle.rate.trials, merged.bundle.rate.failures]).toEqual([6, 2])
     const cut = oneRun([reported('a', '.x.')], 'j3')
     cut.rate = { ...cut.rate, tests: cut.rate.tests?.map((t) => ({ ...t, verdict: 'partial' as const })) }
-    expect(mergeRuns([oneRun([reported('a', 'x..')], 'j1'), cut]).bundle.rate.tests?.[0]?.verdict).toBe('partial')
+    expect(merge([oneRun([reported('a', 'x..')], 'j1'), cut]).bundle.rate.tests?.[0]?.verdict).toBe('partial')
   })
 
   it('keeps each test\'s fast executions first, so gapped ones of an earlier folder never shift the rounds', () => {
@@ -145,7 +154,7 @@ describe('mergeRuns equals one combined run', () => {
       test.evidence.repetitions.push(...reportedTest('a', '.x', { mode: 'slow' }).evidence.repetitions)
       return oneRun([test], dir)
     }
-    const merged = mergeRuns([observed('o1'), observed('o2')])
+    const merged = merge([observed('o1'), observed('o2')])
     expect([merged.bundle.rate.trials, merged.bundle.rate.failures]).toEqual([6, 2])
     expect(merged.bundle.onlyWhenFail?.failure_trials).toEqual([1, 4])
     expect(merged.bundle.observer?.tests?.['a.test.ts > a']).toMatchObject({ fast: { trials: 6, failures: 2 }, slow: { trials: 4, failures: 2 } })
@@ -158,12 +167,12 @@ describe('mergeRuns refuses what does not add up', () => {
     ['a different confidence level', { confidence: 0.99 }, 'j2: measured at confidence 0.99, but j1 at 0.95; merge only folders measured at the same --confidence'],
   ])('%s, naming the folder', (_, change, message) => {
     const second = oneRun([reported('a', '.x.')], 'j2')
-    expect(() => mergeRuns([oneRun([reported('a', 'x..')], 'j1'), { ...second, rate: { ...second.rate, ...change } }])).toThrow(message)
+    expect(() => merge([oneRun([reported('a', 'x..')], 'j1'), { ...second, rate: { ...second.rate, ...change } }])).toThrow(message)
   })
 
   it('a command-mode folder beside a test-mode one', () => {
     const command: MergeSource = { dir: 'c', kind: 'command', rate: rateFile({ trials: 1, failures: 0, rate: 0, ci_low: 0, ci_high: 0.79 }), facts: null }
-    expect(() => mergeRuns([oneRun([reported('a', 'x..')], 't'), command])).toThrow('c: holds a command-mode run, but t a test-mode run')
+    expect(() => merge([oneRun([reported('a', 'x..')], 't'), command])).toThrow('c: holds a command-mode run, but t a test-mode run')
   })
 
   it('a folder of another schema version, by name, before reading its fields', () => {
@@ -185,7 +194,7 @@ describe('mergeRuns in command mode', () => {
   }
 
   it('numbers trials on across folders, with their origin, and recomputes from the sums', () => {
-    const merged = mergeRuns([source('m1', ['passed', 'failed']), source('m2', ['passed', 'passed', 'failed'])])
+    const merged = merge([source('m1', ['passed', 'failed']), source('m2', ['passed', 'passed', 'failed'])])
     expect(merged.facts.map((f) => [f.trial, f.outcome, f.origin])).toEqual([[1, 'passed', 'm1'], [2, 'failed', 'm1'], [3, 'passed', 'm2'], [4, 'passed', 'm2'], [5, 'failed', 'm2']])
     // 2 of 5, Wilson 95% (z = 1.96): [0.1176, 0.7693] (docs/contracts.md §2, by hand).
     const { trials, failures, ci_low, ci_high, requested_trials } = merged.bundle.rate
@@ -198,7 +207,40 @@ describe('mergeRuns in command mode', () => {
   })
 
   it('adds the counts of folders without facts.jsonl, and claims no trial order', () => {
-    const merged = mergeRuns([source('m1', ['passed', 'failed']), source('m2', ['passed', 'passed', 'failed'], false)])
+    const merged = merge([source('m1', ['passed', 'failed']), source('m2', ['passed', 'passed', 'failed'], false)])
     expect([merged.bundle.rate.trials, merged.bundle.rate.failures, merged.bundle.rate.independence, merged.bundle.onlyWhenFail]).toEqual([5, 2, null, undefined])
+  })
+})
+
+describe('indexTestFacts', () => {
+  const HINT = 'hint'
+
+  it('finds each test\'s lines across chunk boundaries, in file order, holding only their places', () => {
+    // 300 lines of ~8 KiB (2.4 MB) cross the 1 MiB chunks; two tests interleave in blocks, and one line has multi-byte text.
+    const a = reportedTest('a', '.'.repeat(150))
+    const b = reportedTest('b', 'x'.repeat(150))
+    for (const t of [a, b]) t.evidence.repetitions = t.evidence.repetitions.map((r, i) => ({ ...r, stdout: `${'é'.repeat(i)}${'y'.repeat(8000)}` }))
+    const lines = [...toFactLines(a).slice(0, 70), ...toFactLines(b), ...toFactLines(a).slice(70)]
+    const path = join(tempDir(), 'facts.jsonl')
+    writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`)
+    const index = indexTestFacts(path, 'input', HINT)
+    expect(index.ids).toEqual(['a.test.ts > a', 'a.test.ts > b'])
+    expect(index.linesOf('a.test.ts > a')).toEqual(toFactLines(a))
+    expect(index.linesOf('a.test.ts > b')).toEqual(toFactLines(b))
+    expect(index.linesOf('not there')).toEqual([])
+  })
+
+  it('names the file and line of a line that is not a fact', () => {
+    const path = join(tempDir(), 'facts.jsonl')
+    writeFileSync(path, `${JSON.stringify(toFactLines(reportedTest('a', '.'))[0])}\n{"trial": 0}\n`)
+    expect(() => indexTestFacts(path, 'input', HINT)).toThrow(`input ${path}: line 2: `)
+  })
+})
+
+describe('assertOutsideInputs', () => {
+  it('refuses --out when it is one of the folders to merge, by another spelling too', () => {
+    const dir = tempDir()
+    expect(() => assertOutsideInputs(`${dir}/.`, [join(dir, '..', 'x'), dir])).toThrow(`--out ${dir}/. is also a folder to merge (${dir})`)
+    expect(() => assertOutsideInputs(join(dir, 'merged'), [dir])).not.toThrow()
   })
 })

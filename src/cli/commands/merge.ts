@@ -1,15 +1,16 @@
 import { join } from 'node:path'
-import { expandMergeInputs, readMergeSource } from '../../artifacts/merge-source.js'
-import { FactSchema } from '../../artifacts/schemas.js'
-import { TestFactSchema } from '../../artifacts/test-schemas.js'
+import type { z } from 'zod'
+import type { ReportBundle } from '../../artifacts/bundle.js'
+import { assertOutsideInputs, expandMergeInputs, readMergeSource } from '../../artifacts/merge-source.js'
+import { type Fact, FactSchema } from '../../artifacts/schemas.js'
+import { type TestFact, TestFactSchema } from '../../artifacts/test-schemas.js'
 import { writeBundle } from '../../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../../artifacts/write.js'
 import { MERGE } from '../../config/options.js'
-import { mergeRuns } from '../../pipeline/merge.js'
+import { assertMergeable, mergeRuns } from '../../pipeline/merge.js'
 import { writeReportFor } from '../../pipeline/report.js'
 import { defineCommand } from '../spec.js'
 import { RESULT_FILES } from './_replaced.js'
-
 
 export const merge = defineCommand({
   name: 'merge',
@@ -21,25 +22,22 @@ export const merge = defineCommand({
   ...MERGE,
   async run(o, { print, context }) {
     const dirs = expandMergeInputs(o.inputs)
-    const merged = mergeRuns(dirs.map(readMergeSource))
+    assertOutsideInputs(o.out, dirs)
+    const sources = dirs.map(readMergeSource)
+    assertMergeable(sources)
     assertWritable(join(o.out, 'rate.json'), '--out')
     removeFiles(o.out, RESULT_FILES)
-    const path = join(o.out, 'facts.jsonl')
-    if (merged.kind === 'test') writeLines(new JsonLinesWriter(path, TestFactSchema), merged.facts)
-    else writeLines(new JsonLinesWriter(path, FactSchema), merged.facts)
-    writeBundle(o.out, merged.bundle)
-    print(writeReportFor(o.out, merged.bundle, o.lang))
+    const schema: z.ZodType<TestFact | Fact> = sources[0]?.kind === 'test' ? TestFactSchema : FactSchema
+    const facts = new JsonLinesWriter(join(o.out, 'facts.jsonl'), schema)
+    let bundle: ReportBundle
+    try {
+      bundle = mergeRuns(sources, (lines) => facts.appendAll(lines))
+    } finally {
+      facts.close()
+    }
+    writeBundle(o.out, bundle)
+    print(writeReportFor(o.out, bundle, o.lang))
     context.log(`merged ${dirs.length} folder(s): ${dirs.join(', ')}`)
     return 0
   },
 })
-
-// --- internal ---
-
-function writeLines<T>(writer: { appendAll: (lines: readonly T[]) => void; close: () => void }, lines: readonly T[]): void {
-  try {
-    writer.appendAll(lines)
-  } finally {
-    writer.close()
-  }
-}
