@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import fg from 'fast-glob'
 import { FlakeproofError } from '../errors.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
-import { describeIssues } from './read.js'
+import { parseJsonLine } from './read.js'
 import { writeTextAtomic } from './write.js'
 
 export { type HistoryFile, HistoryFileSchema, type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
@@ -80,19 +80,14 @@ export interface HistoryRun {
  */
 export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
   const files = [...new Set(fg.sync([...patterns], { onlyFiles: true, dot: true }))].sort()
+  if (files.length === 0) {
+    throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
+  }
+  const hint = 'Pass only files of a .flakeproof/history/ folder'
   return files.map((file) => {
     const records: HistoryRecord[] = []
     for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
-      if (line.trim() === '') continue
-      let data: unknown
-      try {
-        data = JSON.parse(line)
-      } catch {
-        throw new FlakeproofError(`--glob ${file}: line ${index + 1} is not valid JSON; remove the file or restore it from a run's history folder`, 'E_INPUT')
-      }
-      const parsed = HistoryRecordSchema.safeParse(data)
-      if (!parsed.success) throw new FlakeproofError(`--glob ${file}: line ${index + 1}: ${describeIssues(parsed.error)}; pass only files of .flakeproof/history/`, 'E_INPUT')
-      records.push(parsed.data)
+      if (line.trim() !== '') records.push(parseJsonLine(line, HistoryRecordSchema, `--glob ${file}: line ${index + 1}`, hint))
     }
     return { file, records }
   })

@@ -36,7 +36,7 @@ export interface HistoryAnalysis {
 export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery): HistoryAnalysis {
   const runs = selectRuns(files, query)
   if (runs.length === 0) {
-    throw new FlakeproofError(`no run left after the filters (${files.length} file(s) matched --glob); widen --since or --branch, or run the tests with flakeproof/reporter first`, 'E_INPUT')
+    throw new FlakeproofError(`no run left after the filters (${files.length} file(s) matched --glob); widen --since or --branch`, 'E_INPUT')
   }
   const seen = new Map<string, { last: HistoryRecord; observations: Observation[] }>()
   runs.forEach((run, index) => {
