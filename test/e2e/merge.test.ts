@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { PolicyFileSchema, RateFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
+import { FactSchema, PolicyFileSchema, RateFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
-import { type CliResult, readArtifact, runCli, runVitest, tempDir } from '../utils.js'
+import { type CliResult, labCommand, readArtifact, runCli, runVitest, tempDir } from '../utils.js'
 
 /** What must be equal between a merge and one run: every count and what is computed from them. */
 function countsIn(dir: string) {
@@ -56,5 +56,26 @@ describe('flakeproof merge of vitest --shard 1/2 and --shard 2/2', () => {
     expect(refused.stderr.trim().split('\n')).toEqual([
       `flakeproof merge: ${other}: measured at confidence 0.99, but ${join(root, 'shard-1')} at 0.95; merge only folders measured at the same --confidence. See \`flakeproof merge --help\`.`,
     ])
+  }, 120_000)
+})
+
+describe('flakeproof merge of command-mode folders', () => {
+  it('adds two collections of the lab job (each failing every fifth call) into one of 40 trials', async () => {
+    const root = tempDir()
+    // collect and measure of the same trials: `investigate` writes both from one measurement.
+    for (const name of ['m1', 'm2']) {
+      const state = join(root, `state-${name}`)
+      const ran = await runCli(['investigate', '--cmd', labCommand(state), '--fixed-cmd', labCommand(state, '--fixed'), '--trials', '20', '--slow-trials', '1', '--gap-ms', '0', '--out-dir', join(root, name)])
+      expect(ran.code, ran.stderr).toBe(0)
+    }
+    const result = await runCli(['merge', join(root, 'm1'), join(root, 'm2'), '--out', join(root, 'merged')])
+    expect(result.code, result.stderr).toBe(0)
+    const rate = readArtifact(join(root, 'merged', 'rate.json'), RateFileSchema)
+    // Each folder: calls 5, 10, 15, 20 fail (4 of 20); merged 8 of 40, trials 5, 10, 15, 20, 25, 30, 35, 40.
+    expect([rate.trials, rate.failures, rate.requested_trials, rate.verdict]).toEqual([40, 8, 40, 'flaky'])
+    const only = JSON.parse(readFileSync(join(root, 'merged', 'only_when_fail.json'), 'utf8')) as { failure_trials: number[] }
+    expect(only.failure_trials).toEqual([5, 10, 15, 20, 25, 30, 35, 40])
+    const facts = readFileSync(join(root, 'merged', 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
+    expect(facts.map((f) => f.origin)).toEqual([...Array(20).fill(join(root, 'm1')), ...Array(20).fill(join(root, 'm2'))])
   }, 120_000)
 })
