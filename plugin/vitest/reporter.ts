@@ -17,6 +17,7 @@ import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evide
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
+import { recordVitestHistory } from './_history.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -92,6 +93,10 @@ export default class FlakeproofReporter implements Reporter {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
       this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
+      // Everyday runs only (docs/contracts.md §11): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
+      if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
+        this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._idOf(t)))
+      }
     })
   }
 

@@ -1,10 +1,8 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ExecutionCollector, type ExecutionLine, type ExecutionSummaries, toExecutionLine } from './html-executions.js'
+import { forEachLine } from './_lines.js'
 import { detailedSubjects, type HtmlBundle } from './html-subjects.js'
-
-/** Bytes read at a time: facts.jsonl of a large run is hundreds of megabytes and is never held whole. */
-const CHUNK_BYTES = 1 << 20
 
 /**
  * The per-execution summaries report.html needs, read from `<dir>/facts.jsonl` one chunk at a time
@@ -47,30 +45,4 @@ export function forEachExecution(
     if (execution === undefined) onUnreadable()
     else onExecution(execution)
   })
-}
-
-// --- internal ---
-
-function forEachLine(path: string, onLine: (line: string) => void): void {
-  const fd = openSync(path, 'r')
-  try {
-    const buffer = Buffer.alloc(CHUNK_BYTES)
-    let carry = Buffer.alloc(0)
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null)
-      if (read === 0) break
-      // Split on bytes, not on decoded text: a chunk may end inside a multi-byte character.
-      let chunk = Buffer.concat([carry, buffer.subarray(0, read)])
-      let newline = chunk.indexOf(0x0a)
-      while (newline !== -1) {
-        onLine(chunk.subarray(0, newline).toString('utf8'))
-        chunk = chunk.subarray(newline + 1)
-        newline = chunk.indexOf(0x0a)
-      }
-      carry = Buffer.from(chunk)
-    }
-    if (carry.length > 0) onLine(carry.toString('utf8'))
-  } finally {
-    closeSync(fd)
-  }
 }

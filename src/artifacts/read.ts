@@ -26,24 +26,31 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag:
 /** Reads facts.jsonl; a line that is not a valid fact is reported by its line number. */
 export function readFactsFile(path: string, flag: string): Fact[] {
   const hint = 'Pass a facts.jsonl written by `flakeproof collect`'
-  const lines = readText(path, flag, hint).split('\n')
-  const facts: Fact[] = []
-  for (const [index, line] of lines.entries()) {
-    if (line.trim() === '') continue
-    let data: unknown
-    try {
-      data = JSON.parse(line)
-    } catch {
-      throw new FlakeproofError(`${flag} ${path}: line ${index + 1} is not valid JSON. ${hint}`, 'E_INPUT')
-    }
-    const result = FactSchema.safeParse(data)
-    if (!result.success) {
-      throw new FlakeproofError(`${flag} ${path}: line ${index + 1}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
-    }
-    facts.push(result.data)
-  }
+  const facts = readJsonLinesFile(path, FactSchema, flag, hint)
   if (facts.length === 0) throw new FlakeproofError(`${flag} ${path}: holds no trials. ${hint}`, 'E_INPUT')
   return facts
+}
+
+/** Reads a JSON-lines file, each line validated; a bad line is reported by its number. */
+export function readJsonLinesFile<S extends z.ZodType>(path: string, schema: S, flag: string, hint: string): z.output<S>[] {
+  const parsed: z.output<S>[] = []
+  for (const [index, line] of readText(path, flag, hint).split('\n').entries()) {
+    if (line.trim() !== '') parsed.push(parseJsonLine(line, schema, `${flag} ${path}: line ${index + 1}`, hint))
+  }
+  return parsed
+}
+
+/** One line of a JSON-lines file, validated; `where` names the flag, file and line in the error. */
+export function parseJsonLine<S extends z.ZodType>(line: string, schema: S, where: string, hint: string): z.output<S> {
+  let data: unknown
+  try {
+    data = JSON.parse(line)
+  } catch {
+    throw new FlakeproofError(`${where} is not valid JSON. ${hint}`, 'E_INPUT')
+  }
+  const result = schema.safeParse(data)
+  if (!result.success) throw new FlakeproofError(`${where}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
+  return result.data
 }
 
 /** The first three issues of a zod error on one line: `trials: expected number; rate: too big`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
+import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -89,6 +90,7 @@ export const FactSchema = z.object({
   concurrent: count.describe('Other trials still running when this one started.'),
   stdout_bytes: count.describe('Bytes printed, before capping.'),
   stderr_bytes: count,
+  origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
 })
 export type Fact = z.infer<typeof FactSchema>
 
@@ -181,5 +183,7 @@ export const ARTIFACT_SCHEMAS = {
   proof: { file: 'proof.json', schema: ProofFileSchema },
   summary: { file: 'summary.json', schema: SummaryFileSchema },
   committed_policy: { file: 'flakeproof.policy.json (committed, docs/contracts.md §9)', schema: CommittedPolicySchema },
+  history: { file: 'history.json', schema: HistoryFileSchema },
+  history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

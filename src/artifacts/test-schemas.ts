@@ -62,7 +62,9 @@ export const TestFactSchema = z.object({
   seed: z.number().nullable(),
   gap_ms: milliseconds,
   mode: TestModeSchema,
+  origin: z.string().optional().describe('`flakeproof merge`: the folder this execution was read from (trial and repeat are renumbered here).'),
 })
+export type TestFact = z.infer<typeof TestFactSchema>
 
 export const TestPlanSchema = z.object({
   observed_rate: probability,

@@ -11,7 +11,9 @@ import { describeRate } from '../core/rate.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
+import { history } from './commands/history.js'
 import { measure } from './commands/measure.js'
+import { merge } from './commands/merge.js'
 import { observe } from './commands/observe.js'
 import { plan } from './commands/plan.js'
 import { policy } from './commands/policy.js'
@@ -24,7 +26,7 @@ import { joinShellWords } from './_shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest]
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
@@ -132,7 +134,7 @@ function parseOptions(spec: CommandSpec, given: string[]): unknown {
     parsed = parseArgs({
       args: attachNegativeValues(spec, args),
       options: Object.fromEntries(spec.flags.map((f) => [f.name, { type: f.placeholder === undefined ? 'boolean' : 'string' }])),
-      allowPositionals: spec.name === 'schema',
+      allowPositionals: spec.name === 'schema' || spec.positionals !== undefined,
       strict: true,
       tokens: true,
     })
@@ -140,7 +142,8 @@ function parseOptions(spec: CommandSpec, given: string[]): unknown {
     throw new Error(rephraseParseError(error as Error & { code?: string }))
   }
   refuseRepeatedFlags(parsed.tokens)
-  const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : withRest(spec, parsed.values, rest)
+  const values = spec.positionals ? { ...parsed.values, [spec.positionals]: parsed.positionals } : parsed.values
+  const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : withRest(spec, values, rest)
   const result = spec.schema.safeParse(input)
   // Each message names its flag, the value received and a fix; the first one is the one to act on.
   if (!result.success) throw new Error(result.error.issues[0]?.message ?? 'invalid flags')

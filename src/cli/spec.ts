@@ -16,6 +16,8 @@ export interface CommandSpec<S extends z.ZodType = z.ZodType> extends CommandOpt
   usage?: string
   /** The flag that takes the words after `--`, joined back into one shell command (`repeat … -- pytest -q`). */
   rest?: string
+  /** The option that receives the command's positional arguments (`merge`'s folders), if it takes any. */
+  positionals?: string
   writes: string
   example: string
   /** Returns the exit code: 0 done, 1 negative verdict, 130 interrupted. Throws FlakeproofError on bad input. */

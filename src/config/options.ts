@@ -216,8 +216,43 @@ const ingest = options([
 ])
 export const INGEST = { ...ingest, schema: ingest.schema.superRefine(exactlyOne(['--junit', '--libtest'], (o) => [o.junit, o.libtest], '--junit "reports/**/*.xml"')) }
 export type IngestOptions = z.output<typeof INGEST.schema>
+const merge = options([
+  { name: 'out', placeholder: '<dir>', description: 'folder for the merged files; earlier results there are replaced', value: text('--out', 'merged'), output: 'folder' },
+  FLAG.lang,
+])
+export const MERGE = {
+  ...merge,
+  schema: merge.schema.extend({
+    inputs: z.array(z.string()).min(1, 'name the folders to merge, or a quoted glob; e.g. flakeproof merge "shards/*" --out merged'),
+  }),
+}
+
+export const HISTORY = options([
+  input('glob', '<pattern>', 'history files to read (fast-glob; quote it); e.g. files downloaded from CI jobs', '".flakeproof/history/*.jsonl"'),
+  { name: 'since', placeholder: '<30d|12h|2w|date>', description: 'only runs that ended within this long, or since this ISO date (default: all)', value: since().optional() },
+  input('branch', '<name>', 'only runs on this branch (default: every branch)', 'main'),
+  FLAG.confidence,
+  { name: 'out', placeholder: '<dir>', description: 'folder for rate.json, policy.json, history.json and the report; earlier results there are replaced', value: text('--out', '.flakeproof/from-history').prefault('.flakeproof/from-history'), output: 'folder' },
+  FLAG.lang,
+])
+export type HistoryOptions = z.output<typeof HISTORY.schema>
 
 // --- internal ---
+
+/** `--since 30d` (h, d, w) or an ISO date: the earliest end of a run to keep, from now. */
+function since() {
+  const message = (input: unknown): string => `--since must be a span like 30d, 12h or 2w, or an ISO date like 2026-01-31 (got ${JSON.stringify(input)}); e.g. --since 30d`
+  const unitMs = { h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+  return z.string().transform((value, ctx): Date => {
+    const span = /^(\d+)([hdw])$/.exec(value.trim())
+    const at = span ? Date.now() - Number(span[1]) * unitMs[span[2] as keyof typeof unitMs] : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
+    if (Number.isNaN(at)) {
+      ctx.issues.push({ code: 'custom', message: message(value), input: value })
+      return z.NEVER
+    }
+    return new Date(at)
+  })
+}
 
 function exactlyOne<T>(flags: string[], pick: (o: T) => unknown[], example: string) {
   return (o: T, ctx: z.RefinementCtx): void => {

@@ -44,6 +44,8 @@ export const VitestOptionsSchema = z
     proofRequired: z.boolean().default(false),
     /** `flakeproof vitest` only: time one run, then repeat to fill this many milliseconds (at least 100 for one test). */
     budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
+    /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §11). @default true */
+    history: z.boolean().default(true),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>

@@ -35,9 +35,8 @@ export async function measureCommand(
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeJsonAtomic(paths.rate, RateFileSchema, rate)
 }
 
-// --- internal ---
-
-function buildRateFile(settings: TrialSettings, confidence: number, counts: TrialCounts): RateFile {
+/** rate.json from counted trials (also for `flakeproof merge`, from the sums of its folders). */
+export function buildRateFile(settings: TrialSettings, confidence: number, counts: TrialCounts): RateFile {
   // Overlapping trials (--jobs > 1) have no order to test: trial 7 may start before 6 ends.
   const independence =
     settings.jobs > 1 || counts.trials === 0
@@ -61,6 +60,8 @@ function buildRateFile(settings: TrialSettings, confidence: number, counts: Tria
     independence,
   }
 }
+
+// --- internal ---
 
 function explainIndependence(rate: RateFile, context: PipelineContext): void {
   const text = INDEPENDENCE_TEXT.en

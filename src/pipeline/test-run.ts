@@ -8,6 +8,7 @@ import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildTestMeasurement, buildTestProof, byConcern, type Collected, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
 import type { ReportedTest } from './test-evidence.js'
+import { toFactLines } from './test-facts.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
@@ -67,27 +68,7 @@ export class TestRunRecorder {
 
   record(test: ReportedTest): void {
     const { evidence } = test
-    const lines = evidence.repetitions.map((repetition, index) => {
-      return {
-        trial: index + 1,
-        test_id: evidence.id,
-        project: test.project,
-        file: test.file,
-        name: test.name,
-        outcome: repetition.ok ? ('passed' as const) : ('failed' as const),
-        elapsed_ms: repetition.elapsedMs,
-        error: repetition.error ?? null,
-        stdout: repetition.stdout ?? '',
-        stderr: repetition.stderr ?? '',
-        repeat: index,
-        order: evidence.order,
-        previous_test: evidence.previousTest,
-        worker: evidence.worker,
-        seed: evidence.seed,
-        gap_ms: repetition.gapMs,
-        mode: repetition.mode,
-      }
-    })
+    const lines = toFactLines(test)
     this._facts.appendAll(lines)
     this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
   }

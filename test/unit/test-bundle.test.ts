@@ -1,29 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { Repetition } from '../../src/core/repetition.js'
 import { buildTestMeasurement, buildTestProof, failedRoundsOf, outcomeOf } from '../../src/pipeline/test-bundle.js'
-import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { tallyTest } from '../../src/pipeline/test-tally.js'
+import { reportedTest } from '../reported-test.js'
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
 
 /** A test whose repetitions fail where `pattern` has an 'x'; `cut` as if recovered after a crash. */
 function tally(name: string, pattern: string, options: { mode?: Repetition['mode']; cut?: boolean } = {}) {
-  const test: ReportedTest = {
-    project: '',
-    file: 'a.test.ts',
-    name,
-    evidence: {
-      id: `a.test.ts > ${name}`,
-      path: [name],
-      order: 1,
-      previousTest: null,
-      worker: '1',
-      seed: null,
-      repetitions: [...pattern].map((c) => ({ ok: c !== 'x', elapsedMs: 1, mode: options.mode ?? 'fast', gapMs: 0 })),
-      ...(options.cut ? { cut: true as const } : {}),
-    },
-  }
-  return tallyTest(test, confidence.exact)
+  return tallyTest(reportedTest(name, pattern, options), confidence.exact)
 }
 
 const measure = (outcomes: ReturnType<typeof outcomeOf>[], rounds: number) =>

@@ -1,0 +1,32 @@
+import type { TestCase, TestModule } from 'vitest/node'
+import { type HistoryTest, recordHistory } from '../../src/pipeline/history-record.js'
+
+/**
+ * An ordinary Vitest run (no repetitions) as history (docs/contracts.md §11): one record per test
+ * that ran. A test that passed only after Vitest's `retry` is `flaky`: the retry hid a failure.
+ */
+export function recordVitestHistory(outDir: string, root: string, modules: ReadonlyArray<TestModule>, idOf: (testCase: TestCase) => { id: string; identity: { project: string; file: string } }): string | undefined {
+  // The plugin's runner repeats tests in this process (a reporter listed by path stays beside it): no everyday run.
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for('flakeproof.vitest.installed')]) return undefined
+  const tests: HistoryTest[] = []
+  for (const module of modules) {
+    for (const testCase of module.children.allTests()) {
+      const { state } = testCase.result()
+      if (state !== 'passed' && state !== 'failed') continue
+      const diagnostic = testCase.diagnostic()
+      const retries = diagnostic?.retryCount ?? 0
+      const outcome = state === 'failed' ? 'failed' : retries > 0 || diagnostic?.flaky === true ? 'flaky' : 'passed'
+      const { id, identity } = idOf(testCase)
+      tests.push({
+        id,
+        project: identity.project,
+        file: identity.file,
+        name: testCase.fullName,
+        outcome,
+        retries,
+        durationMs: diagnostic?.duration ?? 0,
+      })
+    }
+  }
+  return recordHistory(outDir, tests, { root, env: process.env, now: new Date() })
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod'
+import { count, measured, milliseconds, probability, VerdictSchema } from './_common.js'
+
+/** History from everyday runs (docs/contracts.md §11): a history file's lines, and history.json. */
+
+/** One test of one ordinary run. `flaky`: failed, then passed on a retry (a flake the retry hid). */
+export const HistoryRecordSchema = z.object({
+  test_id: z.string(),
+  project: z.string(),
+  file: z.string(),
+  name: z.string(),
+  outcome: z.enum(['passed', 'failed', 'flaky']).describe('flaky: passed only after a retry; counted as a failure of the run.'),
+  retries: count.describe('Retries the runner used on it in this run.'),
+  duration_ms: milliseconds,
+  commit: z.string().nullable().describe('From the CI environment, else `git rev-parse HEAD`; null when unknown.'),
+  branch: z.string().nullable(),
+  os: z.string().describe('process.platform of the machine that ran it.'),
+  at: z.iso.datetime().describe('When the run ended.'),
+})
+export type HistoryRecord = z.infer<typeof HistoryRecordSchema>
+
+/** A rate change found in a test's history: before and after a commit, Fisher's exact test. */
+export const HistoryChangeSchema = z.object({
+  test_id: z.string(),
+  commit: z.string().describe('The first commit of the "after" side.'),
+  before: z.object({ runs: count, failures: count }),
+  after: z.object({ runs: count, failures: count }),
+  p_value: probability.describe("Fisher's exact test, two-sided, times the commits tried for this test (Bonferroni)."),
+})
+
+/** history.json: what `flakeproof history` read and found, flakiest first. */
+export const HistoryFileSchema = z.object({
+  schema_version: z.literal(1),
+  runs: count.describe('History files read after the --since and --branch filters.'),
+  first_at: z.iso.datetime().nullable(),
+  last_at: z.iso.datetime().nullable(),
+  branch: z.string().nullable(),
+  since: z.iso.datetime().nullable(),
+  confidence: z.number().gt(0).lt(1),
+  tests: z.array(
+    z.object({
+      id: z.string(),
+      runs: count.describe('Runs it was in.'),
+      ...measured,
+      flakes: count.describe('Runs it passed only after a retry (its failed attempts are counted in failures).'),
+      verdict: VerdictSchema,
+    }),
+  ),
+  changes: z.array(HistoryChangeSchema).describe('Tests whose rate changed at a commit (p < 1 - confidence after correction).'),
+})
+export type HistoryFile = z.infer<typeof HistoryFileSchema>

@@ -1,0 +1,104 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import fg from 'fast-glob'
+import { FlakeproofError } from '../errors.js'
+import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
+import { parseJsonLine } from './read.js'
+import { writeTextAtomic } from './write.js'
+
+export { type HistoryFile, HistoryFileSchema, type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
+
+/**
+ * History from everyday runs (docs/contracts.md §11): each ordinary test run leaves one new file in
+ * `<outDir>/history/`, one line per test that ran. One file per run, under a name no other run can
+ * pick, so parallel CI jobs never write the same file; the folder is pruned by age and size.
+ */
+
+/** Limits of the history folder: files older than `maxAgeDays` go, then the oldest until it fits `maxBytes`. */
+export interface HistoryLimits {
+  maxAgeDays: number
+  maxBytes: number
+}
+
+/** A quarter of a year of daily runs, and no more than 50 MB of disk. */
+export const HISTORY_LIMITS: HistoryLimits = { maxAgeDays: 90, maxBytes: 50 * 1024 * 1024 }
+
+/**
+ * Writes one run's records as a new file in `dir` (atomically: a reader never sees half a file),
+ * then prunes the folder. Returns the new file's path. @throws FlakeproofError `E_WRITE`
+ */
+export function writeHistoryRun(dir: string, records: readonly HistoryRecord[], now: Date, limits: HistoryLimits = HISTORY_LIMITS): string {
+  const lines = records.map((r) => JSON.stringify(HistoryRecordSchema.parse(r))).join('\n')
+  // Sortable by time; the pid and random part keep two runs ending in the same millisecond apart.
+  const name = `${now.toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`
+  const path = join(dir, name)
+  mkdirSync(dir, { recursive: true })
+  writeTextAtomic(path, `${lines}\n`)
+  pruneHistory(dir, now, limits, name)
+  return path
+}
+
+/**
+ * Removes history files older than `maxAgeDays`, then the oldest until the folder holds at most
+ * `maxBytes`; `keep` (the file just written) stays. A file another run removed meanwhile is skipped.
+ */
+export function pruneHistory(dir: string, now: Date, limits: HistoryLimits, keep?: string): string[] {
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.jsonl') && name !== keep)
+    .flatMap((name) => {
+      try {
+        const stats = statSync(join(dir, name))
+        return [{ name, bytes: stats.size, mtimeMs: stats.mtimeMs }]
+      } catch {
+        return []
+      }
+    })
+    .sort((a, b) => a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name))
+  const oldest = now.getTime() - limits.maxAgeDays * 86_400_000
+  const removed: string[] = []
+  const keptBytes = keep === undefined ? 0 : sizeOf(join(dir, keep))
+  let total = keptBytes + files.reduce((sum, f) => sum + f.bytes, 0)
+  for (const file of files) {
+    if (file.mtimeMs >= oldest && total <= limits.maxBytes) break
+    rmSync(join(dir, file.name), { force: true })
+    total -= file.bytes
+    removed.push(file.name)
+  }
+  return removed
+}
+
+/** One history file as read back: its path and its records. */
+export interface HistoryRun {
+  file: string
+  records: HistoryRecord[]
+}
+
+/**
+ * Every history file the globs match (fast-glob, sorted), each line validated. A bad line is one
+ * error naming the file and line: a history that silently drops runs would skew every rate.
+ */
+export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
+  const files = [...new Set(fg.sync([...patterns], { onlyFiles: true, dot: true }))].sort()
+  if (files.length === 0) {
+    throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
+  }
+  const hint = 'Pass only files of a .flakeproof/history/ folder'
+  return files.map((file) => {
+    const records: HistoryRecord[] = []
+    for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
+      if (line.trim() !== '') records.push(parseJsonLine(line, HistoryRecordSchema, `--glob ${file}: line ${index + 1}`, hint))
+    }
+    return { file, records }
+  })
+}
+
+// --- internal ---
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,39 @@
+import { join } from 'node:path'
+import { HistoryFileSchema, readHistoryRuns } from '../../artifacts/history.js'
+import { writeBundle } from '../../artifacts/write-bundle.js'
+import { assertWritable, removeFiles, writeJsonAtomic } from '../../artifacts/write.js'
+import { HISTORY } from '../../config/options.js'
+import { analyzeHistory } from '../../pipeline/history.js'
+import { writeReportFor } from '../../pipeline/report.js'
+import { defineCommand } from '../spec.js'
+import { RESULT_FILES } from './_replaced.js'
+
+const DEFAULT_GLOB = '.flakeproof/history/*.jsonl'
+
+export const history = defineCommand({
+  name: 'history',
+  summary: "per-test rates from everyday runs recorded by flakeproof/reporter: flakiest first, and where a test's rate changed",
+  writes: 'history.json (ranked tests, flakes hidden by retries, rate changes at a commit), rate.json, runs_needed.json, policy.json, summary.json, flaky_report.md, report.html in --out',
+  example: 'flakeproof history --since 30d --branch main',
+  ...HISTORY,
+  async run(o, { print, context }) {
+    const pattern = o.glob ?? DEFAULT_GLOB
+    const command = ['flakeproof history', `--glob ${pattern}`, ...(o.since ? [`--since ${o.since.toISOString()}`] : []), ...(o.branch ? [`--branch ${o.branch}`] : [])].join(' ')
+    const { history: found, bundle } = analyzeHistory(readHistoryRuns([pattern]), { since: o.since ?? null, branch: o.branch ?? null, confidence: o.confidence, command })
+    assertWritable(join(o.out, 'rate.json'), '--out')
+    removeFiles(o.out, RESULT_FILES)
+    writeJsonAtomic(join(o.out, 'history.json'), HistoryFileSchema, found)
+    writeBundle(o.out, bundle)
+    writeReportFor(o.out, bundle, o.lang)
+    print(found)
+    const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
+    for (const t of found.tests.filter((t) => t.failures > 0).slice(0, 10)) {
+      context.log(`${t.verdict.padEnd(8)} ${t.failures}/${t.trials} attempts in ${t.runs} runs (${t.flakes} passed only on retry), ${percent(t.rate)} [${percent(t.ci_low)}, ${percent(t.ci_high)}]  ${t.id}`)
+    }
+    for (const c of found.changes) {
+      context.log(`changed at ${c.commit.slice(0, 12)}: ${c.before.failures}/${c.before.runs} runs before, ${c.after.failures}/${c.after.runs} after (p = ${c.p_value.toPrecision(3)})  ${c.test_id}`)
+    }
+    context.log(`${found.runs} run(s) read; files in ${o.out} (--flaky-proof --flaky-out ${o.out} proves the flaky ones)`)
+    return 0
+  },
+})

@@ -1,0 +1,181 @@
+import type { ReportBundle } from '../artifacts/bundle.js'
+import type { HistoryFile, HistoryRecord, HistoryRun } from '../artifacts/history.js'
+import { fisherExactTwoSided } from '../core/fisher.js'
+import { complement, lessThan } from '../core/fraction.js'
+import { testIndependence } from '../core/independence.js'
+import { FlakeproofError } from '../errors.js'
+import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
+import type { TestTally } from './test-tally.js'
+
+export interface HistoryQuery {
+  /** Runs that ended before this are left out; null: all. */
+  since: Date | null
+  /** Only runs on this branch; null: every branch. */
+  branch: string | null
+  confidence: Confidence
+  /** How the history was asked for, for rate.json's `command`. */
+  command: string
+}
+
+export interface HistoryAnalysis {
+  history: HistoryFile
+  /** rate.json, runs_needed.json, only_when_fail.json and policy.json, in the shapes of a measuring run. */
+  bundle: ReportBundle
+}
+
+/**
+ * Rates from everyday runs (docs/contracts.md §11). Each run is a round, and each attempt of a test
+ * in it a trial: a pass is one passed trial, a pass only on the r-th retry r failed trials then a
+ * passed one, a failure after r retries r + 1 failed trials. Attempts are the unit a retry budget
+ * is computed for (p^(r+1) <= 0.01), and a test that always needs its retry is flaky, not broken.
+ * A round failed when any test failed an attempt in it. Plans and policy
+ * come from the builders a measuring run uses, so `--flaky-proof` and the report read them alike.
+ * A test's trials are the runs it was in (a test added last week is not `partial` for the runs
+ * before it existed).
+ */
+export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery): HistoryAnalysis {
+  const runs = selectRuns(files, query)
+  if (runs.length === 0) {
+    throw new FlakeproofError(`no run left after the filters (${files.length} file(s) matched --glob); widen --since or --branch`, 'E_INPUT')
+  }
+  const seen = new Map<string, { last: HistoryRecord; observations: Observation[] }>()
+  runs.forEach((run, index) => {
+    for (const record of run.records) {
+      const entry = seen.get(record.test_id) ?? { last: record, observations: [] }
+      entry.last = record
+      const attempts = record.outcome === 'passed' ? 1 : record.retries + 1
+      const failed = record.outcome === 'failed' ? attempts : attempts - 1
+      entry.observations.push({ run: index + 1, attempts, failed, flaky: record.outcome === 'flaky', commit: record.commit })
+      seen.set(record.test_id, entry)
+    }
+  })
+  const { confidence } = query
+  const tallies = [...seen.values()].map(({ last, observations }) => tallyOf(last, observations, confidence))
+  const outcomes = tallies.map((tally) => outcomeOf(tally, tally.fast.trials, confidence)).sort(byConcern)
+  const first = runs[0]?.at as Date
+  const last = runs.at(-1)?.at as Date
+  const bundle = buildTestMeasurement({
+    command: query.command,
+    repeat: runs.length,
+    observe: false,
+    confidence,
+    startedAt: first,
+    durationMs: last.getTime() - first.getTime(),
+    complete: true,
+    runErrors: [],
+    outcomes,
+    rounds: runs.length,
+  })
+  const flakes = new Map([...seen].map(([id, { observations }]) => [id, observations.filter((o) => o.flaky).length]))
+  const ranked = [...(bundle.rate.tests ?? [])].sort((a, b) => b.ci_low - a.ci_low || b.rate - a.rate || a.id.localeCompare(b.id))
+  return {
+    bundle,
+    history: {
+      schema_version: 1,
+      runs: runs.length,
+      first_at: first.toISOString(),
+      last_at: last.toISOString(),
+      branch: query.branch,
+      since: query.since?.toISOString() ?? null,
+      confidence: confidence.value,
+      tests: ranked.map(({ id, trials, failures, rate, ci_low, ci_high, verdict }) => ({
+        id,
+        runs: seen.get(id)?.observations.length ?? 0,
+        trials,
+        failures,
+        rate,
+        ci_low,
+        ci_high,
+        flakes: flakes.get(id) ?? 0,
+        verdict,
+      })),
+      changes: [...seen].flatMap(([id, { observations }]) => findChange(id, observations, confidence) ?? []),
+    },
+  }
+}
+
+// --- internal ---
+
+interface Observation {
+  /** The run's number among those selected, from 1: the round it belongs to. */
+  run: number
+  /** Attempts in this run: 1 + the retries used. */
+  attempts: number
+  /** Failed attempts: all of them when the test failed, all but the last when it passed on a retry. */
+  failed: number
+  flaky: boolean
+  commit: string | null
+}
+
+/** The runs the query keeps, oldest first; a file left empty by the filters is no run. */
+function selectRuns(files: readonly HistoryRun[], query: HistoryQuery): { file: string; at: Date; records: HistoryRecord[] }[] {
+  const since = query.since?.getTime() ?? Number.NEGATIVE_INFINITY
+  return files
+    .map(({ file, records }) => ({
+      file,
+      records: records.filter((r) => Date.parse(r.at) >= since && (query.branch === null || r.branch === query.branch)),
+    }))
+    .filter((run) => run.records.length > 0)
+    .map((run) => ({ ...run, at: new Date(Math.max(...run.records.map((r) => Date.parse(r.at)))) }))
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || a.file.localeCompare(b.file))
+}
+
+function tallyOf(last: HistoryRecord, observations: readonly Observation[], confidence: Confidence): TestTally {
+  // Attempts in order, failed ones first within a run (a retry follows a failure): the runs test reads this sequence.
+  const failedAt: number[] = []
+  let trials = 0
+  for (const o of observations) {
+    for (let i = 0; i < o.failed; i++) failedAt.push(trials + i + 1)
+    trials += o.attempts
+  }
+  const empty = { trials: 0, failures: 0, failureTrials: [] }
+  return {
+    id: last.test_id,
+    project: last.project,
+    file: last.file,
+    name: last.name,
+    // failureTrials are run numbers: a run (round) failed if any of its tests failed an attempt.
+    fast: { trials, failures: failedAt.length, failureTrials: observations.filter((o) => o.failed > 0).map((o) => o.run) },
+    slow: { ...empty, gapMs: 0 },
+    proof: empty,
+    token: null,
+    tokenCandidates: [],
+    predicates: [],
+    errors: [],
+    once: false,
+    cut: false,
+    independence: testIndependence(trials, failedAt, complement(confidence.exact)),
+  }
+}
+
+/**
+ * The commit at which a test's rate changed most clearly: at each commit change in its sequence,
+ * Fisher's exact test on runs before vs after (a run counts as failed if any attempt failed). Trying m commits makes m chances of a false alarm, so the
+ * smallest p-value is multiplied by m (Bonferroni) before it is compared with 1 - confidence.
+ */
+function findChange(id: string, observations: readonly Observation[], confidence: Confidence): HistoryFile['changes'][number] | undefined {
+  const splits = observations.flatMap((o, i) => {
+    const previous = observations[i - 1]
+    return i > 0 && o.commit !== null && previous?.commit !== null && o.commit !== previous?.commit ? [i] : []
+  })
+  let best: { split: number; p: ReturnType<typeof fisherExactTwoSided> } | undefined
+  for (const split of splits) {
+    const before = observations.slice(0, split).filter((o) => o.failed > 0).length
+    const after = observations.slice(split).filter((o) => o.failed > 0).length
+    const p = fisherExactTwoSided({ failuresA: before, passesA: split - before, failuresB: after, passesB: observations.length - split - after })
+    if (best === undefined || lessThan(p.exact, best.p.exact)) best = { split, p }
+  }
+  if (best === undefined) return undefined
+  const m = BigInt(splits.length)
+  const adjusted = { num: best.p.exact.num * m, den: best.p.exact.den }
+  if (!lessThan(adjusted, complement(confidence.exact))) return undefined
+  const before = observations.slice(0, best.split)
+  const after = observations.slice(best.split)
+  return {
+    test_id: id,
+    commit: after[0]?.commit as string,
+    before: { runs: before.length, failures: before.filter((o) => o.failed > 0).length },
+    after: { runs: after.length, failures: after.filter((o) => o.failed > 0).length },
+    p_value: Math.min(1, best.p.pValue * splits.length),
+  }
+}

@@ -1,0 +1,167 @@
+import type { ReportBundle } from '../artifacts/bundle.js'
+import type { MergeSource } from '../artifacts/merge-source.js'
+import type { Fact } from '../artifacts/schemas.js'
+import type { TestFact } from '../artifacts/test-schemas.js'
+import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { computeVerdict } from '../core/verdict.js'
+import { FlakeproofError } from '../errors.js'
+import { analyzeFacts } from './facts.js'
+import { buildRateFile } from './measure.js'
+import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
+import { decidePolicy } from './policy.js'
+import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
+import type { Repetition, ReportedTest } from './test-evidence.js'
+import { type TestTally, tallyTest } from './test-tally.js'
+
+/** Where a merge hands its renumbered facts.jsonl lines: test mode a test at a time, command mode all at once. */
+export type FactsSink = (lines: readonly TestFact[] | readonly Fact[]) => void
+
+/**
+ * Several output folders (shards, CI matrix jobs) as one run (docs/contracts.md §10), with the
+ * builders a single run uses, so merging equals running once. Each test's executions are taken in
+ * folder order, then in their order inside the folder: its k-th fast execution belongs to round k.
+ * Shards of disjoint tests therefore share rounds, and jobs repeating the same tests add rounds.
+ * Folders measured at different confidence levels are refused: their intervals do not add.
+ */
+export function mergeRuns(sources: readonly MergeSource[], facts: FactsSink): ReportBundle {
+  assertMergeable(sources)
+  const first = sources[0] as MergeSource
+  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
+  return first.kind === 'test'
+    ? mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence, facts)
+    : mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence, facts)
+}
+
+/** Refuses, naming the folder, what does not add up: checked before anything is written. */
+export function assertMergeable(sources: readonly MergeSource[]): void {
+  const [first] = sources
+  if (first === undefined) throw new FlakeproofError('no folder to merge; name at least one', 'E_USAGE')
+  for (const source of sources) {
+    if (source.rate.confidence !== first.rate.confidence) {
+      throw new FlakeproofError(
+        `${source.dir}: measured at confidence ${source.rate.confidence}, but ${first.dir} at ${first.rate.confidence}; merge only folders measured at the same --confidence`,
+        'E_INPUT',
+      )
+    }
+    if (source.kind !== first.kind) {
+      throw new FlakeproofError(`${source.dir}: holds a ${source.kind}-mode run, but ${first.dir} a ${first.kind}-mode run; merge test runs with test runs and commands with commands`, 'E_INPUT')
+    }
+  }
+}
+
+// --- internal ---
+
+/** Where each kind of execution goes in a test's merged sequence. */
+const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, proof: 2 }
+
+function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
+  // A test cut short in its own folder stays partial: its folder never saw all it asked of it.
+  const cut = new Set(sources.flatMap((s) => (s.rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id)))
+  const ids = new Set(sources.flatMap((s) => s.tests.ids))
+  const tallies: TestTally[] = []
+  // One test at a time, from every folder: memory O(tests) plus one test's executions.
+  for (const id of ids) {
+    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => ({ ...line, origin: line.origin ?? dir })))
+    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
+    const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const first = ordered[0] as TestFact
+    const test: ReportedTest = {
+      project: first.project ?? '',
+      file: first.file,
+      name: first.name,
+      evidence: {
+        id,
+        path: [],
+        order: first.order,
+        previousTest: first.previous_test,
+        worker: first.worker,
+        seed: first.seed,
+        repetitions: ordered.map(toRepetition),
+        ...(cut.has(id) ? { cut: true as const } : {}),
+      },
+    }
+    emit(ordered)
+    tallies.push(tallyTest(test, confidence.exact))
+  }
+  const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
+  const requested = Math.max(...sources.map((s) => s.rate.requested_trials))
+  const asked = rounds === 0 ? 0 : Math.max(requested, rounds)
+  return buildTestMeasurement({
+    command: commandOf(sources),
+    repeat: asked,
+    observe: tallies.some((t) => t.slow.trials > 0),
+    confidence,
+    ...spanOf(sources),
+    complete: sources.every((s) => s.rate.complete),
+    runErrors: sources.flatMap((s) => s.rate.run_errors ?? []),
+    outcomes: tallies.map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern),
+    rounds,
+  })
+}
+
+/**
+ * Command mode: trials are numbered on across folders. When a folder has no facts.jsonl (`measure
+ * --out` writes none), only its counts are added: the trial order is then unknown, so no runs test
+ * is made and no only_when_fail.json is written.
+ */
+function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'command' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
+  const facts: Fact[] = []
+  let shiftMs = 0
+  for (const { dir, facts: lines } of sources) {
+    // Offsets continue from the previous folder's last trial, so "the trial before" stays within a folder's order.
+    const ordered = [...(lines ?? [])].sort((a, b) => a.trial - b.trial)
+    for (const line of ordered) facts.push({ ...line, trial: facts.length + 1, offset_ms: line.offset_ms + shiftMs, origin: line.origin ?? dir })
+    shiftMs = Math.max(shiftMs, ...facts.map((f) => f.offset_ms + f.elapsed_ms))
+  }
+  const ordered = sources.every((s) => s.facts !== null)
+  const rates = sources.map((s) => s.rate)
+  const sum = (pick: (r: (typeof rates)[number]) => number): number => rates.reduce((acc, r) => acc + pick(r), 0)
+  const counted = facts.filter((f) => f.outcome !== 'skipped')
+  const failureTrials = counted.filter((f) => f.outcome === 'failed').map((f) => f.trial)
+  const settings = {
+    command: commandOf(sources),
+    trials: sum((r) => r.requested_trials),
+    gapMs: Math.max(...rates.map((r) => r.gap_ms)),
+    timeoutMs: rates[0]?.timeout_ms ?? null,
+    jobs: Math.max(...rates.map((r) => r.jobs)),
+  }
+  const counts = ordered
+    ? { trials: counted.length, failures: failureTrials.length, timedOut: counted.filter((f) => f.timed_out).length, failureTrials }
+    : { trials: sum((r) => r.trials), failures: sum((r) => r.failures), timedOut: sum((r) => r.timed_out), failureTrials: [] }
+  const measured = buildRateFile(settings, confidence.value, { ...counts, complete: rates.every((r) => r.complete), ...spanOf(sources) })
+  const rate = ordered ? measured : { ...measured, independence: null, verdict: computeVerdict(counts.failures, counts.trials) }
+  emit(facts)
+  const bundle: ReportBundle = { rate }
+  if (rate.trials === 0) return bundle
+  if (ordered) bundle.onlyWhenFail = analyzeFacts(facts)
+  if (rate.verdict === 'non-idempotent') return bundle
+  const basis = choosePlanningBasis(rate)
+  bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
+  bundle.policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
+  return bundle
+}
+
+function toRepetition(line: TestFact): Repetition {
+  return {
+    ok: line.outcome === 'passed',
+    elapsedMs: line.elapsed_ms,
+    ...(line.error === null ? {} : { error: line.error }),
+    stdout: line.stdout,
+    stderr: line.stderr,
+    mode: line.mode,
+    gapMs: line.gap_ms,
+  }
+}
+
+/** The one command when every folder ran the same, else each once, in folder order. */
+function commandOf(sources: readonly MergeSource[]): string {
+  return [...new Set(sources.map((s) => s.rate.command))].join(' + ')
+}
+
+/** From the first start to the last end: the wall-clock span of jobs that ran side by side. */
+function spanOf(sources: readonly MergeSource[]): { startedAt: Date; durationMs: number } {
+  const starts = sources.map((s) => Date.parse(s.rate.started_at))
+  const ends = sources.map((s) => Date.parse(s.rate.started_at) + s.rate.duration_ms)
+  const start = Math.min(...starts)
+  return { startedAt: new Date(start), durationMs: Math.max(...ends) - start }
+}
