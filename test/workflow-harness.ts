@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { childEnv, type CliResult, settle, tempDir } from './utils.js'
 
@@ -190,20 +190,46 @@ function readOutputs(path: string): Record<string, string> {
   return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
 }
 
-/** upload-artifact copies `with.path` to the artifact store; download-artifact copies it back (to `with.path`, else the workspace). */
+/**
+ * As actions/upload-artifact@v4 and download-artifact@v4 do: an upload keeps its paths relative to
+ * their common folder (one folder uploads its contents); a download by `name` unpacks that artifact
+ * into `with.path`, by `pattern` each matching artifact into `with.path/<name>/` (all into
+ * `with.path` with `merge-multiple`).
+ */
 function copyArtifact(step: Step, evaluate: (text: string) => string, store: string, cwd: string): void {
   const uses = step.uses ?? ''
   const name = evaluate(String(step.with?.name ?? 'artifact'))
   if (uses.startsWith('actions/upload-artifact@')) {
-    for (const path of evaluate(String(step.with?.path ?? '')).split('\n').map((p) => p.trim()).filter(Boolean)) {
-      const from = resolve(cwd, path)
-      if (existsSync(from)) cpSync(from, join(store, name, path), { recursive: true })
-    }
+    const paths = evaluate(String(step.with?.path ?? '')).split('\n').map((p) => p.trim()).filter(Boolean).map((p) => resolve(cwd, p))
+    const common = commonFolder(paths)
+    for (const from of paths) if (existsSync(from)) cpSync(from, join(store, name, relative(common, from)), { recursive: true })
   } else if (uses.startsWith('actions/download-artifact@')) {
     const to = resolve(cwd, evaluate(String(step.with?.path ?? '.')))
     mkdirSync(to, { recursive: true })
-    if (existsSync(join(store, name))) cpSync(join(store, name), to, { recursive: true })
+    const pattern = step.with?.pattern === undefined ? undefined : evaluate(String(step.with.pattern))
+    if (pattern === undefined) {
+      if (existsSync(join(store, name))) cpSync(join(store, name), to, { recursive: true })
+      return
+    }
+    const matches = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+    const merge = String(step.with?.['merge-multiple'] ?? 'false') === 'true'
+    for (const artifact of existsSync(store) ? readdirSync(store) : []) {
+      if (matches.test(artifact)) cpSync(join(store, artifact), merge ? to : join(to, artifact), { recursive: true })
+    }
   }
+}
+
+/** The deepest folder holding every path (a single folder is its own; a single file, its folder). */
+function commonFolder(paths: readonly string[]): string {
+  if (paths.length === 1) {
+    const only = paths[0] as string
+    return existsSync(only) && statSync(only).isDirectory() ? only : dirname(only)
+  }
+  const parts = paths.map((p) => dirname(p).split(sep))
+  const first = parts[0] ?? []
+  let depth = 0
+  while (depth < first.length && parts.every((p) => p[depth] === first[depth])) depth++
+  return first.slice(0, depth).join(sep) || sep
 }
 
 /** Jobs in an order where each comes after the jobs it needs. */

@@ -69,6 +69,22 @@ const CASES: Record<string, Case[]> = {
     },
     { name: 'red when it still fails', before: [['vitest', '--flaky-repeat', '20']], failsAt: 'Proof run' },
   ],
+  'sharded-measure.yml': [
+    {
+      name: '10 jobs of 20 repetitions merged into one measurement of 200',
+      expressions: { 'inputs.repeat || 1000': '20' },
+      check: (runs, project) => {
+        // Each job restarts the fixture's counter: 5 of every 20 calls fail, so 10 jobs give 50/200,
+        // Wilson 95% [19.5%, 31.4%] (the same figure as one run of 200, README "GitHub Actions and JUnit").
+        const rate = JSON.parse(readFileSync(join(project, 'merged/rate.json'), 'utf8')) as { tests: { name: string; trials: number; failures: number }[] }
+        expect(rate.tests.map((t) => [t.name, t.failures, t.trials])).toEqual([
+          ['cart total survives a refresh', 50, 200],
+          ['prices add up', 0, 200],
+        ])
+        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50/200')
+      },
+    },
+  ],
 }
 
 const DIR = join(ROOT, 'examples/ci')
