@@ -3,6 +3,7 @@ import type { Reporter, TestCase, Vitest } from 'vitest/node'
 import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { writeJsonAtomic } from '../../src/artifacts/write.js'
 import { type EnforcedResult, type EnforcedTest, judgeEnforcedRun, listQuarantined, type QuarantinedTest } from '../../src/pipeline/enforcement.js'
+import { publishEnforcementToGithub } from '../../src/pipeline/github.js'
 import type {} from './_enforce-protocol.js'
 import { renderEnforcement } from './_enforce-text.js'
 import { REPORTER_BRAND } from './reporter.js'
@@ -73,6 +74,8 @@ export default class EnforceReporter implements Reporter {
     if (updatePolicy && changed) writeJsonAtomic(policyPath, CommittedPolicySchema, updated)
     this._log('')
     for (const line of renderEnforcement(shownPath, results, quarantined, proposed, updatePolicy)) this._log(line)
+    const root = this._vitest?.config.root ?? process.cwd()
+    for (const line of publishEnforcementToGithub({ policyPath: shownPath, root, results, quarantined, proposed, written: updatePolicy }, process.env)) this._log(line)
   }
 
   private _log(line: string): void {

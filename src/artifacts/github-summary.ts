@@ -13,6 +13,8 @@ export interface QuarantinedTest {
   reason: string
   failures: number
   trials: number
+  /** What it did in this run, when it ran (an enforced run). */
+  outcome?: 'passed' | 'failed'
 }
 
 /**
@@ -26,18 +28,31 @@ export function renderGithubSummary(bundle: Partial<ReportBundle>, quarantined: 
   const subject = rate?.command ?? proof?.command ?? ''
   const lines = [`## flakeproof: ${code(subject)}`, '']
   if (rate) lines.push(...(rate.tests === undefined ? renderCommand(rate, bundle) : renderTests(rate, bundle)))
-  if (quarantined.length > 0) {
-    lines.push(
-      `### Quarantined (${quarantined.length})`,
-      '',
-      ...table(
-        ['Test', 'Since', 'Reason', 'Failed'],
-        quarantined.map((q) => [code(q.id), q.since, cell(q.reason), `${q.failures}/${q.trials}`]),
-      ),
-      '',
-    )
-  }
+  lines.push(...quarantineTable(quarantined))
   if (proof) lines.push(...renderProof(proof))
+  return `${lines.join('\n')}\n`
+}
+
+/**
+ * The step summary of an enforced run (docs/contracts.md §9): the quarantined tests that ran, with
+ * what they did and why they are quarantined, listed tests that failed beyond their retry budget,
+ * and the tests proposed for quarantine. Nothing when the run has none of these.
+ */
+export function renderEnforcementSummary(policyPath: string, quarantined: readonly QuarantinedTest[], overBudget: readonly string[], proposed: readonly string[], written: boolean): string {
+  if (quarantined.length + overBudget.length + proposed.length === 0) return ''
+  const failed = quarantined.filter((q) => q.outcome === 'failed').length
+  const lines = [
+    `## flakeproof: enforcing ${code(policyPath)}`,
+    '',
+    `**${quarantined.length} quarantined** (${failed} failed this run without failing it), **${overBudget.length} failed beyond their retry budget**`,
+    '',
+    ...quarantineTable(quarantined),
+  ]
+  if (overBudget.length > 0) lines.push('### Failed beyond their retry budget', '', ...overBudget.map((id) => `- ${code(id)}`), '')
+  if (proposed.length > 0) {
+    const how = written ? `quarantined in ${code(policyPath)} by this run` : 'write it with `--flaky-update-policy`'
+    lines.push('### Proposed for quarantine', '', ...proposed.map((id) => `- ${code(id)}: ${how}`), '')
+  }
   return `${lines.join('\n')}\n`
 }
 
@@ -74,6 +89,13 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
   }
   if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')
   return lines
+}
+
+function quarantineTable(quarantined: readonly QuarantinedTest[]): string[] {
+  if (quarantined.length === 0) return []
+  const ran = quarantined.some((q) => q.outcome !== undefined)
+  const rows = quarantined.map((q) => [code(q.id), ...(ran ? [q.outcome ?? '–'] : []), q.since, cell(q.reason), `${q.failures}/${q.trials}`])
+  return [`### Quarantined (${quarantined.length})`, '', ...capped(rows, (shown) => table(['Test', ...(ran ? ['This run'] : []), 'Since', 'Reason', 'Failed'], [...shown])), '']
 }
 
 /** The first SUMMARY_ROWS of a table, and a line saying how many more the report folder holds. */

@@ -34,6 +34,8 @@ export interface EnforcedResult {
 export interface QuarantinedTest {
   id: string
   file: string
+  /** Its name path (`describe > test`), as the policy lists it. */
+  name: string
   outcome: 'passed' | 'failed'
   /** This run's errors (empty when it passed). */
   errors: string[]
@@ -109,6 +111,7 @@ export function listQuarantined(policy: CommittedPolicy, results: readonly Enfor
       {
         id: r.id,
         file: entry.file,
+        name: entry.name,
         outcome: r.outcome === 'quarantined-failed' ? 'failed' : 'passed',
         errors: r.errors,
         quarantine: entry.quarantine,

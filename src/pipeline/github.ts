@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { renderAnnotations, type TestLocation } from '../artifacts/github-annotations.js'
-import { type QuarantinedTest, renderGithubSummary } from '../artifacts/github-summary.js'
+import { type QuarantinedTest, renderEnforcementSummary, renderGithubSummary } from '../artifacts/github-summary.js'
 import { digestExecutions } from '../artifacts/execution-digest.js'
 import { JUNIT_FAILURES_SHOWN, renderJunit, renderProofJunit } from '../artifacts/junit.js'
 import { appendStepSummary } from '../artifacts/step-summary.js'
@@ -9,6 +9,7 @@ import { findTestLine } from '../artifacts/test-location.js'
 import type { TestRate } from '../artifacts/test-schemas.js'
 import { writeTextAtomic } from '../artifacts/write.js'
 import { formatAnnotation } from '../core/workflow-command.js'
+import type { EnforcedResult, QuarantinedTest as EnforcedQuarantine } from './enforcement.js'
 
 export type { QuarantinedTest } from '../artifacts/github-summary.js'
 
@@ -46,6 +47,48 @@ export function publishToGithub(bundle: Partial<ReportBundle>, options: GithubOp
     return { file: inside.split('\\').join('/'), ...(line === undefined ? {} : { line }) }
   }
   return renderAnnotations(bundle, locate).map(formatAnnotation)
+}
+
+/** What an enforced run found, for its step summary and annotations. */
+export interface EnforcementReport {
+  /** The committed policy, as shown to the reader (relative to the project). */
+  policyPath: string
+  /** The project root the policy's `file`s are relative to. */
+  root: string
+  results: readonly EnforcedResult[]
+  quarantined: readonly EnforcedQuarantine[]
+  proposed: readonly string[]
+  written: boolean
+}
+
+/**
+ * Under GitHub Actions, an enforced run (docs/contracts.md §9): its quarantined tests, the listed tests
+ * that failed beyond their budget and the proposals go to `$GITHUB_STEP_SUMMARY`, and a quarantined
+ * test that failed gets a warning annotation, since it cannot turn the run red and must not go
+ * unseen. Returns the annotation lines; outside GitHub Actions it does nothing.
+ */
+export function publishEnforcementToGithub(report: EnforcementReport, env: Readonly<Record<string, string | undefined>>): string[] {
+  if (!inGithubActions(env)) return []
+  const overBudget = report.results.filter((r) => r.outcome === 'failed-beyond-budget').map((r) => r.id)
+  const quarantined = report.quarantined.map((q) => ({ id: q.id, since: q.quarantine.since, reason: q.quarantine.reason, failures: q.failures, trials: q.trials, outcome: q.outcome }))
+  const summary = renderEnforcementSummary(report.policyPath, quarantined, overBudget, report.proposed, report.written)
+  if (env.GITHUB_STEP_SUMMARY && summary !== '') appendStepSummary(env.GITHUB_STEP_SUMMARY, summary)
+  const workspace = env.GITHUB_WORKSPACE || process.cwd()
+  return report.quarantined
+    .filter((q) => q.outcome === 'failed')
+    .map((q) => {
+      const file = resolve(report.root, q.file)
+      const inside = relative(workspace, file)
+      const line = findTestLine(file, q.name.split(' > ').at(-1) ?? q.name)
+      const where = inside.startsWith('..') || isAbsolute(inside) ? {} : { file: inside.split('\\').join('/'), ...(line === undefined ? {} : { line }) }
+      const first = q.errors[0] === undefined ? '' : ` Error: ${q.errors[0].split('\n')[0]?.slice(0, 300)}`
+      return formatAnnotation({
+        level: 'warning',
+        title: `flakeproof: quarantined test failed ${q.name}`,
+        message: `${q.id} failed; it is quarantined (${q.quarantine.reason}), so the run stays green.${first} It leaves quarantine after a proof of ${q.greenRunsRequired} green runs.`,
+        ...where,
+      })
+    })
 }
 
 /**

@@ -47,11 +47,18 @@ describe('a committed policy in CI', () => {
 
     // Quarantined: it runs, fails, is reported with its evidence, and the run passes.
     const before = readFileSync(policyPath, 'utf8')
-    const enforced = await vitest(['--flaky-enforce', ...policy], { FIXTURE_BREAK: '1' })
+    // Under GitHub Actions it is also in the step summary and gets a warning at its line.
+    const summary = join(dir, 'step-summary.md')
+    const github = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: FIXTURE }
+    const enforced = await vitest(['--flaky-enforce', ...policy], { FIXTURE_BREAK: '1', ...github })
     expect(enforced.code).toBe(0)
     expect(enforced.stdout).toContain('quarantined (ran and reported; cannot fail the run):')
     expect(enforced.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
     expect(enforced.stdout).toContain('evidence: FRAGILE_BROKEN: the cache never warmed')
+    expect(enforced.stdout).toContain('::warning file=tests/ci.test.ts,line=15,title=flakeproof%3A quarantined test failed fragile%3A fails every fourth call::')
+    const summaryText = readFileSync(summary, 'utf8')
+    expect(summaryText).toContain('**1 quarantined** (1 failed this run without failing it), **0 failed beyond their retry budget**')
+    expect(summaryText).toContain(`| \`${FRAGILE}\` | failed | ${new Date().toISOString().slice(0, 10)} | failed beyond its retry budget of 3 in 1 consecutive enforced run(s)`)
     // Without --flaky-update-policy the file is left as it was.
     expect(readFileSync(policyPath, 'utf8')).toBe(before)
 

@@ -8,6 +8,7 @@ const result = (id: string, outcome: EnforcedResult['outcome'], retries: number,
 const quarantined: QuarantinedTest = {
   id: 'q',
   file: 'a.test.ts',
+  name: 'q',
   outcome: 'failed',
   errors: ['TOKEN: now'],
   quarantine: { since: '2026-11-01', reason: 'failed beyond its retry budget of 2 in 1 consecutive enforced run(s)', evidence: ['TOKEN: then'] },
