@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -18,12 +19,15 @@ interface Case {
   env?: Record<string, string>
   /** `flakeproof` runs before the workflow, as earlier work (a committed measurement) would leave them. */
   before?: string[][]
+  /** Leaves the project as the workflow's event would find it (a pull request's checkout). */
+  prepare?: (project: string) => void
   /** The step that must fail (the run is red); without it the run must be green. */
   failsAt?: string
   check?: (runs: StepRun[], project: string) => void
 }
 
 const quick = { 'inputs.repeat || 200': '20', 'inputs.fail_on_flake || false': 'false' }
+const pr = { 'github.base_ref': 'main' }
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
     {
@@ -57,17 +61,28 @@ const CASES: Record<string, Case[]> = {
     },
   ],
   'pr-proof.yml': [
-    { name: 'green with nothing committed to prove', check: (runs) => expect(runs[0]?.stdout).toContain('nothing to prove') },
+    { name: 'green with nothing committed to prove', expressions: pr, check: (runs) => expect(runs[0]?.stdout).toContain('nothing to prove') },
     {
-      name: 'green when the fix passes the committed policy',
-      before: [['vitest', '--flaky-repeat', '20']],
+      name: 'green when the PR fixes the quarantined test it touches',
+      expressions: pr,
+      prepare: (project) => pullRequest(project, 'tests/cart.test.ts'),
       env: { FIXTURE_FIXED: '1' },
       check: (runs, project) => {
+        expect(runs[0]?.stdout).toContain(`${CART}  11/11 runs, 0 failed`)
         expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
       },
     },
-    { name: 'red when it still fails', before: [['vitest', '--flaky-repeat', '20']], failsAt: 'Proof run' },
+    { name: 'red when the touched quarantined test still fails', expressions: pr, prepare: (project) => pullRequest(project, 'tests/cart.test.ts'), failsAt: 'Proof run' },
+    {
+      name: 'green when the PR does not touch the quarantined test',
+      expressions: pr,
+      prepare: (project) => pullRequest(project, 'tests/price.test.ts'),
+      check: (runs) => {
+        expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain(`| \`${CART}\` | not-selected | 0 | passed |`)
+        expect(runs[0]?.stdout).toContain('this pull request touches no quarantined test: nothing to prove')
+      },
+    },
   ],
   'sharded-measure.yml': [
     {
@@ -104,6 +119,7 @@ describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (
   it.each(CASES[file] ?? [{ name: 'with its defaults' }])('$name', async (c) => {
     const project = projectCopy()
     for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
+    c.prepare?.(project)
     const env = { npm_config_offline: 'true', ...c.env }
     const runs = await runWorkflow(readWorkflow(join(DIR, file)), { cwd: project, env, expressions: c.expressions ?? {} })
     const failed = runs.filter((r) => r.code !== 0)
@@ -115,6 +131,39 @@ describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (
 })
 
 // --- helpers ---
+
+const CART = 'tests/cart.test.ts > cart total survives a refresh'
+
+/**
+ * A pull request's checkout: `main` (pushed to `origin`) commits a policy in which the cart test is
+ * quarantined (11 green runs required: 5/20 measured, 0.75¹¹ = 0.042 ≤ 0.05), and the PR's one commit
+ * edits `touched`.
+ */
+function pullRequest(project: string, touched: string): void {
+  const policy = {
+    schema_version: 1,
+    confidence: 0.95,
+    tests: {
+      [CART]: {
+        project: '', file: 'tests/cart.test.ts', name: 'cart total survives a refresh',
+        trials: 20, failures: 5, rate: 0.25, ci_low: 0.1119, ci_high: 0.4687, verdict: 'flaky',
+        retry_budget: 3, quarantine_after: 3, green_runs_required: 11, failed_runs: 3,
+        quarantine: { since: '2026-11-02', reason: 'failed beyond its retry budget of 3 in 3 consecutive enforced run(s)', evidence: ['STALE cart on call 4'] },
+      },
+    },
+  }
+  writeFileSync(join(project, 'flakeproof.policy.json'), `${JSON.stringify(policy, null, 2)}\n`)
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@example.invalid', ...args], { cwd: project, stdio: 'pipe' })
+  writeFileSync(join(project, '.gitignore'), 'node_modules/\n.flakeproof/\n')
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-qm', 'base')
+  git('remote', 'add', 'origin', project)
+  git('fetch', '-q', 'origin')
+  git('checkout', '-qb', 'pr')
+  writeFileSync(join(project, touched), `${readFileSync(join(project, touched), 'utf8')}// touched by the pull request\n`)
+  git('commit', '-qam', 'the fix')
+}
 
 /** A fresh copy of the fixture project, with flakeproof and Vitest installed as `npm ci` would leave them (linked, offline). */
 function projectCopy(): string {
