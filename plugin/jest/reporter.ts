@@ -162,7 +162,7 @@ export default class FlakeproofJestReporter {
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
     const result = recorder.finish(complete, collected, this._runErrors)
     const verdict: JestRunVerdict = {
-      advisory: complete && this._runErrors.length === 0 && this._allFailed === 0 && !this._options?.failOnFlaky,
+      advisory: !this._proof && complete && this._runErrors.length === 0 && this._allFailed === 0 && !this._options?.failOnFlaky,
       proofFailed: result.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict

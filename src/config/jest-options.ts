@@ -1,5 +1,5 @@
 import { FlakeproofError } from '../errors.js'
-import { type FlakeproofVitestOptions, type ResolvedVitestOptions, resolveVitestOptions, VITEST_FLAGS, VitestOptionsSchema } from './vitest-options.js'
+import { type FlakeproofVitestOptions, type ResolvedVitestOptions, renderVitestFlags, resolveVitestOptions, VITEST_FLAGS, VitestOptionsSchema } from './vitest-options.js'
 
 /**
  * The Jest adapter's options: the Vitest adapter's, less `seed` (Jest has its own `--randomize
@@ -11,6 +11,11 @@ export type ResolvedJestOptions = Omit<ResolvedVitestOptions, 'seed'>
 
 /** The `--flaky-*` flags of `flakeproof jest`: Vitest's entries, whose meaning is the same for Jest. */
 export const JEST_FLAGS = (({ '--flaky-seed': _seed, ...same }) => same)(VITEST_FLAGS)
+
+/** The `--flaky-*` lines of `flakeproof jest --help`: Vitest's, for the flags Jest shares. */
+export function renderJestFlags(): string[] {
+  return renderVitestFlags().filter((line) => line.trimStart().split(' ')[0] as string in JEST_FLAGS)
+}
 
 /**
  * Resolves the Jest adapter's options from the reporter's options, FLAKEPROOF_REPEAT and our flags

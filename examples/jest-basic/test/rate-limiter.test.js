@@ -21,3 +21,7 @@ describe('rate limiter', () => {
     expect(1 + 1).toBe(2)
   })
 })
+
+test('the project setup file ran', () => {
+  expect(globalThis.exampleSetupRan).toBe(true)
+})
