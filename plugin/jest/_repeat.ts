@@ -47,10 +47,10 @@ interface CircusEvent {
   test?: TestEntry
   describeBlock?: DescribeBlock
 }
-type Handler = (event: CircusEvent, state: CircusState) => void | Promise<void>
+export type Handler = (event: CircusEvent, state: CircusState) => void | Promise<void>
 
 /** The globals of the test file's context that are needed here. */
-interface TestContextGlobals {
+export interface TestContextGlobals {
   expect: { getState(): { testPath?: string; snapshotState?: { _counters?: Map<string, number> } } }
   console: Record<string, (...args: unknown[]) => void>
   [key: symbol]: unknown
@@ -87,25 +87,38 @@ const CONSOLE_STREAMS: Record<string, 'stdout' | 'stderr'> = { log: 'stdout', in
 let journal: JournalWriter | undefined
 let order = 0
 
-/** Installs the repetition for the test file whose context `globals` is; does nothing without FLAKEPROOF_JEST. */
+/** Set on a test file's globals once its repetition is installed: by the environment (Jest 29) or the setup file. */
+const INSTALLED = Symbol.for('flakeproof.jest.installed')
+
+/**
+ * Installs the repetition for the test file whose context `globals` is, through circus' handler list
+ * (Jest 30); does nothing without FLAKEPROOF_JEST, or when flakeproof's environment already did it.
+ */
 export function installRepeat(globals: TestContextGlobals): void {
+  if (globals[INSTALLED]) return
+  const handler = repeatHandler(globals)
+  if (!handler) return
+  const handlers = globals[Symbol.for('EVENT_HANDLERS')] as Handler[] | undefined
+  if (!Array.isArray(handlers)) {
+    throw new Error(
+      "flakeproof/jest/setup: this Jest has no circus handler list for a setup file (Jest 29); run `npx flakeproof jest`, or set testEnvironment: 'flakeproof/jest/environment' with testEnvironmentOptions: { flakeproofBase: '<your environment>' }",
+    )
+  }
+  handlers.push(handler)
+}
+
+/**
+ * The circus event handler that repeats the tests of the file whose context `globals` is; undefined
+ * without FLAKEPROOF_JEST (nothing asked for a repetition). Console output is captured per copy.
+ */
+export function repeatHandler(globals: TestContextGlobals): Handler | undefined {
   const raw = process.env[REPEAT_ENV]
-  if (!raw) return
+  if (!raw) return undefined
+  globals[INSTALLED] = true
   const options = JSON.parse(raw) as RepeatOptions
   journal ??= new JournalWriter(options.journalDir)
-  const handlers = globals[Symbol.for('EVENT_HANDLERS')] as Handler[] | undefined
-  // Without circus (jest-jasmine2) there is no test tree to expand: refuse rather than count nothing.
-  if (!Array.isArray(handlers)) throw new Error('flakeproof/jest/setup needs the jest-circus runner (Jest 27 and later use it by default)')
   const repeater = new FileRepeater(options, globals, journal)
-  handlers.push((event, state) => repeater.handle(event, state))
-  for (const [method, stream] of Object.entries(CONSOLE_STREAMS)) {
-    const original = globals.console[method]
-    if (typeof original !== 'function') continue
-    globals.console[method] = (...args: unknown[]) => {
-      repeater.capture(stream, `${format(...args)}\n`)
-      original.apply(globals.console, args)
-    }
-  }
+  return (event, state) => repeater.handle(event, state)
 }
 
 // --- internal ---
@@ -130,11 +143,27 @@ class FileRepeater {
   }
 
   async handle(event: CircusEvent, state: CircusState): Promise<void> {
-    if (event.name === 'run_start') this._expand(state)
+    if (event.name === 'run_start') {
+      this._captureConsole()
+      this._expand(state)
+    }
     const copy = event.test && this._copies.get(event.test)
     if (event.name === 'test_start' && copy && event.test) this._start(copy, event.test)
     if (event.name === 'test_done' && copy && event.test) await this._done(copy, event.test)
     if (event.name === 'run_describe_finish' && event.describeBlock) this._flush(event.describeBlock)
+  }
+
+  /** Jest sets the test file's console after the environment is made: it is wrapped once the run starts. */
+  private _captureConsole(): void {
+    const target = this._globals.console
+    for (const [method, stream] of Object.entries(CONSOLE_STREAMS)) {
+      const original = target[method]
+      if (typeof original !== 'function') continue
+      target[method] = (...args: unknown[]) => {
+        this.capture(stream, `${format(...args)}\n`)
+        original.apply(target, args)
+      }
+    }
   }
 
   /** Every test of the file in declaration order gets its id; each selected one is cloned in place. */

@@ -9,6 +9,7 @@ import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
 const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
+const ENVIRONMENT = fileURLToPath(new URL('./environment.js', import.meta.url))
 
 type Reporter = string | [string, Record<string, unknown>]
 interface JestArgv {
@@ -19,11 +20,17 @@ interface JestArgv {
 }
 /** The programmatic entry points of the `jest` package (29 and 30). */
 interface JestPackage {
+  getVersion(): string
   buildArgv(args: string[]): Promise<JestArgv>
   runCLI(argv: JestArgv, projects: string[]): Promise<{ results: { success: boolean }; globalConfig: { testFailureExitCode: number } }>
 }
 interface JestConfig {
-  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { reporters?: Reporter[] }; configs: { setupFilesAfterEnv: string[] }[] }>
+  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { reporters?: Reporter[] }; configs: ProjectConfig[] }>
+}
+interface ProjectConfig {
+  setupFilesAfterEnv: string[]
+  testEnvironment: string
+  testEnvironmentOptions?: Record<string, unknown>
 }
 
 /**
@@ -43,11 +50,13 @@ export async function runJestWrapper(args: readonly string[]): Promise<number> {
   const command = `flakeproof jest ${args.join(' ')}`.trim()
   const reporters = (globalConfig.reporters ?? ['default']).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
   const ourOptions = { ...(resolved ?? {}), command }
-  const setups = sameSetupFiles(configs.map((c) => c.setupFilesAfterEnv))
+  const setups = sameSetting(configs.map((c) => c.setupFilesAfterEnv), 'setupFilesAfterEnv')
   const withOurs: JestArgv = {
     ...argv,
     reporters: [...reporters, [REPORTER, ourOptions]],
     setupFilesAfterEnv: [...setups.filter((s) => !isOurs(s, SETUP)), SETUP],
+    // Jest 29 gives a setup file no circus handler list: the repetition rides on the environment.
+    ...(Number.parseInt(jest.getVersion(), 10) < 30 ? withOurEnvironment(configs) : {}),
   }
   delete (globalThis as Record<symbol, unknown>)[JEST_VERDICT]
   const { results, globalConfig: used } = await jest.runCLI(withOurs, projects)
@@ -68,8 +77,12 @@ function loadJest(cwd: string): { jest: JestPackage; config: JestConfig } {
     throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
   }
   const fromJest = createRequire(jestPath)
-  const jest = fromJest(jestPath) as JestPackage
-  const cli = createRequire(fromJest.resolve('jest-cli'))
+  const cliPath = fromJest.resolve('jest-cli')
+  const cli = createRequire(cliPath)
+  const main = fromJest(jestPath) as JestPackage
+  // Jest 30 exports buildArgv from `jest`; 29 keeps it in jest-cli's run.js.
+  const buildArgv = main.buildArgv ?? (cli(join(dirname(cliPath), 'run.js')) as Partial<JestPackage>).buildArgv
+  const jest: JestPackage = { getVersion: main.getVersion, runCLI: main.runCLI, buildArgv }
   const config = cli(cli.resolve('jest-config')) as JestConfig
   if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function') {
     throw new FlakeproofError(`the Jest at ${dirname(jestPath)} has no buildArgv/runCLI; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
@@ -77,15 +90,22 @@ function loadJest(cwd: string): { jest: JestPackage; config: JestConfig } {
   return { jest, config }
 }
 
+/** The project's environment, made by flakeproof's (plugin/jest/environment.ts), with its options kept. */
+function withOurEnvironment(configs: readonly ProjectConfig[]): Pick<JestArgv, 'testEnvironment' | 'testEnvironmentOptions'> {
+  const base = sameSetting(configs.map((c) => [c.testEnvironment]), 'testEnvironment')[0] as string
+  const options = sameSetting(configs.map((c) => [JSON.stringify(c.testEnvironmentOptions ?? {})]), 'testEnvironmentOptions')[0] as string
+  return { testEnvironment: ENVIRONMENT, testEnvironmentOptions: JSON.stringify({ ...JSON.parse(options), flakeproofBase: base }) }
+}
+
 /**
- * One `--setupFilesAfterEnv` applies to every project: it can carry the user's files only if every
- * project lists the same ones.
+ * One Jest flag applies to every project: it can carry the user's setting only if every project has
+ * the same one.
  */
-function sameSetupFiles(lists: readonly string[][]): string[] {
+function sameSetting(lists: readonly string[][], name: string): string[] {
   const [first = []] = lists
   if (lists.some((list) => list.join('\n') !== first.join('\n'))) {
     throw new FlakeproofError(
-      "the projects list different setupFilesAfterEnv, which one flag cannot keep; add 'flakeproof/jest/setup' to each project's setupFilesAfterEnv and ['flakeproof/jest/reporter', { repeat: 200 }] to reporters, then run jest",
+      `the projects have different ${name}, which one Jest flag cannot keep; add 'flakeproof/jest/setup' to each project's setupFilesAfterEnv and ['flakeproof/jest/reporter', { repeat: 200 }] to reporters, then run jest`,
       'E_USAGE',
     )
   }
