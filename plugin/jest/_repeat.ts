@@ -8,7 +8,7 @@ import { CAPTURE_LIMIT, cap, messageOf } from '../vitest/_repetition.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 
 /**
- * In-process repetition for Jest (docs/contracts.md §12), installed by `flakeproof/jest/setup` in each
+ * In-process repetition for Jest (docs/contracts.md §7), installed by `flakeproof/jest/setup` in each
  * test file's context. A circus event handler clones every selected test's entry at `run_start`,
  * before anything ran: circus then runs the copies as ordinary tests, each with its `beforeEach` /
  * `afterEach`, each reported by Jest. Copies keep the test's name, so `-t` patterns and snapshot keys

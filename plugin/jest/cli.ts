@@ -34,7 +34,7 @@ interface ProjectConfig {
 }
 
 /**
- * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §12): Jest's own entry points, in this
+ * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §7): Jest's own entry points, in this
  * process, with flakeproof's reporter and setup file *added* to the resolved config — Jest's CLI flags
  * `--reporters` and `--setupFilesAfterEnv` would replace the user's. Every other argument goes to
  * Jest's parser untouched. Returns the exit code: Jest's, except that a measurement's failed copies

@@ -14,7 +14,7 @@ type EnvironmentClass = new (config: EnvironmentConfig, context: unknown) => Tes
 
 /**
  * `testEnvironment: 'flakeproof/jest/environment'` with `testEnvironmentOptions: { flakeproofBase }`
- * (docs/contracts.md §12): the project's own environment (`node`, `jsdom`, a path), made as it
+ * (docs/contracts.md §7): the project's own environment (`node`, `jsdom`, a path), made as it
  * would be, with flakeproof's repetition as its circus event handler. Jest 29 reads an environment's
  * `handleTestEvent` but gives setup files no handler list; `flakeproof jest` uses this there.
  */

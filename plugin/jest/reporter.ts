@@ -61,7 +61,7 @@ export interface JestRunVerdict {
 export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
 
 /**
- * `reporters: ['default', ['flakeproof/jest/reporter', {...}]]` (docs/contracts.md §12): writes the
+ * `reporters: ['default', ['flakeproof/jest/reporter', {...}]]` (docs/contracts.md §7): writes the
  * same files as the Vitest path. With a repeat count or a proof it asks the setup file
  * (`flakeproof/jest/setup`) for copies and takes each test's evidence from their journal; without,
  * it records one execution per test from Jest's results. Errors outside tests (a file that throws
