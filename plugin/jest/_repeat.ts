@@ -95,7 +95,6 @@ const INSTALLED = Symbol.for('flakeproof.jest.installed')
  * (Jest 30); does nothing without FLAKEPROOF_JEST, or when flakeproof's environment already did it.
  */
 export function installRepeat(globals: TestContextGlobals): void {
-  if (globals[INSTALLED]) return
   const handler = repeatHandler(globals)
   if (!handler) return
   const handlers = globals[Symbol.for('EVENT_HANDLERS')] as Handler[] | undefined
@@ -109,11 +108,12 @@ export function installRepeat(globals: TestContextGlobals): void {
 
 /**
  * The circus event handler that repeats the tests of the file whose context `globals` is; undefined
- * without FLAKEPROOF_JEST (nothing asked for a repetition). Console output is captured per copy.
+ * without FLAKEPROOF_JEST (nothing asked for a repetition) or when one is installed there already.
+ * Console output is captured per copy.
  */
 export function repeatHandler(globals: TestContextGlobals): Handler | undefined {
   const raw = process.env[REPEAT_ENV]
-  if (!raw) return undefined
+  if (!raw || globals[INSTALLED]) return undefined
   globals[INSTALLED] = true
   const options = JSON.parse(raw) as RepeatOptions
   journal ??= new JournalWriter(options.journalDir)

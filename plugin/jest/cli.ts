@@ -91,8 +91,9 @@ function loadJest(cwd: string): { jest: JestPackage; config: JestConfig } {
 }
 
 /** The project's environment, made by flakeproof's (plugin/jest/environment.ts), with its options kept. */
-function withOurEnvironment(configs: readonly ProjectConfig[]): Pick<JestArgv, 'testEnvironment' | 'testEnvironmentOptions'> {
+function withOurEnvironment(configs: readonly ProjectConfig[]): Partial<Pick<JestArgv, 'testEnvironment' | 'testEnvironmentOptions'>> {
   const base = sameSetting(configs.map((c) => [c.testEnvironment]), 'testEnvironment')[0] as string
+  if (isOurs(base, ENVIRONMENT)) return {}
   const options = sameSetting(configs.map((c) => [JSON.stringify(c.testEnvironmentOptions ?? {})]), 'testEnvironmentOptions')[0] as string
   return { testEnvironment: ENVIRONMENT, testEnvironmentOptions: JSON.stringify({ ...JSON.parse(options), flakeproofBase: base }) }
 }

@@ -70,4 +70,12 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     // The counter starts again at 1 in a new run: the 14 copies required fail at calls 5 and 10.
     expect(readArtifact(join(dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2 })
   }, 240_000)
+
+  it('`flakeproof jest` on a config that already lists the reporter and setup adds neither twice', async () => {
+    const measured = await wrapper(['--flaky-repeat', '10', '--flaky-out', 'wrapped', '--config', 'jest.config.cjs', 'tests/counter.test.js'])
+    expect(measured.stderr.match(/ flakeproof \d+ test\(s\)/g)).toHaveLength(1)
+    // 8 tests run in counter.test.js, 10 copies each: one fact per copy, none doubled.
+    expect(readFileSync(join(dir, 'wrapped/facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(80)
+    expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [10, 2, 'flaky'] })
+  }, 120_000)
 })
