@@ -49,7 +49,7 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
 
 /** The fixture's CommonJS tests as ES modules: `require` becomes `import`, with `jest` from @jest/globals. */
 function toEsm(tests: string): void {
-  for (const name of ['counter.test.js', 'behaviours.test.js', 'retry.test.js', 'throws.test.js']) {
+  for (const name of ['counter.test.js', 'behaviours.test.js', 'retry.test.js', 'throws.test.js', 'after-all.test.js']) {
     const path = join(tests, name)
     const source = readFileSync(path, 'utf8')
     const body = source.replace("const { describe, expect, test } = require('@jest/globals')\n", '')

@@ -7,6 +7,7 @@ import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-di
 import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { type FlakeproofJestOptions, JestOptionsSchema, type ResolvedJestOptions, resolveJestOptions } from '../../src/config/jest-options.js'
 import { resolveOutDir } from '../../src/config/vitest-options.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import type { Repetition } from '../../src/core/repetition.js'
 import { assignTestIds, formatTestId } from '../../src/core/test-id.js'
@@ -140,7 +141,8 @@ export default class FlakeproofJestReporter {
     this._finished.add(test.path)
     const file = relative(this._rootDir, test.path).split('\\').join('/')
     this._files.add(file)
-    const failure = result.testExecError?.message ?? (result.testExecError ? result.failureMessage : undefined)
+    // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
+    const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
     if (failure) this._runErrors.push({ project: '', file, error: cap(messageOf({ message: failure })) })
     if (this._journal) this._fromJournal(file, result)
     else this._fromResults(file, result)
@@ -253,4 +255,12 @@ export default class FlakeproofJestReporter {
     if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
     else log(pc.green('  no flaky or broken test'))
   }
+}
+
+// --- internal ---
+
+/** Jest's text for a file that failed outside its tests, without its heading and indentation. */
+function suiteFailure(text: string | null | undefined): string {
+  const plain = stripAnsi(text ?? '').replace(/^\s*● Test suite failed to run\s*/, '')
+  return plain.split('\n').map((line) => line.replace(/^ {4}/, '')).join('\n').trim() || 'the file failed outside its tests'
 }

@@ -50,22 +50,28 @@ describe('flakeproof jest --flaky-repeat 200 (Jest 30, the fixture keeps its own
   it('gives test.each rows and tests of the same name ids of their own, and never copies skip or todo', () => {
     const ids = readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.map((t) => t.id) ?? []
     expect(ids).toEqual(expect.arrayContaining(['tests/counter.test.js > adds 1', 'tests/counter.test.js > adds 3', 'tests/counter.test.js > same name', 'tests/counter.test.js > same name (#2)']))
-    expect(ids).toHaveLength(12)
+    expect(ids).toHaveLength(13)
     expect(ids.some((id) => id.includes('skipped') || id.includes('to do'))).toBe(false)
   })
 
   it('writes one fact per copy, in the Vitest path\'s format', () => {
     const facts = factsOf(out)
-    expect(facts).toHaveLength(12 * 200)
+    expect(facts).toHaveLength(13 * 200)
     const flaky = facts.filter((f) => f.test_id === FLAKY)
     expect(flaky.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual(Array.from({ length: 40 }, (_, i) => 5 * (i + 1)))
     expect(flaky[4]?.error).toContain('expect(received).not.toBe(expected)')
   })
 
-  it('records the file that throws at load against its file, and calls the run incomplete', () => {
+  it('records a file that throws at load and an afterAll that throws against their files, and calls the run incomplete', () => {
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.complete).toBe(false)
-    expect(rate.run_errors).toEqual([{ project: '', file: 'tests/throws.test.js', error: 'broken at load' }])
+    const errors = [...(rate.run_errors ?? [])].sort((a, b) => String(a.file).localeCompare(String(b.file)))
+    expect(errors).toEqual([
+      { project: '', file: 'tests/after-all.test.js', error: expect.stringContaining('teardown failed') },
+      { project: '', file: 'tests/throws.test.js', error: 'broken at load' },
+    ])
+    // The afterAll's file still counts its test's copies, which passed.
+    expect(rateOf('tests/after-all.test.js > passes before a failing afterAll')).toMatchObject({ trials: 200, failures: 0 })
   })
 
   it('leaves the snapshot files byte-identical, and writes none', () => {
@@ -73,8 +79,8 @@ describe('flakeproof jest --flaky-repeat 200 (Jest 30, the fixture keeps its own
   })
 
   it("keeps the user's reporter and setup file beside flakeproof's, and fails as Jest does on a broken test", () => {
-    // 12 tests × 200 copies, plus Jest's own skip and todo entries.
-    expect(result.stderr).toContain('user reporter: 2402 tests')
+    // 13 tests × 200 copies, plus Jest's own skip and todo entries.
+    expect(result.stderr).toContain('user reporter: 2602 tests')
     expect(result.code).toBe(1)
   })
 })
