@@ -152,7 +152,6 @@ export default class FlakeproofJestReporter {
     this._progress?.stop()
     const recorder = this._recorder
     if (!recorder) return
-    this._recorder = undefined
     for (const path of this._started) {
       if (this._finished.has(path)) continue
       const file = relative(this._rootDir, path).split('\\').join('/')
@@ -160,6 +159,7 @@ export default class FlakeproofJestReporter {
     }
     const unfinished = this._unfinished()
     for (const test of unfinished) this._record(test)
+    this._recorder = undefined
     const complete = !aggregated.wasInterrupted && unfinished.length === 0
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
     const result = recorder.finish(complete, collected, this._runErrors)

@@ -112,6 +112,22 @@ describe('Jest arguments pass through', () => {
   }, 60_000)
 })
 
+describe('a worker killed in the middle of a test', () => {
+  it('keeps the copies it finished and counts the fatal one as failed: partial, and the run incomplete', async () => {
+    const out = tempDir()
+    const result = await flakeproofJest(['--flaky-repeat', '10', '--maxWorkers=2', '--flaky-out', out, '--flaky-out-anywhere'], {}, join(ROOT, 'test/fixtures/jest-crash'))
+    expect(result.code).toBe(1)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(false)
+    // Copies 1–3 passed, copy 4 killed the worker (as the Vitest path records it: trials 4, failures 1).
+    expect(rate.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([
+      ['tests/crash.test.js > ends its worker on the fourth call', 4, 1, 'partial'],
+      ['tests/fine.test.js > fine', 10, 0, 'stable'],
+    ])
+    expect(rate.run_errors?.[0]).toMatchObject({ file: 'tests/crash.test.js', error: expect.stringContaining('SIGKILL') })
+  }, 60_000)
+})
+
 describe('observe, then proof, on examples/jest-basic', () => {
   const out = tempDir()
   const LIMITER = 'test/rate-limiter.test.js > rate limiter > admits a request under the limit'
