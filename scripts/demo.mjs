@@ -73,4 +73,27 @@ const exampleReport = join(root, exampleOut, 'flaky_report.md')
 if (existsSync(exampleReport)) console.log(`\n${readFileSync(exampleReport, 'utf8')}`)
 listFiles(exampleOut)
 printHtmlReport(exampleOut)
-process.exit(proof.status ?? 1)
+if (proof.status !== 0) process.exit(proof.status ?? 1)
+
+// The Jest example: a rate limiter refusing every 5th call, beside a snapshot and a fake-timer test
+// (examples/jest-basic), through `flakeproof jest`: Jest's own config, with flakeproof's files added.
+const jestExample = 'examples/jest-basic'
+const jestOut = `${jestExample}/.flakeproof`
+rmSync(join(root, jestOut), { recursive: true, force: true })
+console.log(`\n$ (cd ${jestExample} && npx flakeproof jest --flaky-repeat 200 --flaky-observe --flaky-gap-ms 500 --silent)`)
+console.log('(200 in-process copies of each test, then 20 with 0.5 s gaps of the one that failed: about 15 s)\n')
+const jestRun = (args, env = {}) =>
+  spawnSync(process.execPath, [bin, 'jest', ...args], { cwd: join(root, jestExample), stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', env: { ...process.env, ...env } })
+// Jest prints each failed copy; the demo shows flakeproof's summary (the last lines) and its report.
+const showSummary = (result) => console.log(result.stderr.slice(result.stderr.lastIndexOf(' flakeproof ')))
+const jestMeasured = jestRun(['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms', '500', '--silent'])
+showSummary(jestMeasured)
+if (jestMeasured.status !== 0) process.exit(jestMeasured.status ?? 1)
+console.log(`\n$ (cd ${jestExample} && EXAMPLE_FIXED=1 npx flakeproof jest --flaky-proof --silent)`)
+const jestProof = jestRun(['--flaky-proof', '--silent'], { EXAMPLE_FIXED: '1' })
+showSummary(jestProof)
+const jestReport = join(root, jestOut, 'flaky_report.md')
+if (existsSync(jestReport)) console.log(`\n${readFileSync(jestReport, 'utf8')}`)
+listFiles(jestOut)
+printHtmlReport(jestOut)
+process.exit(jestProof.status ?? 1)

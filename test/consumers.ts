@@ -32,11 +32,11 @@ export interface Consumer {
   node: string
 }
 
-const run = promisify(execFile)
-const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
+export const run = promisify(execFile)
+export const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
 
 /** Installs are kept between runs under the system's temp folder, never under the repository (its node_modules would be found first). */
-const CACHE = join(tmpdir(), 'flakeproof-consumers')
+export const CACHE = join(tmpdir(), 'flakeproof-consumers')
 
 let tarball: Promise<string> | undefined
 
@@ -112,7 +112,7 @@ async function installNode(version: string): Promise<string> {
 }
 
 /** Installs into a staging folder and moves it in place, so an interrupted install is never reused. */
-async function installAtomically(dir: string, install: (staging: string) => Promise<void>): Promise<void> {
+export async function installAtomically(dir: string, install: (staging: string) => Promise<void>): Promise<void> {
   mkdirSync(CACHE, { recursive: true })
   const staging = `${dir}.staging-${process.pid}`
   rmSync(staging, { recursive: true, force: true })
@@ -126,6 +126,6 @@ async function installAtomically(dir: string, install: (staging: string) => Prom
   }
 }
 
-function hash(value: unknown): string {
+export function hash(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12)
 }

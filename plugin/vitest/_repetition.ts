@@ -69,6 +69,6 @@ export function messageOf(error: unknown): string {
 
 // --- internal ---
 
-function cap(text: string): string {
+export function cap(text: string): string {
   return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`
 }

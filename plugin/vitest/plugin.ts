@@ -231,10 +231,9 @@ function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: s
 }
 
 /** Each test that was flaky in the last measurement, and the green runs its fix must pass. */
-function readProofRuns(outDir: string): { runs: Record<string, number>; from: string } {
+export function readProofRuns(outDir: string, hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'): { runs: Record<string, number>; from: string } {
   const policyPath = join(outDir, 'policy.json')
   const planPath = join(outDir, 'runs_needed.json')
-  const hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'
   const [path, runs] = existsSync(policyPath)
     ? [policyPath, pick(readJsonFile(policyPath, PolicyFileSchema, '--flaky-proof', hint).tests, (t) => t.green_runs_required)]
     : existsSync(planPath)

@@ -6,6 +6,7 @@ import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
 import { renderVitestFlags } from '../config/vitest-options.js'
+import { renderJestFlags } from '../config/jest-options.js'
 import { FlakeproofError, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { collect } from './commands/collect.js'
@@ -50,6 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0
   }
   if (name === 'vitest') return runVitest(rest)
+  if (name === 'jest') return runJest(rest)
   const spec = COMMANDS.find((c) => c.name === name)
   if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -124,6 +126,43 @@ const VITEST_HELP = [
   '',
   'Example:',
   '  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
+  '',
+].join('\n')
+
+/** `flakeproof jest`: like `flakeproof vitest`, for Jest (an optional peer too). */
+async function runJest(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(JEST_HELP)
+    return 0
+  }
+  try {
+    const { runJestWrapper } = await import('../../plugin/jest/cli.js')
+    return await runJestWrapper(args)
+  } catch (error) {
+    if (isFlakeproofError(error)) return usageError(`jest: ${error.message}`, 'jest')
+    // Jest's own verdict on its arguments (an unknown flag, a bad value), in its words; jest-validate
+    // names the class, not the error.
+    if ((error as object | undefined)?.constructor?.name === 'ValidationError') {
+      process.stderr.write(`${stripAnsi((error as Error).message).trim()}\n`)
+      return 1
+    }
+    throw error
+  }
+}
+
+const JEST_HELP = [
+  "flakeproof jest: run Jest with flakeproof's reporter and setup file added to the config",
+  '',
+  'Usage: flakeproof jest [--flaky-* flags] [any jest arguments]',
+  '',
+  'Flags:',
+  ...renderJestFlags(),
+  '',
+  "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
+  'Writes the same files as `flakeproof vitest` in --flaky-out.',
+  '',
+  'Example:',
+  '  flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
   '',
 ].join('\n')
 
@@ -264,6 +303,7 @@ function renderOverview(): string {
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'vitest'.padEnd(width)}  run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]`,
+    `  ${'jest'.padEnd(width)}  run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]`,
     '',
     'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 3 results could not be written',
     '(or a trial could not start), 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP.',

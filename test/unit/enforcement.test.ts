@@ -74,7 +74,7 @@ describe('listQuarantined', () => {
     const policy = policyOf({ q: entry({ quarantine: QUARANTINE }), t: entry() })
     const { results } = judgeEnforcedRun(policy, [ran('q', 'failed', 2, ['now']), ran('t', 'passed', 0)], TODAY)
     expect(listQuarantined(policy, results)).toEqual([
-      { id: 'q', file: 'a.test.ts', outcome: 'failed', errors: ['now'], quarantine: QUARANTINE, failures: 20, trials: 100, greenRunsRequired: 14 },
+      { id: 'q', file: 'a.test.ts', name: 'x', outcome: 'failed', errors: ['now'], quarantine: QUARANTINE, failures: 20, trials: 100, greenRunsRequired: 14 },
     ])
   })
 })

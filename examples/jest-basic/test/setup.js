@@ -1,0 +1,2 @@
+// The project's own setup file: `flakeproof jest` keeps it beside its own.
+globalThis.exampleSetupRan = true

@@ -1,0 +1,124 @@
+import { realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { resolveJestOptions } from '../../src/config/jest-options.js'
+import { extractVitestFlags } from '../../src/config/vitest-options.js'
+import { FlakeproofError } from '../../src/errors.js'
+import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
+
+const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
+const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
+const ENVIRONMENT = fileURLToPath(new URL('./environment.js', import.meta.url))
+
+type Reporter = string | [string, Record<string, unknown>]
+interface JestArgv {
+  reporters?: Reporter[]
+  setupFilesAfterEnv?: string[]
+  projects?: string[]
+  [key: string]: unknown
+}
+/** The programmatic entry points of the `jest` package (29 and 30). */
+interface JestPackage {
+  getVersion(): string
+  buildArgv(args: string[]): Promise<JestArgv>
+  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: { success: boolean }; globalConfig: { testFailureExitCode: number } }>
+}
+interface JestConfig {
+  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { reporters?: Reporter[] }; configs: ProjectConfig[] }>
+}
+interface ProjectConfig {
+  setupFilesAfterEnv: string[]
+  testEnvironment: string
+  testEnvironmentOptions?: Record<string, unknown>
+}
+
+/**
+ * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §12): Jest's own entry points, in this
+ * process, with flakeproof's reporter and setup file *added* to the resolved config — Jest's CLI flags
+ * `--reporters` and `--setupFilesAfterEnv` would replace the user's. Every other argument goes to
+ * Jest's parser untouched. Returns the exit code: Jest's, except that a measurement's failed copies
+ * are advisory (as with Vitest) unless `--flaky-fail-on-flaky`, and a failed proof is 1.
+ */
+export async function runJestWrapper(args: readonly string[]): Promise<number> {
+  const resolved = resolveJestOptions({}, args, process.env)
+  const { rest } = extractVitestFlags(args)
+  const { jest, config } = loadJest(process.cwd())
+  const argv = await jest.buildArgv(rest)
+  const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
+  const { globalConfig, configs } = await config.readConfigs(argv, projects)
+  const command = `flakeproof jest ${args.join(' ')}`.trim()
+  const reporters = (globalConfig.reporters ?? ['default']).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
+  const ourOptions = { ...(resolved ?? {}), command }
+  const setups = sameSetting(configs.map((c) => c.setupFilesAfterEnv), 'setupFilesAfterEnv')
+  const withOurs: JestArgv = {
+    ...argv,
+    reporters: [...reporters, [REPORTER, ourOptions]],
+    setupFilesAfterEnv: [...setups.filter((s) => !isOurs(s, SETUP)), SETUP],
+    // Jest 29 gives a setup file no circus handler list: the repetition rides on the environment.
+    ...(Number.parseInt(jest.getVersion(), 10) < 30 ? withOurEnvironment(configs) : {}),
+  }
+  delete (globalThis as Record<symbol, unknown>)[JEST_VERDICT]
+  const { results, globalConfig: used } = await jest.runCLI(withOurs, projects)
+  const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
+  if (verdict?.proofFailed) return 1
+  if (results.success || verdict?.advisory) return 0
+  return used.testFailureExitCode
+}
+
+// --- internal ---
+
+/** The project's Jest (not ours): `jest`, and `jest-config` as its CLI resolves it. */
+function loadJest(cwd: string): { jest: JestPackage; config: JestConfig } {
+  let jestPath: string
+  try {
+    jestPath = createRequire(join(cwd, 'package.json')).resolve('jest')
+  } catch {
+    throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
+  }
+  const fromJest = createRequire(jestPath)
+  const cliPath = fromJest.resolve('jest-cli')
+  const cli = createRequire(cliPath)
+  const main = fromJest(jestPath) as JestPackage
+  // Jest 30 exports buildArgv from `jest`; 29 keeps it in jest-cli's run.js.
+  const buildArgv = main.buildArgv ?? (cli(join(dirname(cliPath), 'run.js')) as Partial<JestPackage>).buildArgv
+  const jest: JestPackage = { getVersion: main.getVersion, runCLI: main.runCLI, buildArgv }
+  const config = cli(cli.resolve('jest-config')) as JestConfig
+  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function') {
+    throw new FlakeproofError(`the Jest at ${dirname(jestPath)} has no buildArgv/runCLI; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
+  }
+  return { jest, config }
+}
+
+/** The project's environment, made by flakeproof's (plugin/jest/environment.ts), with its options kept. */
+function withOurEnvironment(configs: readonly ProjectConfig[]): Partial<Pick<JestArgv, 'testEnvironment' | 'testEnvironmentOptions'>> {
+  const base = sameSetting(configs.map((c) => [c.testEnvironment]), 'testEnvironment')[0] as string
+  if (isOurs(base, ENVIRONMENT)) return {}
+  const options = sameSetting(configs.map((c) => [JSON.stringify(c.testEnvironmentOptions ?? {})]), 'testEnvironmentOptions')[0] as string
+  return { testEnvironment: ENVIRONMENT, testEnvironmentOptions: JSON.stringify({ ...JSON.parse(options), flakeproofBase: base }) }
+}
+
+/**
+ * One Jest flag applies to every project: it can carry the user's setting only if every project has
+ * the same one.
+ */
+function sameSetting(lists: readonly string[][], name: string): string[] {
+  const [first = []] = lists
+  if (lists.some((list) => list.join('\n') !== first.join('\n'))) {
+    throw new FlakeproofError(
+      `the projects have different ${name}, which one Jest flag cannot keep; add 'flakeproof/jest/setup' to each project's setupFilesAfterEnv and ['flakeproof/jest/reporter', { repeat: 200 }] to reporters, then run jest`,
+      'E_USAGE',
+    )
+  }
+  return first
+}
+
+/** The user listed flakeproof's own file already (any copy of this package): it is not added twice. */
+function isOurs(path: string, ours: string): boolean {
+  if (/flakeproof\/jest\/(reporter|setup)$/.test(path)) return true
+  try {
+    return realpathSync(path) === realpathSync(ours)
+  } catch {
+    return false
+  }
+}

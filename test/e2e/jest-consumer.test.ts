@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { JEST_CONSUMER_MATRIX, type ModuleKind, prepareJestConsumer } from '../jest-consumers.js'
+import { readArtifact, runNodeIn } from '../utils.js'
+
+/**
+ * The "Done when" of the Jest adapter, as a user meets it: a fresh project installs the packed
+ * package beside Jest 29 or 30, names the reporter and setup file in its config (or runs
+ * `flakeproof jest` on a config without them), and gets the same exact counts, CommonJS or ESM.
+ */
+const INSTALL_TIMEOUT = 600_000
+
+/** 200 copies of every test of test/fixtures/jest-flaky: the counters make these exact. */
+const MEASURED = {
+  'fails on every fifth call': [200, 40, 'flaky'],
+  'always fails': [200, 200, 'broken'],
+  'always passes': [200, 0, 'stable'],
+  'behaviours > matches its snapshot': [200, 0, 'stable'],
+  'behaviours > waits on fake timers': [200, 0, 'stable'],
+  'behaviours > imported from @jest/globals': [200, 0, 'stable'],
+  'fails as declared': [200, 0, 'stable'],
+  'passes on retry': [200, 0, 'stable'],
+  'adds 1': [200, 0, 'stable'],
+  'adds 3': [200, 0, 'stable'],
+  'passes before a failing afterAll': [200, 0, 'stable'],
+}
+
+function countsIn(path: string): Record<string, unknown> {
+  const rate = readArtifact(path, RateFileSchema)
+  return Object.fromEntries((rate.tests ?? []).map((t) => [t.name, [t.trials, t.failures, t.verdict]]))
+}
+
+const rows = JEST_CONSUMER_MATRIX.flatMap((jest) => (['cjs', 'esm'] as ModuleKind[]).map((kind) => ({ jest, kind })))
+
+describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $jest', ({ jest, kind }) => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await prepareJestConsumer(jest, kind)
+  }, INSTALL_TIMEOUT)
+  // Native ESM in Jest needs Node's vm modules, as Jest's documentation says.
+  const env: Record<string, string> = kind === 'esm' ? { NODE_OPTIONS: '--experimental-vm-modules --no-warnings' } : {}
+  const jestBin = (args: string[], extra: Record<string, string> = {}) => runNodeIn(dir, [join(dir, 'node_modules/jest/bin/jest.js'), ...args], { ...env, ...extra })
+  const wrapper = (args: string[], extra: Record<string, string> = {}) =>
+    runNodeIn(dir, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], { ...env, ...extra })
+  const snapshots = () => Object.fromEntries(readdirSync(join(dir, 'tests/__snapshots__')).map((n) => [n, readFileSync(join(dir, 'tests/__snapshots__', n), 'utf8')]))
+
+  it('the reporter and setup in the config: exact counts with FLAKEPROOF_REPEAT=200, the load error recorded, snapshots untouched', async () => {
+    const before = snapshots()
+    const measured = await jestBin(['--config', 'jest.config.cjs', '--ci'], { FLAKEPROOF_REPEAT: '200' })
+    expect(measured.stdout + measured.stderr).toContain('FLAKY')
+    expect(measured.code).toBe(1)
+    expect(countsIn(join(dir, '.flakeproof/rate.json'))).toMatchObject(MEASURED)
+    const rate = readArtifact(join(dir, '.flakeproof/rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(false)
+    expect(rate.run_errors?.map((e) => e.file).sort()).toEqual(['tests/after-all.test.js', 'tests/throws.test.js'])
+    expect(rate.tests?.filter((t) => t.name === 'same name').map((t) => t.id)).toEqual(['tests/counter.test.js > same name', 'tests/counter.test.js > same name (#2)'])
+    expect(snapshots()).toEqual(before)
+  }, 240_000)
+
+  it('`flakeproof jest` on a config without flakeproof: the same counts, the user reporter kept, and the proof', async () => {
+    const common = ['--flaky-out', 'wrapped', '--config', 'jest.plain.config.cjs', 'tests/counter.test.js']
+    const measured = await wrapper(['--flaky-repeat', '200', ...common])
+    expect(measured.stderr).toContain('user reporter: 1602 tests')
+    expect(measured.code).toBe(1) // the broken test
+    expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [200, 40, 'flaky'], 'always passes': [200, 0, 'stable'] })
+
+    const proof = await wrapper(['--flaky-proof', ...common])
+    expect(proof.code).toBe(1)
+    // The counter starts again at 1 in a new run: the 14 copies required fail at calls 5 and 10.
+    expect(readArtifact(join(dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2 })
+  }, 240_000)
+
+  it('`flakeproof jest` on a config that already lists the reporter and setup adds neither twice', async () => {
+    const measured = await wrapper(['--flaky-repeat', '10', '--flaky-out', 'wrapped', '--config', 'jest.config.cjs', 'tests/counter.test.js'])
+    expect(measured.stderr.match(/ flakeproof \d+ test\(s\)/g)).toHaveLength(1)
+    // 8 tests run in counter.test.js, 10 copies each: one fact per copy, none doubled.
+    expect(readFileSync(join(dir, 'wrapped/facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(80)
+    expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [10, 2, 'flaky'] })
+  }, 120_000)
+})

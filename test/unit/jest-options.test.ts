@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { JEST_FLAGS, renderJestFlags, resolveJestOptions } from '../../src/config/jest-options.js'
+import { renderVitestFlags, VITEST_FLAGS } from '../../src/config/vitest-options.js'
+
+// The defaults of VitestOptionsSchema (src/config/vitest-options.ts), which the Jest options share.
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
+
+describe('resolveJestOptions', () => {
+  it('is inactive without a repeat count or a proof', () => {
+    expect(resolveJestOptions({}, [], {})).toBeUndefined()
+    expect(resolveJestOptions({ observe: true }, ['--flaky-gap-ms', '5'], {})).toBeUndefined()
+  })
+
+  it.each([
+    ['reporter options', { repeat: 20 }, [], {}, { repeat: 20 }],
+    ['FLAKEPROOF_REPEAT', {}, [], { FLAKEPROOF_REPEAT: '200' }, { repeat: 200 }],
+    ['flags, Jest arguments around them', {}, ['-t', 'name$', '--flaky-repeat', '200', '--flaky-observe', '--randomize', '--seed', '7'], {}, { repeat: 200, observe: true }],
+    ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat=3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
+    ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
+  ])('%s', (_name, options, args, env, expected) => {
+    const resolved = resolveJestOptions(options, args, env)
+    expect(resolved).toEqual({ ...defaults, ...expected })
+    expect(resolved).not.toHaveProperty('seed')
+  })
+
+  it.each([
+    [{}, ['--flaky-seed', '3'], 'unknown flag --flaky-seed (for Jest, pass its own `--randomize --seed <n>`)'],
+    [{}, ['--flaky-seed=3'], 'unknown flag --flaky-seed'],
+    [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; flakeproof\'s Jest flags are --flaky-repeat,'],
+    [{ repeat: 5, seed: 1 } as never, [], 'unknown option `seed` in the flakeproof/jest/reporter options'],
+    [{}, ['--flaky-enforce'], 'unknown flag --flaky-enforce (Vitest only for now)'],
+    [{}, ['--flaky-junit', 'j.xml'], 'unknown flag --flaky-junit (Vitest only for now)'],
+    [{ repeat: 5, history: false } as never, [], 'unknown option `history` in the flakeproof/jest/reporter options; the Jest reporter takes repeat,'],
+    [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
+    [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
+  ])('refuses %j %j', (options, args, message) => {
+    expect(() => resolveJestOptions(options, args, {})).toThrow(message)
+  })
+})
+
+describe('the Jest flags', () => {
+  // What the Jest adapter does: measure, observe and prove (docs/contracts.md §12).
+  const shared = ['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof']
+
+  it("are Vitest's own entries for the options Jest shares", () => {
+    expect(Object.keys(JEST_FLAGS).sort()).toEqual([...shared].sort())
+    for (const name of shared) expect(JEST_FLAGS[name as keyof typeof JEST_FLAGS]).toBe(VITEST_FLAGS[name as keyof typeof VITEST_FLAGS])
+  })
+
+  it("print in `flakeproof jest --help` as Vitest's lines for those flags", () => {
+    expect(renderJestFlags()).toEqual(renderVitestFlags().filter((line) => shared.includes(line.trimStart().split(' ')[0] as string)))
+    expect(renderJestFlags()).toHaveLength(shared.length)
+  })
+})

@@ -1,0 +1,104 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { JournalLine } from '../../src/artifacts/journal.js'
+import type { RepeatOptions } from '../../plugin/jest/_protocol.js'
+import { type Handler, repeatHandler, type TestContextGlobals } from '../../plugin/jest/_repeat.js'
+import { tempDir } from '../utils.js'
+
+/**
+ * The circus side of the Jest adapter on a hand-built test tree (the shapes of jest-circus 29 and 30:
+ * TestEntry and DescribeBlock with `parent`, `children`, `mode`), without Jest: which tests are
+ * copied, in which place, what the snapshot counter is at each copy, and what reaches the journal.
+ */
+interface Node {
+  type: 'test' | 'describeBlock'
+  name: string
+  parent?: Node
+  mode?: 'skip' | 'only' | 'todo'
+  children: Node[]
+  errors: unknown[]
+  invocations: number
+  duration?: number | null
+}
+
+function block(name: string, children: Node[], mode?: Node['mode']): Node {
+  const node: Node = { type: 'describeBlock', name, children, errors: [], invocations: 0, ...(mode ? { mode } : {}) }
+  for (const child of children) child.parent = node
+  return node
+}
+const test = (name: string, mode?: Node['mode']): Node => ({ type: 'test', name, children: [], errors: [], invocations: 0, ...(mode ? { mode } : {}) })
+
+const journalDir = tempDir()
+const counters = new Map<string, number>()
+let handler: Handler
+
+beforeAll(() => {
+  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, proofRuns: {}, journalDir, rootDir: '/project' }
+  process.env.FLAKEPROOF_JEST = JSON.stringify(options)
+  const globals = {
+    expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState: { _counters: counters } }) },
+    console: { log: () => {} },
+  } as unknown as TestContextGlobals
+  handler = repeatHandler(globals) as Handler
+})
+afterAll(() => {
+  delete process.env.FLAKEPROOF_JEST
+})
+
+const names = (node: Node): string[] => node.children.map((c) => (c.type === 'describeBlock' ? `[${c.name}: ${names(c).join(', ')}]` : c.name))
+
+describe('the repetition handler at run_start', () => {
+  it.each([
+    // Three copies of each selected test, in place; skip and todo stay single.
+    ['no filter', null, false, ['same', 'same', 'same', '[suite: skipped, kept, kept, kept, to do]', 'same', 'same', 'same']],
+    // circus' own rule: `-t` matches "describe names + test name" joined by spaces.
+    ['-t "suite kept$"', /suite kept$/, false, ['same', '[suite: skipped, kept, kept, kept, to do]', 'same']],
+    // With a focused test (the first), unfocused ones (mode undefined) are skipped by circus: not copied.
+    ['focus', null, true, ['same', 'same', 'same', '[suite: skipped, kept, to do]', 'same']],
+  ])('%s', async (_name, pattern, focused, expected) => {
+    const root = block('ROOT_DESCRIBE_BLOCK', [test('same'), block('suite', [test('skipped', 'skip'), test('kept'), test('to do', 'todo')]), test('same')])
+    if (focused) (root.children[0] as Node).mode = 'only'
+    await handler({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: focused, testNamePattern: pattern, seed: 1 })
+    expect(names(root)).toEqual(expected)
+  })
+})
+
+describe('copies at run time', () => {
+  it('start each copy from the snapshot count of the first, and journal one line per copy under ids of their own', async () => {
+    const root = block('ROOT_DESCRIBE_BLOCK', [test('same'), test('same')])
+    await handler({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    // An earlier test of the same name used key `same 1`: every copy of this one starts after it.
+    counters.set('same', 1)
+    const seen: (number | undefined)[] = []
+    for (const [index, copy] of root.children.entries()) {
+      if (index === 3) counters.set('same', 1) // the second test `same` starts where the first left circus' counter
+      await handler({ name: 'test_start', test: copy as never }, {} as never)
+      seen.push(counters.get('same'))
+      counters.set('same', (counters.get('same') ?? 0) + 1) // toMatchSnapshot counts
+      copy.invocations = 1
+      copy.duration = 2
+      if (index === 1) copy.errors = [[new Error('boom')]]
+      await handler({ name: 'test_done', test: copy as never }, {} as never)
+    }
+    expect(seen).toEqual([1, 1, 1, 1, 1, 1])
+    const lines = readdirSync(journalDir).flatMap((file) =>
+      readFileSync(join(journalDir, file), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as JournalLine),
+    )
+    const done = lines.filter((l) => l.done)
+    expect(done.map((l) => [l.id, l.done?.ok])).toEqual([
+      ['tests/a.test.js > same', true],
+      ['tests/a.test.js > same', false],
+      ['tests/a.test.js > same', true],
+      ['tests/a.test.js > same (#2)', true],
+      ['tests/a.test.js > same (#2)', true],
+      ['tests/a.test.js > same (#2)', true],
+    ])
+    expect(done[1]?.done).toMatchObject({ error: 'boom', elapsedMs: 2, mode: 'fast', gapMs: 0 })
+    expect(lines.filter((l) => l.end).map((l) => l.id)).toEqual(['tests/a.test.js > same', 'tests/a.test.js > same (#2)'])
+    expect(lines.find((l) => l.identity)?.identity).toEqual({ project: '', file: 'tests/a.test.js', path: ['same'] })
+  })
+})
