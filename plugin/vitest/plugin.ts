@@ -16,6 +16,7 @@ import {
 import { FlakeproofError } from '../../src/errors.js'
 import type { RunnerOptions } from './_protocol.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
+import { runInRounds } from './_rounds.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
 export { default as FlakeproofReporter } from './reporter.js'
@@ -138,6 +139,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const { mode, proofRuns, proofFrom } = runnerOptions
   const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command })
   if (when === 'runtime') reporter.onInit(vitest)
+  runInRounds(vitest, resolved.rounds, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
   existing.splice(0, existing.length, ...kept, reporter as never)
 }

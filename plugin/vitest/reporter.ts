@@ -10,11 +10,13 @@ import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
+import { describeRate } from '../../src/core/rate.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
+import type { Tally } from '../../src/pipeline/test-tally.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -58,6 +60,10 @@ export default class FlakeproofReporter implements Reporter {
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
   private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
+  /** Whole-run round under way (1-based), and what earlier rounds left for the last one to report. */
+  private _round = 0
+  private _roundErrors: RunError[] = []
+  private _roundsIncomplete = false
 
   constructor(options: ReporterOptions = {}) {
     const { runnerMode, proofRuns, proofFrom, command, ...rest } = options
@@ -85,7 +91,21 @@ export default class FlakeproofReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
-      this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
+      const runErrors = this._runErrors(modules, errors)
+      if (reason !== 'interrupted' && this._round < this._options.rounds) this._endRound(ended, runErrors)
+      else this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete)
+    })
+  }
+
+  /** Whole-run rounds: a measurement is under way, and more rounds may join it. */
+  get roundsOpen(): boolean {
+    return this._recorder !== undefined
+  }
+
+  /** Whole-run rounds stopped before the last one ran (an error of Vitest's between rounds): what ran is written, incomplete. */
+  endRounds(): void {
+    this._guard('endRounds', () => {
+      if (this._recorder) this._end({ modules: new Set(), tests: new Set() }, { kind: 'interrupted' }, this._roundErrors, false)
     })
   }
 
@@ -109,9 +129,17 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   private _runStart(): void {
-    // Watch mode starts several runs: each gets its own files.
     this._console.clear()
     this._seen.clear()
+    if (this._recorder && this._round < this._options.rounds) {
+      this._round++
+      this._journal?.nextRound()
+      return
+    }
+    // Watch mode starts several runs: each gets its own files.
+    this._round = 1
+    this._roundErrors = []
+    this._roundsIncomplete = false
     this._lost = 0
     const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
@@ -124,7 +152,8 @@ export default class FlakeproofReporter implements Reporter {
       return new TestRunRecorder(outDir, run, {
         mode: runnerMode ?? 'single',
         command: command ?? 'vitest run',
-        repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
+        repeat: runnerMode === 'measure' ? (repeat ?? 1) * this._options.rounds : 1,
+        ...(this._options.rounds > 1 ? { wholeRuns: this._options.rounds } : {}),
         observe: runnerMode === 'measure' && observe,
         confidence: { value: confidence, exact: fractionFromNumber(confidence) },
         proofRuns: proofRuns ?? {},
@@ -154,7 +183,7 @@ export default class FlakeproofReporter implements Reporter {
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
-    if (this._degradeGracefully(() => this._recorder?.record(test) ?? true) === undefined) this._lost++
+    if (this._degradeGracefully(() => this._recorder?.record(test, this._round) ?? true) === undefined) this._lost++
   }
 
   /**
@@ -172,6 +201,17 @@ export default class FlakeproofReporter implements Reporter {
     this._end({ modules: new Set(), tests: new Set() }, { kind: 'crashed', cause: stopped, at: Date.now(), died }, [{ project: null, file: null, error: stopped }], false)
   }
 
+  /** A whole-run round that is not the last ended: tests its crash cut short are recorded for this round, and its errors kept. */
+  private _endRound(ended: Unfinished, runErrors: RunError[]): void {
+    const recorder = this._recorder
+    if (!recorder) return
+    const unfinished = this._recoverUnfinished(ended)
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round))
+    this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
+    if (unfinished.length > 0) this._roundsIncomplete = true
+    this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._options.rounds} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
+  }
+
   private _end(collected: Collected, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
@@ -180,7 +220,7 @@ export default class FlakeproofReporter implements Reporter {
     const recorder = this._recorder
     this._recorder = undefined
     const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
@@ -346,7 +386,8 @@ export default class FlakeproofReporter implements Reporter {
     for (const { tally, verdict } of concerning) {
       if (verdict !== 'non-idempotent') continue
       log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
-      log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
+      if (tally.fresh) log(pc.dim(`    ${freshRateLine(tally.fresh, this._options.confidence)}`))
+      else log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
     }
   }
 }
@@ -358,6 +399,14 @@ function namesOf(testCase: TestCase): string[] {
   const names = [testCase.name]
   for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
   return names
+}
+
+/** A non-idempotent test's true rate, from the first execution of each whole-run round (fresh module state). */
+function freshRateLine(fresh: Tally, confidence: number): string {
+  const { rate, ci_low, ci_high } = describeRate(fresh.failures, fresh.trials, confidence)
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
+  const rounds = fresh.failureTrials.length > 0 ? ` (rounds ${fresh.failureTrials.join(', ')})` : ''
+  return `With fresh module state (its first execution in each of ${fresh.trials} rounds) it failed ${fresh.failures}/${fresh.trials}${rounds}: rate ${pct(rate)}, interval [${pct(ci_low)}, ${pct(ci_high)}]; that is its rate in an ordinary run.`
 }
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */

@@ -28,6 +28,11 @@ export const TestRateSchema = z.object({
   ...measured,
   verdict: VerdictSchema,
   independence: IndependenceSchema.optional().describe('Runs test on the order of the fast repetitions.'),
+  fresh: z
+    .object({ ...measured, failure_rounds: z.array(z.number().int().positive()) })
+    .superRefine(failuresWithinTrials)
+    .optional()
+    .describe('Whole-run rounds only: the first execution of the test in each round, with fresh module state (what one ordinary run sees); failure_rounds are 1-based.'),
 }).superRefine(failuresWithinTrials)
 export type TestRate = z.infer<typeof TestRateSchema>
 
@@ -62,6 +67,7 @@ export const TestFactSchema = z.object({
   seed: z.number().nullable(),
   gap_ms: milliseconds,
   mode: TestModeSchema,
+  round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
 })
 
 export const TestPlanSchema = z.object({

@@ -31,6 +31,8 @@ export const VitestOptionsSchema = z
     proof: z.boolean().default(false),
     /** Shuffle the tests inside each file with this seed, so an order that fails can be replayed. */
     seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
+    /** Whole-run rounds: the selected files run this many times in one Vitest, each round with fresh module state. @default 1 */
+    rounds: z.number().int().min(1).max(MAX_TRIALS).default(1),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -58,6 +60,7 @@ export const VITEST_FLAGS = {
   '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
   '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
   '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
+  '--flaky-rounds': { key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -130,7 +133,7 @@ export function resolveVitestOptions(
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = result.data
-  return options.repeat === undefined && !options.proof ? undefined : options
+  return options.repeat === undefined && !options.proof && options.rounds === 1 ? undefined : options
 }
 
 /**
@@ -177,6 +180,7 @@ const RULES: Record<string, string> = {
   failOnFlaky: 'true or false',
   proof: 'true or false',
   seed: `a whole number from 0 to ${MAX_TIMER_MS}`,
+  rounds: `a whole number from 1 to ${MAX_TRIALS}`,
 }
 
 /**

@@ -119,6 +119,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
       ci_high: ci.high,
       verdict,
       independence: tally.independence,
+      ...(tally.fresh ? { fresh: { ...describeRate(tally.fresh.failures, tally.fresh.trials, confidence.value), failure_rounds: tally.fresh.failureTrials } } : {}),
     })),
     ...(m.runErrors.length > 0 ? { run_errors: [...m.runErrors] } : {}),
   }

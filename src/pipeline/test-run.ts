@@ -7,6 +7,7 @@ import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildTestMeasurement, buildTestProof, byConcern, type Collected, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
 import type { ReportedTest } from './test-evidence.js'
+import { type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
@@ -18,6 +19,8 @@ export interface TestRunSettings {
   command: string
   /** Rounds requested (fast repetitions per test). */
   repeat: number
+  /** Whole-run rounds requested (`--flaky-rounds`); `repeat` then counts every round's repetitions. */
+  wholeRuns?: number
   observe: boolean
   confidence: Confidence
   /** Proof mode: test id → repetitions required. */
@@ -48,6 +51,8 @@ export class TestRunRecorder {
   private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
   private readonly _factsName: string
   private readonly _tallies = new Map<string, TestTally>()
+  /** With whole-run rounds: each test's results per round, tallied together at the end. */
+  private readonly _rounds = new Map<string, RoundResult[]>()
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -62,11 +67,14 @@ export class TestRunRecorder {
     this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
 
-  record(test: ReportedTest): void {
+  /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based). */
+  record(test: ReportedTest, round = 1): void {
     const { evidence } = test
+    const earlier = this._rounds.get(evidence.id) ?? []
+    const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
     const lines = evidence.repetitions.map((repetition, index) => {
       return {
-        trial: index + 1,
+        trial: before + index + 1,
         test_id: evidence.id,
         project: test.project,
         file: test.file,
@@ -83,15 +91,22 @@ export class TestRunRecorder {
         seed: evidence.seed,
         gap_ms: repetition.gapMs,
         mode: repetition.mode,
+        ...(this._settings.wholeRuns === undefined ? {} : { round }),
       }
     })
     this._facts.appendAll(lines)
-    this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
+    if (this._settings.wholeRuns === undefined) this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
+    else {
+      // Kept whole until the end: repetition dependence is judged inside each round (test-rounds.ts).
+      earlier.push({ round, test })
+      this._rounds.set(evidence.id, earlier)
+    }
   }
 
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
   finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
+    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact))
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)

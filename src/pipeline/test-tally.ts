@@ -31,6 +31,8 @@ export interface TestTally {
   cut: boolean
   /** Runs test on the order of the fast repetitions; `one-switch` makes the test non-idempotent. */
   independence: Independence
+  /** Whole-run rounds only: the first fast execution of each round, with fresh module state (test-rounds.ts). */
+  fresh?: Tally
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { tempDir } from '../utils.js'
 
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, rounds: 1 }
 
 describe('resolveVitestOptions', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -18,6 +18,8 @@ describe('resolveVitestOptions', () => {
     ['flags', {}, ['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms=150'], {}, { repeat: 200, observe: true, gapMs: 150 }],
     ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat', '3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
     ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
+    // Rounds alone measure: one repetition per round, the rounds repeating the whole run.
+    ['rounds alone', {}, ['--flaky-rounds', '10'], {}, { rounds: 10 }],
     ['every flag', {}, ['--flaky-repeat', '5', '--flaky-slow-repeat', '7', '--flaky-confidence', '0.99', '--flaky-out', 'o', '--flaky-fail-on-flaky'], {}, { repeat: 5, slowRepeat: 7, confidence: 0.99, outDir: 'o', failOnFlaky: true }],
   ])('%s', (_name, options, args, env, expected) => {
     expect(resolveVitestOptions(options, args, env)).toEqual({ ...defaults, ...expected })
@@ -39,6 +41,7 @@ describe('resolveVitestOptions', () => {
     [{}, ['--flaky-repeat'], {}, '--flaky-repeat needs a value; e.g. --flaky-repeat 200'],
     [{}, ['--flaky-rep', '3'], {}, 'unknown flag --flaky-rep'],
     [{}, ['--flaky-observe=maybe', '--flaky-repeat', '2'], {}, '--flaky-observe must be true or false (got "maybe")'],
+    [{}, ['--flaky-rounds', '0'], {}, '--flaky-rounds must be a whole number from 1 to 1000000 (got 0)'],
   ])('rejects %j %j %j', (options, args, env, message) => {
     expect(() => resolveVitestOptions(options, args, env)).toThrow(message)
   })
