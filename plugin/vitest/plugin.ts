@@ -139,7 +139,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const { mode, proofRuns, proofFrom } = runnerOptions
   const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command })
   if (when === 'runtime') reporter.onInit(vitest)
-  runInRounds(vitest, resolved.rounds, reporter)
+  runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
   existing.splice(0, existing.length, ...kept, reporter as never)
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { join, relative } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
@@ -8,6 +9,7 @@ import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
+import type { ConditionsFile, RoundCondition } from '../../src/artifacts/conditions-schema.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { describeRate } from '../../src/core/rate.js'
@@ -16,6 +18,7 @@ import { FlakeproofError } from '../../src/errors.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
+import type { PlannedRound } from '../../src/pipeline/conditions.js'
 import type { Tally } from '../../src/pipeline/test-tally.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
@@ -60,8 +63,12 @@ export default class FlakeproofReporter implements Reporter {
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
   private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
-  /** Whole-run round under way (1-based), and what earlier rounds left for the last one to report. */
+  /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
   private _round = 0
+  private _of = 1
+  private _next: PlannedRound | undefined
+  private _condition: RoundCondition = 'base'
+  private _seedOfRound: number | null = null
   private _roundErrors: RunError[] = []
   private _roundsIncomplete = false
 
@@ -92,7 +99,7 @@ export default class FlakeproofReporter implements Reporter {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
       const runErrors = this._runErrors(modules, errors)
-      if (reason !== 'interrupted' && this._round < this._options.rounds) this._endRound(ended, runErrors)
+      if (reason !== 'interrupted' && this._round < this._of) this._endRound(ended, runErrors)
       else this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete)
     })
   }
@@ -100,6 +107,12 @@ export default class FlakeproofReporter implements Reporter {
   /** Whole-run rounds: a measurement is under way, and more rounds may join it. */
   get roundsOpen(): boolean {
     return this._recorder !== undefined
+  }
+
+  /** The loop of rounds says what the next run is: its number, condition and seed, and how many runs there are. */
+  planRound(round: PlannedRound, of: number): void {
+    this._next = round
+    this._of = of
   }
 
   /** Whole-run rounds stopped before the last one ran (an error of Vitest's between rounds): what ran is written, incomplete. */
@@ -131,13 +144,19 @@ export default class FlakeproofReporter implements Reporter {
   private _runStart(): void {
     this._console.clear()
     this._seen.clear()
-    if (this._recorder && this._round < this._options.rounds) {
+    const next = this._next
+    this._next = undefined
+    this._condition = next?.condition ?? 'base'
+    this._seedOfRound = next?.seed ?? null
+    if (this._recorder && this._round < this._of) {
       this._round++
       this._journal?.nextRound()
+      if (next) this._recorder.noteRound(next)
       return
     }
     // Watch mode starts several runs: each gets its own files.
     this._round = 1
+    if (!next) this._of = 1
     this._roundErrors = []
     this._roundsIncomplete = false
     this._lost = 0
@@ -152,8 +171,8 @@ export default class FlakeproofReporter implements Reporter {
       return new TestRunRecorder(outDir, run, {
         mode: runnerMode ?? 'single',
         command: command ?? 'vitest run',
-        repeat: runnerMode === 'measure' ? (repeat ?? 1) * this._options.rounds : 1,
-        ...(this._options.rounds > 1 ? { wholeRuns: this._options.rounds } : {}),
+        repeat: runnerMode === 'measure' ? (repeat ?? 1) * this._of : 1,
+        ...(this._of > 1 ? { wholeRuns: this._of, shuffle: this._options.shuffle, loadProcs: this._options.loadProcs ?? availableParallelism() } : {}),
         observe: runnerMode === 'measure' && observe,
         confidence: { value: confidence, exact: fractionFromNumber(confidence) },
         proofRuns: proofRuns ?? {},
@@ -161,6 +180,7 @@ export default class FlakeproofReporter implements Reporter {
         lang: 'en',
       })
     })
+    if (next) this._recorder?.noteRound(next)
     if (this._recorder && this._journal) {
       this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
       // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
@@ -183,7 +203,7 @@ export default class FlakeproofReporter implements Reporter {
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
-    if (this._degradeGracefully(() => this._recorder?.record(test, this._round) ?? true) === undefined) this._lost++
+    if (this._degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
   }
 
   /**
@@ -206,10 +226,10 @@ export default class FlakeproofReporter implements Reporter {
     const recorder = this._recorder
     if (!recorder) return
     const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round))
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
     this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
     if (unfinished.length > 0) this._roundsIncomplete = true
-    this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._options.rounds} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
+    this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
   }
 
   private _end(collected: Collected, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
@@ -220,7 +240,7 @@ export default class FlakeproofReporter implements Reporter {
     const recorder = this._recorder
     this._recorder = undefined
     const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round))
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
@@ -383,6 +403,7 @@ export default class FlakeproofReporter implements Reporter {
     if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
     else if (runErrors.length > 0 || unfinished.length > 0) log(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
     else log(pc.green('  no flaky or broken test'))
+    for (const line of conditionLines(result.conditions)) log(line)
     for (const { tally, verdict } of concerning) {
       if (verdict !== 'non-idempotent') continue
       log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
@@ -407,6 +428,24 @@ function freshRateLine(fresh: Tally, confidence: number): string {
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
   const rounds = fresh.failureTrials.length > 0 ? ` (rounds ${fresh.failureTrials.join(', ')})` : ''
   return `With fresh module state (its first execution in each of ${fresh.trials} rounds) it failed ${fresh.failures}/${fresh.trials}${rounds}: rate ${pct(rate)}, interval [${pct(ci_low)}, ${pct(ci_high)}]; that is its rate in an ordinary run.`
+}
+
+/** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
+function conditionLines(conditions: ConditionsFile | undefined): string[] {
+  if (!conditions) return []
+  const lines: string[] = []
+  for (const [id, { comparisons, order, tags }] of Object.entries(conditions.tests)) {
+    lines.push(`  ${tags.length > 0 ? pc.yellow(tags.join(', ').toUpperCase()) : pc.dim('no condition found')}  ${id}`)
+    const notes = [...comparisons.map((c) => ({ tagged: c.tag !== null, note: c.note })), ...(order ? [{ tagged: order.tag !== null, note: order.note }] : [])]
+    for (const { tagged, note } of notes.sort((a, b) => Number(b.tagged) - Number(a.tagged))) lines.push(`    ${tagged ? note : pc.dim(note)}`)
+  }
+  return lines
+}
+
+/** ` (serial, seed 43)`: a round's condition and seed, when there is something to say. */
+function describeRound(condition: RoundCondition, seed: number | null): string {
+  const parts = [...(condition === 'base' ? [] : [condition === 'load' ? 'under load' : condition]), ...(seed === null ? [] : [`seed ${seed}`])]
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
 }
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ConditionsFileSchema } from './conditions-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -178,5 +179,6 @@ export const ARTIFACT_SCHEMAS = {
   policy: { file: 'policy.json', schema: PolicyFileSchema },
   proof: { file: 'proof.json', schema: ProofFileSchema },
   summary: { file: 'summary.json', schema: SummaryFileSchema },
+  conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

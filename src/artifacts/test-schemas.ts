@@ -10,6 +10,7 @@ import {
   RankedPredicateSchema,
   VerdictSchema,
 } from './_common.js'
+import { RoundConditionSchema } from './conditions-schema.js'
 
 /**
  * Test mode (docs/contracts.md §4): the per-test parts of each file. Every JSON file gains an optional
@@ -68,6 +69,7 @@ export const TestFactSchema = z.object({
   gap_ms: milliseconds,
   mode: TestModeSchema,
   round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
+  condition: RoundConditionSchema.optional().describe('Whole-run rounds only: the condition of its round (conditions.json).'),
 })
 
 export const TestPlanSchema = z.object({

@@ -33,6 +33,14 @@ export const VitestOptionsSchema = z
     seed: z.number().int().min(0).max(MAX_TIMER_MS).optional(),
     /** Whole-run rounds: the selected files run this many times in one Vitest, each round with fresh module state. @default 1 */
     rounds: z.number().int().min(1).max(MAX_TRIALS).default(1),
+    /** Also run each round serially (one worker), and compare with the parallel rounds. @default false */
+    divergence: z.boolean().default(false),
+    /** Also run each round with the machine kept busy, and compare with the idle rounds. @default false */
+    load: z.boolean().default(false),
+    /** Spinning processes that keep the machine busy in load rounds; the number of CPUs when not given. */
+    loadProcs: z.number().int().min(1).max(256).optional(),
+    /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
+    shuffle: z.boolean().default(false),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -61,6 +69,10 @@ export const VITEST_FLAGS = {
   '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
   '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
   '--flaky-rounds': { key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
+  '--flaky-divergence': { key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
+  '--flaky-load': { key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
+  '--flaky-load-procs': { key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
+  '--flaky-shuffle': { key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -133,7 +145,8 @@ export function resolveVitestOptions(
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = result.data
-  return options.repeat === undefined && !options.proof && options.rounds === 1 ? undefined : options
+  const measures = options.repeat !== undefined || options.rounds > 1 || options.divergence || options.load || options.shuffle
+  return measures || options.proof ? options : undefined
 }
 
 /**
@@ -181,6 +194,10 @@ const RULES: Record<string, string> = {
   proof: 'true or false',
   seed: `a whole number from 0 to ${MAX_TIMER_MS}`,
   rounds: `a whole number from 1 to ${MAX_TRIALS}`,
+  divergence: 'true or false',
+  load: 'true or false',
+  loadProcs: 'a whole number from 1 to 256',
+  shuffle: 'true or false',
 }
 
 /**

@@ -1,11 +1,13 @@
 import { complement, type Fraction } from '../core/fraction.js'
 import { type Independence, testIndependence } from '../core/independence.js'
+import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
 import { type Tally, type TestTally, tallyTest } from './test-tally.js'
 
-/** One test's results in one whole-run round (1-based). */
+/** One test's results in one whole-run round (1-based), and the condition that round ran under. */
 export interface RoundResult {
   round: number
+  condition: RoundCondition
   test: ReportedTest
 }
 

@@ -5,7 +5,19 @@ import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
 import { writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
-import { buildTestMeasurement, buildTestProof, byConcern, type Collected, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
+import type { ReportBundle } from '../artifacts/bundle.js'
+import { buildConditions, type PlannedRound } from './conditions.js'
+import {
+  buildTestMeasurement,
+  buildTestProof,
+  byConcern,
+  type Collected,
+  type Confidence,
+  outcomeOf,
+  type TestMeasurement,
+  type TestOutcome,
+} from './test-bundle.js'
+import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
 import { type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
@@ -21,6 +33,10 @@ export interface TestRunSettings {
   repeat: number
   /** Whole-run rounds requested (`--flaky-rounds`); `repeat` then counts every round's repetitions. */
   wholeRuns?: number
+  /** Rounds reseeded the order of tests (`--flaky-shuffle`). */
+  shuffle?: boolean
+  /** Spinning processes in load rounds. */
+  loadProcs?: number
   observe: boolean
   confidence: Confidence
   /** Proof mode: test id → repetitions required. */
@@ -34,6 +50,8 @@ export interface TestRunResult {
   tests: TestOutcome[]
   summary: SummaryFile | undefined
   proof: ProofFile | undefined
+  /** conditions.json, when the rounds varied a condition or the order. */
+  conditions?: ConditionsFile | undefined
   dir: string
   /** No test ran: the folder was left exactly as it was. */
   unchanged: boolean
@@ -51,6 +69,7 @@ export class TestRunRecorder {
   private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
   private readonly _factsName: string
   private readonly _tallies = new Map<string, TestTally>()
+  private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
   private readonly _startedAt = new Date()
@@ -67,8 +86,8 @@ export class TestRunRecorder {
     this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
 
-  /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based). */
-  record(test: ReportedTest, round = 1): void {
+  /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based) and its condition. */
+  record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
     const { evidence } = test
     const earlier = this._rounds.get(evidence.id) ?? []
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
@@ -91,14 +110,14 @@ export class TestRunRecorder {
         seed: evidence.seed,
         gap_ms: repetition.gapMs,
         mode: repetition.mode,
-        ...(this._settings.wholeRuns === undefined ? {} : { round }),
+        ...(this._settings.wholeRuns === undefined ? {} : { round, condition }),
       }
     })
     this._facts.appendAll(lines)
     if (this._settings.wholeRuns === undefined) this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
     else {
       // Kept whole until the end: repetition dependence is judged inside each round (test-rounds.ts).
-      earlier.push({ round, test })
+      earlier.push({ round, condition, test })
       this._rounds.set(evidence.id, earlier)
     }
   }
@@ -121,13 +140,13 @@ export class TestRunRecorder {
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
     // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
-    if (measuring) removeFiles(this._dir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl'])
+    if (measuring) removeFiles(this._dir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'])
     promoteRunFiles(this._run, this._dir, [this._factsName])
     discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
       ? previous && { ...previous, proof }
-      : buildTestMeasurement({
+      : this._withConditions(outcomes, {
           command: this._settings.command,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
@@ -141,10 +160,32 @@ export class TestRunRecorder {
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false }
+    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false }
+  }
+
+  /** A whole-run round began: its condition and seed, for conditions.json. */
+  noteRound(round: PlannedRound): void {
+    this._planned.push(round)
   }
 
   // --- internal ---
+
+  /** The measurement's files, with conditions.json when the rounds varied a condition or the order. */
+  private _withConditions(outcomes: readonly TestOutcome[], measurement: TestMeasurement): ReportBundle {
+    const bundle = buildTestMeasurement(measurement)
+    const varied = new Set(this._planned.map((r) => r.condition)).size > 1 || this._settings.shuffle === true
+    if (!varied || measurement.rounds === 0) return bundle
+    const conditions = buildConditions({
+      command: measurement.command,
+      confidence: measurement.confidence,
+      rounds: this._planned,
+      loadProcs: this._settings.loadProcs ?? null,
+      shuffle: this._settings.shuffle === true,
+      perTest: this._rounds,
+      outcomes,
+    })
+    return { ...bundle, conditions }
+  }
 
   /** Rounds that ran: the most fast repetitions any test ran (a single run is one round). */
   private _roundsRan(): number {

@@ -21,7 +21,7 @@ function round(round: number, outcomes: string, cut = false): RoundResult {
       ...(cut ? { cut: true as const } : {}),
     },
   }
-  return { round, test }
+  return { round, condition: 'base', test }
 }
 
 const rounds = (...patterns: string[]): RoundResult[] => patterns.map((p, i) => round(i + 1, p))
