@@ -14,8 +14,10 @@ import {
   resolveVitestOptions,
 } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
+import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
 import type { RunnerOptions } from './_protocol.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
+import { readMeasuredUnder } from './_measured-under.js'
 import { runInRounds } from './_rounds.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
@@ -137,7 +139,8 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const { mode, proofRuns, proofFrom } = runnerOptions
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command })
+  const unreproduced = mode === 'proof' && proofFrom ? unreproducedConditions(withoutStack(() => readMeasuredUnder(proofFrom)), resolved) : []
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), command, unreproduced })
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))

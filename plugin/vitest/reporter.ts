@@ -39,6 +39,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   proofFrom?: string
   /** How the run was started, for the files' `command`. */
   command?: string
+  /** Set by the plugin in proof mode: the measurement's conditions this proof does not replay. */
+  unreproduced?: string[]
 }
 
 /**
@@ -73,10 +75,10 @@ export default class FlakeproofReporter implements Reporter {
   private _roundsIncomplete = false
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proofRuns, proofFrom, command, ...rest } = options
+    const { runnerMode, proofRuns, proofFrom, command, unreproduced, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
-    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command }
+    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command, unreproduced }
   }
 
   onInit(vitest: Vitest): void {
@@ -177,6 +179,9 @@ export default class FlakeproofReporter implements Reporter {
         confidence: { value: confidence, exact: fractionFromNumber(confidence) },
         proofRuns: proofRuns ?? {},
         ...(proofFrom ? { proofFrom } : {}),
+        ...(this._options.unreproduced?.length ? { unreproduced: this._options.unreproduced } : {}),
+        ...(this._options.seed === undefined ? {} : { seed: this._options.seed }),
+        gapMs: this._options.gapMs,
         lang: 'en',
       })
     })
@@ -391,7 +396,9 @@ export default class FlakeproofReporter implements Reporter {
         const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
         log(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
       }
-      log(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : ''}`))
+      for (const missing of result.proof.unreproduced ?? []) log(pc.red(`  ✗ not replayed: ${missing}`))
+      const unreplayed = result.proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
+      log(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : unreplayed}`))
       return
     }
     for (const { project, file, error } of runErrors) {

@@ -55,3 +55,18 @@ export const ConditionsFileSchema = z.object({
 })
 export type ConditionsFile = z.infer<typeof ConditionsFileSchema>
 export type RoundCondition = z.infer<typeof RoundConditionSchema>
+
+/**
+ * policy.json `measured_under`: the conditions of the measurement the policy came from, so a proof
+ * can replay them (`--flaky-proof`), or say it did not and fail.
+ */
+export const MeasuredUnderSchema = z.object({
+  rounds: z.number().int().positive().describe('Whole-run rounds per condition (1: one run).'),
+  repeat: z.number().int().positive().describe('Repetitions of each test per round.'),
+  conditions: z.array(RoundConditionSchema).describe('Conditions the rounds alternated.'),
+  load_procs: count.nullable(),
+  shuffle: z.boolean().describe('The order of tests was reseeded every round.'),
+  seeds: z.array(z.number()).describe('Seeds the order of tests ran with (one per round when shuffled).'),
+  gap_ms: count.nullable().describe('Rest before each gapped repetition when observed; null when not observed.'),
+})
+export type MeasuredUnder = z.infer<typeof MeasuredUnderSchema>

@@ -1,5 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
 import type { ReportBundle } from './bundle.js'
+import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
 
@@ -36,6 +37,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...renderObserver(bundle, t),
     '',
+    ...renderConditionsSection(bundle.conditions),
     `## ${t.fixed}`,
     '',
     ...renderFixed(bundle, failing, t),

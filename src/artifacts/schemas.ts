@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ConditionsFileSchema } from './conditions-schema.js'
+import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -132,6 +132,7 @@ export const PolicyFileSchema = z.object({
   quarantine_after: z.number().int().positive().nullable(),
   notes: z.array(z.string()),
   tests: testMap(TestPolicySchema).optional(),
+  measured_under: MeasuredUnderSchema.optional().describe('Test mode: the conditions of the measurement, which --flaky-proof replays.'),
 })
 export type PolicyFile = z.infer<typeof PolicyFileSchema>
 
@@ -146,6 +147,10 @@ export const ProofFileSchema = z.object({
   failure_trials: z.array(z.number().int().positive()),
   complete: z.boolean(),
   tests: testMap(TestProofSchema).optional(),
+  unreproduced: z
+    .array(z.string())
+    .optional()
+    .describe('Conditions of the measurement this proof did not replay (policy.json measured_under): a proof that leaves any out fails.'),
 })
 export type ProofFile = z.infer<typeof ProofFileSchema>
 

@@ -90,6 +90,10 @@ export const TestOnlyWhenFailSchema = z.object({
   failure_trials: z.array(z.number().int().positive()),
   errors_on_failure: z.array(z.string()).describe('Distinct first error messages of failing executions (at most 5).'),
   predicates: z.array(RankedPredicateSchema),
+  exact_predicates: z
+    .array(z.string())
+    .optional()
+    .describe('Among the predicates: those true in every failing execution and in no passing one (true_in_failures = failures, true_in_successes = 0).'),
 })
 
 const observation = z.object({ ...measured, gap_ms: milliseconds })

@@ -3,7 +3,7 @@ import { compareCounts, trialsToSeeDifference } from '../core/difference.js'
 import { complement } from '../core/fraction.js'
 import { describeRate } from '../core/rate.js'
 import type { Confidence, TestOutcome } from './test-bundle.js'
-import type { RoundResult } from './test-rounds.js'
+import { earlierTests, type RoundResult } from './test-rounds.js'
 
 type Comparison = ConditionsFile['tests'][string]['comparisons'][number]
 type OrderFinding = NonNullable<ConditionsFile['tests'][string]['order']>
@@ -48,7 +48,7 @@ export function buildConditions(run: ConditionsRun): ConditionsFile {
     if (conditions.has('serial')) comparisons.push(compare(run, 'divergence', ['parallel (as configured)', under('base')], ['serial', under('serial')]))
     if (conditions.has('load')) comparisons.push(compare(run, 'load', ['under load', under('load')], ['idle', under('base')]))
     if (tally.slow.trials > 0) comparisons.push(compare(run, 'gap', ['fast', tally.fast], [`gapped ${tally.slow.gapMs} ms`, tally.slow]))
-    const order = run.shuffle ? findOrderDependence(run, tally.id, rounds) : null
+    const order = run.shuffle ? findOrderDependence(run, rounds) : null
     const tags: Tag[] = [...comparisons.flatMap((c) => (c.tag ? [c.tag] : [])), ...(order?.tag ? [order.tag] : [])]
     tests[tally.id] = { comparisons, order, tags }
   }
@@ -122,17 +122,11 @@ function seeing(needed: number | null, a: Counts, run: ConditionsRun, kind: Comp
  * closely: for each candidate, this test's executions in rounds where it ran first against the
  * others, by Fisher's exact test; the smallest p-value wins. Null when no test ever ran before it.
  */
-function findOrderDependence(run: ConditionsRun, id: string, rounds: readonly RoundResult[]): OrderFinding | null {
+function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[]): OrderFinding | null {
   const before = new Map<string, Set<number>>()
+  const ranBefore = earlierTests(run.perTest)
   for (const mine of rounds) {
-    for (const [other, theirs] of run.perTest) {
-      if (other === id) continue
-      const ranFirst = theirs.some((t) => t.round === mine.round && t.test.file === mine.test.file && t.test.project === mine.test.project && t.test.evidence.worker === mine.test.evidence.worker && t.test.evidence.order < mine.test.evidence.order)
-      if (!ranFirst) continue
-      const set = before.get(other) ?? new Set<number>()
-      set.add(mine.round)
-      before.set(other, set)
-    }
+    for (const other of ranBefore(mine)) before.set(other, (before.get(other) ?? new Set<number>()).add(mine.round))
   }
   const alpha = complement(run.confidence.exact)
   let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined

@@ -19,7 +19,7 @@ export interface RoundResult {
  * every round (passed, then failed every later repetition) is non-idempotent; the rounds joined end
  * to end would read as an alternation, and calling a deterministic test flaky is the worst mistake.
  */
-export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction): TestTally {
+export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction, ranBefore: (round: RoundResult) => readonly string[] = () => []): TestTally {
   const [first] = rounds
   if (!first) throw new Error('tallyRounds needs at least one round')
   const merged: ReportedTest = {
@@ -30,7 +30,22 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
       ...(rounds.some((r) => r.test.evidence.cut) ? { cut: true as const } : {}),
     },
   }
-  const tally = tallyTest(merged, confidence)
+  // What each execution's round says of it, for the predicates: the condition, the test run just
+  // before it in its worker (itself, from its second repetition on), the worker, each test that ran
+  // earlier in its file and worker. The previous outcome stops at the round's edge: the previous
+  // round is another process.
+  const before = rounds.map((r) => new Set(ranBefore(r)))
+  const earlier = [...new Set(before.flatMap((set) => [...set]))]
+  const facts = rounds.flatMap((round, k) =>
+    round.test.evidence.repetitions.map((_, i) => ({
+      condition: round.condition,
+      previous_test: i === 0 ? (round.test.evidence.previousTest ?? '(none)') : round.test.evidence.id,
+      worker: round.test.evidence.worker,
+      ...(i === 0 ? { previous_outcome: undefined } : {}),
+      ...Object.fromEntries(earlier.map((id) => [`ran after ${id}`, before[k]?.has(id) ? 'yes' : 'no'])),
+    })),
+  )
+  const tally = tallyTest(merged, confidence, facts)
   const fresh: Tally = { trials: 0, failures: 0, failureTrials: [] }
   for (const { round, test } of rounds) {
     const firstFast = test.evidence.repetitions.find((r) => r.mode === 'fast')
@@ -42,6 +57,23 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
     }
   }
   return { ...tally, fresh, independence: sameSwitchInEveryRound(rounds, confidence) ?? tally.independence }
+}
+
+/**
+ * For a round result, the tests that ran before it in the same round, project, file and worker:
+ * where module state one test leaves can reach another.
+ */
+export function earlierTests(perTest: ReadonlyMap<string, readonly RoundResult[]>): (result: RoundResult) => string[] {
+  const key = ({ round, test }: RoundResult): string => JSON.stringify([round, test.project, test.file, test.evidence.worker])
+  const groups = new Map<string, { id: string; order: number }[]>()
+  for (const [id, rounds] of perTest) {
+    for (const result of rounds) {
+      const group = groups.get(key(result)) ?? []
+      group.push({ id, order: result.test.evidence.order })
+      groups.set(key(result), group)
+    }
+  }
+  return (result) => (groups.get(key(result)) ?? []).filter((t) => t.order < result.test.evidence.order && t.id !== result.test.evidence.id).map((t) => t.id)
 }
 
 // --- internal ---

@@ -17,9 +17,9 @@ import {
   type TestMeasurement,
   type TestOutcome,
 } from './test-bundle.js'
-import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
+import type { ConditionsFile, MeasuredUnder, RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
-import { type RoundResult, tallyRounds } from './test-rounds.js'
+import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
@@ -37,6 +37,12 @@ export interface TestRunSettings {
   shuffle?: boolean
   /** Spinning processes in load rounds. */
   loadProcs?: number
+  /** The order seed of a run that was not shuffled per round (`--flaky-seed`). */
+  seed?: number
+  /** Rest before each gapped repetition, when observing. */
+  gapMs?: number
+  /** Proof mode: conditions of the measurement this proof does not replay (it then fails). */
+  unreproduced?: string[]
   observe: boolean
   confidence: Confidence
   /** Proof mode: test id → repetitions required. */
@@ -125,7 +131,8 @@ export class TestRunRecorder {
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
   finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
-    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact))
+    const ranBefore = earlierTests(this._rounds)
+    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
@@ -170,9 +177,13 @@ export class TestRunRecorder {
 
   // --- internal ---
 
-  /** The measurement's files, with conditions.json when the rounds varied a condition or the order. */
+  /**
+   * The measurement's files: policy.json says under which conditions it was measured, and
+   * conditions.json is written when the rounds varied a condition or the order.
+   */
   private _withConditions(outcomes: readonly TestOutcome[], measurement: TestMeasurement): ReportBundle {
-    const bundle = buildTestMeasurement(measurement)
+    const measured = buildTestMeasurement(measurement)
+    const bundle = measured.policy ? { ...measured, policy: { ...measured.policy, measured_under: this._measuredUnder() } } : measured
     const varied = new Set(this._planned.map((r) => r.condition)).size > 1 || this._settings.shuffle === true
     if (!varied || measurement.rounds === 0) return bundle
     const conditions = buildConditions({
@@ -187,14 +198,32 @@ export class TestRunRecorder {
     return { ...bundle, conditions }
   }
 
+  private _measuredUnder(): MeasuredUnder {
+    const { wholeRuns, repeat, shuffle, loadProcs, seed, observe, gapMs } = this._settings
+    const conditions = [...new Set(this._planned.map((r) => r.condition))]
+    const seeds = this._planned.flatMap((r) => (r.seed === null ? [] : [r.seed]))
+    const perCondition = Math.max(1, conditions.length)
+    return {
+      rounds: Math.max(1, Math.floor((wholeRuns ?? 1) / perCondition)),
+      repeat: Math.max(1, Math.floor(repeat / (wholeRuns ?? 1))),
+      conditions: conditions.length > 0 ? conditions : ['base'],
+      load_procs: conditions.includes('load') ? (loadProcs ?? null) : null,
+      shuffle: shuffle === true,
+      seeds: seeds.length > 0 ? [...new Set(seeds)] : seed === undefined ? [] : [seed],
+      gap_ms: observe ? (gapMs ?? null) : null,
+    }
+  }
+
   /** Rounds that ran: the most fast repetitions any test ran (a single run is one round). */
   private _roundsRan(): number {
     const seen = Math.max(0, ...[...this._tallies.values()].map((t) => t.fast.trials))
     return this._settings.mode === 'single' ? Math.min(1, seen) : seen
   }
 
+  /** proof.json; a proof that did not replay the measurement's conditions proves nothing, and fails. */
   private _proof(complete: boolean, collected: Collected): ProofFile {
-    return buildTestProof({
+    const unreproduced = this._settings.unreproduced ?? []
+    const proof = buildTestProof({
       command: this._settings.command,
       required: this._settings.proofRuns,
       requiredFrom: this._settings.proofFrom ?? join(this._dir, 'policy.json'),
@@ -203,5 +232,6 @@ export class TestRunRecorder {
       confidence: this._settings.confidence,
       complete,
     })
+    return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
   }
 }

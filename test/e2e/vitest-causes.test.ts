@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
-import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { OnlyWhenFailFileSchema, PolicyFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/vitest-causes')
@@ -55,6 +55,24 @@ describe('--flaky-rounds 4 --flaky-divergence --flaky-shuffle --flaky-seed 100 -
     expect(conditions().tests[VICTIM]?.comparisons[0]?.note).toMatch(/^No difference found with these counts .*rounds of each would show one at these rates\.$/)
   })
 
+  it('names each cause by a predicate true in every failing execution and in no passing one, with its counts', () => {
+    const onlyWhenFail = readArtifact(join(out, 'only_when_fail.json'), OnlyWhenFailFileSchema)
+    const first = (id: string) => onlyWhenFail.tests?.[id]?.predicates[0]
+    // The most specific member of each row of equivalent predicates leads: the condition, the order.
+    expect(first(PARALLEL_A)).toMatchObject({ true_in_failures: 4, true_in_successes: 0 })
+    expect(first(PARALLEL_A)?.predicate).toMatch(/^condition = base ≡ /)
+    expect(first(VICTIM)).toMatchObject({ true_in_failures: 5, true_in_successes: 0 })
+    expect(first(VICTIM)?.predicate).toMatch(new RegExp(`^ran after ${CULPRIT} = yes ≡ .*output contains LOCALE`))
+    expect(onlyWhenFail.tests?.[VICTIM]?.exact_predicates?.[0]).toBe(first(VICTIM)?.predicate)
+    // The failure's own message gives the token; words every assertion shares never do.
+    expect(onlyWhenFail.tests?.[VICTIM]?.token).toBe('LOCALE')
+    const predicates = Object.values(onlyWhenFail.tests ?? {}).flatMap((t) => t.predicates.map((p) => p.predicate))
+    const words = [...Object.values(onlyWhenFail.tests ?? {}).flatMap((t) => t.token_candidates), ...predicates.flatMap((p) => [...p.matchAll(/output contains (\S+)/g)].map((m) => m[1]))]
+    expect(words).toContain('LOCALE')
+    for (const plain of ['expected', 'the', 'to', 'be', 'equality']) expect(words).not.toContain(plain)
+    expect(predicates.join(' ')).not.toMatch(/\u001b|seed/)
+  })
+
   it('lists only tests that failed, and tags no test that never did', () => {
     expect(Object.keys(conditions().tests).sort()).toEqual([VICTIM, PARALLEL_A, PARALLEL_B].sort())
   })
@@ -77,12 +95,39 @@ describe('replaying the recorded orders', { timeout: 60_000 }, () => {
 })
 
 describe('--flaky-rounds 4 --flaky-load', () => {
+  const out = tempDir()
+  const proof = (extra: string[]) => runFlakeproofVitest(['--flaky-proof', ...extra, '--flaky-out', out, '--flaky-out-anywhere', 'tests/load.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
+
   it('tags the load-sensitive test load-only: 4/4 loaded rounds against 0/4 idle ones', async () => {
-    const out = tempDir()
     await runFlakeproofVitest(['--flaky-rounds', '4', '--flaky-load', '--flaky-load-procs', '1', '--flaky-out', out, '--flaky-out-anywhere', 'tests/load.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
     const conditions = readArtifact(join(out, 'conditions.json'), ConditionsFileSchema)
     expect(conditions.load_procs).toBe(1)
     expect(conditions.rounds.map((r) => r.condition)).toEqual(['base', 'load', 'base', 'load', 'base', 'load', 'base', 'load'])
+    const predicate = readArtifact(join(out, 'only_when_fail.json'), OnlyWhenFailFileSchema).tests?.[LOAD]?.predicates[0]
+    expect(predicate).toMatchObject({ true_in_failures: 4, true_in_successes: 0 })
+    expect(predicate?.predicate).toMatch(/^condition = load ≡ .*output contains TIMEOUT/)
     expect(conditions.tests[LOAD]?.comparisons).toEqual([expect.objectContaining({ kind: 'load', a: expect.objectContaining({ trials: 4, failures: 4 }), b: expect.objectContaining({ trials: 4, failures: 0 }), tag: 'load-only' })])
+    const policy = readArtifact(join(out, 'policy.json'), PolicyFileSchema)
+    expect(policy.measured_under).toEqual({ rounds: 4, repeat: 1, conditions: ['base', 'load'], load_procs: 1, shuffle: false, seeds: [], gap_ms: null })
+    expect(policy.tests?.[LOAD]?.verdict).toBe('flaky')
+  }, 120_000)
+
+  it('a proof of the unfixed code on an idle machine fails, naming what it did not replay', async () => {
+    const result = await proof([])
+    expect(result.code).toBe(1)
+    const file = readArtifact(join(out, 'proof.json'), ProofFileSchema)
+    // Repeated in place on an idle machine, the unfixed test passes every run: only the check stops it passing.
+    expect(file.tests?.[LOAD]).toMatchObject({ failures: 0, passed: true })
+    expect(file).toMatchObject({ passed: false, unreproduced: ['4 whole-run rounds with fresh module state (--flaky-rounds 4)', 'a busy machine, 1 spinning process(es) (--flaky-load)'] })
+    expect(result.stdout).toContain('✗ not replayed: a busy machine, 1 spinning process(es) (--flaky-load)')
+  }, 60_000)
+
+  it('the same proof under the recorded conditions fails on the unfixed code itself', async () => {
+    const result = await proof(['--flaky-rounds', '4', '--flaky-load', '--flaky-load-procs', '1'])
+    expect(result.code).toBe(1)
+    const file = readArtifact(join(out, 'proof.json'), ProofFileSchema)
+    expect(file.unreproduced).toBeUndefined()
+    expect(file.passed).toBe(false)
+    expect(file.tests?.[LOAD]?.failures).toBeGreaterThan(0)
   }, 120_000)
 })
