@@ -66,6 +66,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   private readonly _seed: number | null
   private _order = 0
   private _previousTest: string | null = null
+  private _previousFile: string | null = null
   private _capturing: Running | undefined
   private _lastTurn = performance.now()
 
@@ -132,6 +133,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       test.meta.flakeproof = running.evidence
       this._running.delete(test.id)
       this._previousTest = running.evidence.id
+      this._previousFile = this._identityOf(test).file
       this._capturing = undefined
     }
     return super.onAfterRunTask?.(test)
@@ -206,6 +208,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
           path: this._identityOf(test).path,
           order: ++this._order,
           previousTest: this._previousTest,
+          previousFile: this._previousFile,
           worker: process.env.VITEST_POOL_ID ?? String(process.pid),
           seed: this._seed,
           repetitions: [],

@@ -69,6 +69,7 @@ export const TestFactSchema = z.object({
   gap_ms: milliseconds,
   mode: TestModeSchema,
   round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
+  previous_file: z.string().nullable().optional().describe("File of previous_test, relative to its project root: with isolation off, another file's state reaches this one through the worker."),
   condition: RoundConditionSchema.optional().describe('Whole-run rounds only: the condition of its round (conditions.json).'),
 })
 

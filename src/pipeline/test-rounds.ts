@@ -31,7 +31,7 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
     },
   }
   // What each execution's round says of it, for the predicates: the condition, the test run just
-  // before it in its worker (itself, from its second repetition on), the worker, each test that ran
+  // before it in its worker (itself, from its second repetition on) and its file, the worker, each test that ran
   // earlier in its file and worker. The previous outcome stops at the round's edge: the previous
   // round is another process.
   const before = rounds.map((r) => new Set(ranBefore(r)))
@@ -40,6 +40,7 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
     round.test.evidence.repetitions.map((_, i) => ({
       condition: round.condition,
       previous_test: i === 0 ? (round.test.evidence.previousTest ?? '(none)') : round.test.evidence.id,
+      previous_file: i === 0 ? (round.test.evidence.previousFile ?? '(none)') : round.test.file,
       worker: round.test.evidence.worker,
       ...(i === 0 ? { previous_outcome: undefined } : {}),
       ...Object.fromEntries(earlier.map((id) => [`ran after ${id}`, before[k]?.has(id) ? 'yes' : 'no'])),

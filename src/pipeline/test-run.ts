@@ -112,6 +112,7 @@ export class TestRunRecorder {
         repeat: index,
         order: evidence.order,
         previous_test: evidence.previousTest,
+        ...(evidence.previousFile === undefined ? {} : { previous_file: evidence.previousFile }),
         worker: evidence.worker,
         seed: evidence.seed,
         gap_ms: repetition.gapMs,
