@@ -3,6 +3,7 @@ import { join, relative } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import { freshRateText } from '../../src/artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
@@ -19,7 +20,6 @@ import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evide
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
-import type { Tally } from '../../src/pipeline/test-tally.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -414,7 +414,8 @@ export default class FlakeproofReporter implements Reporter {
     for (const { tally, verdict } of concerning) {
       if (verdict !== 'non-idempotent') continue
       log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
-      if (tally.fresh) log(pc.dim(`    ${freshRateLine(tally.fresh, this._options.confidence)}`))
+      const fresh = tally.fresh
+      if (fresh) log(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, this._options.confidence), failure_rounds: fresh.failureTrials })}`))
       else log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
     }
   }
@@ -427,14 +428,6 @@ function namesOf(testCase: TestCase): string[] {
   const names = [testCase.name]
   for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
   return names
-}
-
-/** A non-idempotent test's true rate, from the first execution of each whole-run round (fresh module state). */
-function freshRateLine(fresh: Tally, confidence: number): string {
-  const { rate, ci_low, ci_high } = describeRate(fresh.failures, fresh.trials, confidence)
-  const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
-  const rounds = fresh.failureTrials.length > 0 ? ` (rounds ${fresh.failureTrials.join(', ')})` : ''
-  return `With fresh module state (its first execution in each of ${fresh.trials} rounds) it failed ${fresh.failures}/${fresh.trials}${rounds}: rate ${pct(rate)}, interval [${pct(ci_low)}, ${pct(ci_high)}]; that is its rate in an ordinary run.`
 }
 
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */

@@ -1,5 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
 import type { ReportBundle } from './bundle.js'
+import { freshRateText } from './fresh-rate-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -69,7 +70,8 @@ function renderIndependence(test: TestRate, t: Messages): string[] {
   const { independence } = test
   if (!independence) return []
   if (test.verdict === 'non-idempotent') {
-    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${t.independence.freshRun(test)}`]
+    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(test)
+    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
