@@ -14,6 +14,7 @@ import type { ConditionsFile, RoundCondition } from '../../src/artifacts/conditi
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { describeRate } from '../../src/core/rate.js'
+import { measuringModeOf } from '../../src/core/repetition.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
@@ -317,7 +318,7 @@ export default class FlakeproofReporter implements Reporter {
 
   private _modeOf(index: number): RepetitionMode {
     if (this._options.runnerMode === 'proof') return 'proof'
-    return index < (this._options.repeat ?? 1) ? 'fast' : 'slow'
+    return measuringModeOf(index, this._options.repeat ?? 1)
   }
 
   /** Our id of a test case: derived, like the runner's, from its module's tests in declaration order. */

@@ -5,6 +5,7 @@ import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
 import { JournalWriter } from '../../src/artifacts/journal.js'
+import { measuringModeOf } from '../../src/core/repetition.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
 import { CAPTURE_LIMIT, forJournal, keepDistinct, outcomeOf, settledState } from './_repetition.js'
@@ -107,7 +108,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const running = this._start(test)
     const done = this._close(running)
     const mode = this._modeOf(running.evidence.repetitions.length)
-    const observed = mode !== 'slow' || running.fastFailures > 0
+    const observed = mode === 'fast' || mode === 'proof' || running.fastFailures > 0
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
     this._journal.write({
       id: running.evidence.id,
@@ -179,12 +180,13 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       test.repeats = required - 1
       return
     }
-    test.repeats = repeat + slowRepeat - 1
+    // Observing: each gapped repetition is followed by a fast one (measuringModeOf).
+    test.repeats = repeat + 2 * slowRepeat - 1
   }
 
   private _modeOf(index: number): Repetition['mode'] {
     if (this._options.mode === 'proof') return 'proof'
-    return index < this._options.repeat ? 'fast' : 'slow'
+    return measuringModeOf(index, this._options.repeat)
   }
 
   private _identityOf(test: Test): TestIdentity {

@@ -19,7 +19,9 @@ import { RoundConditionSchema } from './conditions-schema.js'
  */
 
 
-export const TestModeSchema = z.enum(['fast', 'slow', 'proof', 'single'])
+export const TestModeSchema = z
+  .enum(['fast', 'slow', 'proof', 'single', 'paired'])
+  .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
 
 export const TestRateSchema = z.object({
   id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
@@ -105,6 +107,9 @@ export const TestObserverSchema = z.object({
   p_value: probability,
   changed: z.boolean(),
   note: z.string(),
+  paired: observation.optional().describe('The fast repetitions interleaved with the gapped ones: the same time span and machine load as `slow`.'),
+  paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike."),
+  drift_p_value: probability.optional().describe('Fisher, first fast block against paired fast: a change here is time or load, not the gap.'),
 })
 
 export const TestPolicySchema = z.object({

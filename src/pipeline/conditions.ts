@@ -47,7 +47,9 @@ export function buildConditions(run: ConditionsRun): ConditionsFile {
     const comparisons: Comparison[] = []
     if (conditions.has('serial')) comparisons.push(compare(run, 'divergence', ['parallel (as configured)', under('base')], ['serial', under('serial')]))
     if (conditions.has('load')) comparisons.push(compare(run, 'load', ['under load', under('load')], ['idle', under('base')]))
-    if (tally.slow.trials > 0) comparisons.push(compare(run, 'gap', ['fast', tally.fast], [`gapped ${tally.slow.gapMs} ms`, tally.slow]))
+    // Against the fast repetitions interleaved with the gapped ones when there are: time held alike.
+    const fast: [string, Counts] = tally.paired.trials > 0 ? ['fast (interleaved)', tally.paired] : ['fast', tally.fast]
+    if (tally.slow.trials > 0) comparisons.push(compare(run, 'gap', fast, [`gapped ${tally.slow.gapMs} ms`, tally.slow]))
     const order = run.shuffle ? findOrderDependence(run, rounds) : null
     const tags: Tag[] = [...comparisons.flatMap((c) => (c.tag ? [c.tag] : [])), ...(order?.tag ? [order.tag] : [])]
     tests[tally.id] = { comparisons, order, tags }

@@ -24,6 +24,8 @@ export interface TestTally {
   name: string
   fast: Tally
   slow: Tally & { gapMs: number }
+  /** Fast repetitions interleaved with the gapped ones while observing. */
+  paired: Tally
   proof: Tally
   token: string | null
   tokenCandidates: string[]
@@ -46,12 +48,13 @@ export interface TestTally {
  */
 export function tallyTest(test: ReportedTest, confidence: Fraction, facts: readonly ExtraFacts[] = []): TestTally {
   const empty = (): Tally => ({ trials: 0, failures: 0, failureTrials: [] })
-  const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, proof: empty() }
+  const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, paired: empty(), proof: empty() }
   const errors = new Set<string>()
   // Positions among the fast repetitions alone, whatever else is interleaved.
   const fastFailures: number[] = []
   test.evidence.repetitions.forEach((repetition, index) => {
-    const kind = repetition.mode === 'slow' ? tally.slow : repetition.mode === 'proof' ? tally.proof : tally.fast
+    const kinds = { slow: tally.slow, paired: tally.paired, proof: tally.proof, fast: tally.fast, single: tally.fast }
+    const kind = kinds[repetition.mode]
     kind.trials++
     if (repetition.mode === 'slow') tally.slow.gapMs = repetition.gapMs
     if (!repetition.ok && kind === tally.fast) fastFailures.push(tally.fast.trials)
