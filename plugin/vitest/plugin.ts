@@ -16,9 +16,12 @@ import {
 } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
+import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
+import { readMeasuredUnder } from './_measured-under.js'
+import { runInRounds } from './_rounds.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
 export { default as FlakeproofReporter } from './reporter.js'
@@ -154,8 +157,10 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const { mode, proofRuns, proofFrom } = runnerOptions
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), ...(nothingToProve ? { nothingToProve } : {}), command })
+  const unreproduced = mode === 'proof' && proofFrom ? unreproducedConditions(withoutStack(() => readMeasuredUnder(proofFrom)), resolved) : []
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), ...(nothingToProve ? { nothingToProve } : {}), command, unreproduced })
   if (when === 'runtime') reporter.onInit(vitest)
+  runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
   existing.splice(0, existing.length, ...kept, reporter as never)
 }

@@ -1,15 +1,20 @@
+import { availableParallelism } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import { freshRateText } from '../../src/artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
+import type { ConditionsFile, RoundCondition } from '../../src/artifacts/conditions-schema.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
+import { describeRate } from '../../src/core/rate.js'
+import { measuringModeOf } from '../../src/core/repetition.js'
 import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline/github.js'
@@ -18,6 +23,7 @@ import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-reco
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
 import { recordVitestHistory } from './_history.js'
+import type { PlannedRound } from '../../src/pipeline/conditions.js'
 import { ProgressPrinter } from './_progress.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -39,6 +45,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   command?: string
   /** Set by the plugin for a proof from the committed policy with nothing quarantined: said at the end, nothing recorded. */
   nothingToProve?: string
+  /** Set by the plugin in proof mode: the measurement's conditions this proof does not replay. */
+  unreproduced?: string[]
 }
 
 /**
@@ -65,12 +73,20 @@ export default class FlakeproofReporter implements Reporter {
   private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
   /** Where Vitest says each test is (with `includeTaskLocation`), by our id: for GitHub annotations. */
   private readonly _locations = new Map<string, { file: string; line?: number | undefined }>()
+  /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
+  private _round = 0
+  private _of = 1
+  private _next: PlannedRound | undefined
+  private _condition: RoundCondition = 'base'
+  private _seedOfRound: number | null = null
+  private _roundErrors: RunError[] = []
+  private _roundsIncomplete = false
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proofRuns, proofFrom, command, nothingToProve, ...rest } = options
+    const { runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
-    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command, nothingToProve }
+    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced }
   }
 
   onInit(vitest: Vitest): void {
@@ -92,11 +108,33 @@ export default class FlakeproofReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
-      this._end(this._collected(modules), ended, this._runErrors(modules, errors), reason !== 'interrupted')
-      // Everyday runs only (docs/contracts.md §11): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
-      if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
-        this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._idOf(t)))
+      const runErrors = this._runErrors(modules, errors)
+      if (reason !== 'interrupted' && this._round < this._of) this._endRound(ended, runErrors)
+      else {
+        this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete)
+        // Everyday runs only (docs/contracts.md §11): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
+        if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
+          this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._idOf(t)))
+        }
       }
+    })
+  }
+
+  /** Whole-run rounds: a measurement is under way, and more rounds may join it. */
+  get roundsOpen(): boolean {
+    return this._recorder !== undefined
+  }
+
+  /** The loop of rounds says what the next run is: its number, condition and seed, and how many runs there are. */
+  planRound(round: PlannedRound, of: number): void {
+    this._next = round
+    this._of = of
+  }
+
+  /** Whole-run rounds stopped before the last one ran (an error of Vitest's between rounds): what ran is written, incomplete. */
+  endRounds(): void {
+    this._guard('endRounds', () => {
+      if (this._recorder) this._end({ modules: new Set(), tests: new Set() }, { kind: 'interrupted' }, this._roundErrors, false)
     })
   }
 
@@ -120,10 +158,24 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   private _runStart(): void {
-    // Watch mode starts several runs: each gets its own files.
     this._console.clear()
     this._seen.clear()
     this._locations.clear()
+    const next = this._next
+    this._next = undefined
+    this._condition = next?.condition ?? 'base'
+    this._seedOfRound = next?.seed ?? null
+    if (this._recorder && this._round < this._of) {
+      this._round++
+      this._journal?.nextRound()
+      if (next) this._recorder.noteRound(next)
+      return
+    }
+    // Watch mode starts several runs: each gets its own files.
+    this._round = 1
+    if (!next) this._of = 1
+    this._roundErrors = []
+    this._roundsIncomplete = false
     this._lost = 0
     if (this._options.nothingToProve) return
     const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
@@ -137,14 +189,19 @@ export default class FlakeproofReporter implements Reporter {
       return new TestRunRecorder(outDir, run, {
         mode: runnerMode ?? 'single',
         command: command ?? 'vitest run',
-        repeat: runnerMode === 'measure' ? (repeat ?? 1) : 1,
+        repeat: runnerMode === 'measure' ? (repeat ?? 1) * this._of : 1,
+        ...(this._of > 1 ? { wholeRuns: this._of, shuffle: this._options.shuffle, loadProcs: this._options.loadProcs ?? availableParallelism() } : {}),
         observe: runnerMode === 'measure' && observe,
         confidence: { value: confidence, exact: fractionFromNumber(confidence) },
         proofRuns: proofRuns ?? {},
         ...(proofFrom ? { proofFrom } : {}),
+        ...(this._options.unreproduced?.length ? { unreproduced: this._options.unreproduced } : {}),
+        ...(this._options.seed === undefined ? {} : { seed: this._options.seed }),
+        gapMs: this._options.gapMs,
         lang: 'en',
       })
     })
+    if (next) this._recorder?.noteRound(next)
     if (this._recorder && this._journal) {
       this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
       // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
@@ -168,7 +225,7 @@ export default class FlakeproofReporter implements Reporter {
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
-    if (this._degradeGracefully(() => this._recorder?.record(test) ?? true) === undefined) this._lost++
+    if (this._degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
   }
 
   /**
@@ -186,6 +243,17 @@ export default class FlakeproofReporter implements Reporter {
     this._end({ modules: new Set(), tests: new Set() }, { kind: 'crashed', cause: stopped, at: Date.now(), died }, [{ project: null, file: null, error: stopped }], false)
   }
 
+  /** A whole-run round that is not the last ended: tests its crash cut short are recorded for this round, and its errors kept. */
+  private _endRound(ended: Unfinished, runErrors: RunError[]): void {
+    const recorder = this._recorder
+    if (!recorder) return
+    const unfinished = this._recoverUnfinished(ended)
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
+    if (unfinished.length > 0) this._roundsIncomplete = true
+    this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
+  }
+
   private _end(collected: Collected, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
@@ -195,7 +263,7 @@ export default class FlakeproofReporter implements Reporter {
     const recorder = this._recorder
     this._recorder = undefined
     const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test))
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
@@ -293,7 +361,7 @@ export default class FlakeproofReporter implements Reporter {
 
   private _modeOf(index: number): RepetitionMode {
     if (this._options.runnerMode === 'proof') return 'proof'
-    return index < (this._options.repeat ?? 1) ? 'fast' : 'slow'
+    return measuringModeOf(index, this._options.repeat ?? 1)
   }
 
   /** Our id of a test case: derived, like the runner's, from its module's tests in declaration order. */
@@ -378,7 +446,9 @@ export default class FlakeproofReporter implements Reporter {
         const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
         log(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
       }
-      log(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : ''}`))
+      for (const missing of result.proof.unreproduced ?? []) log(pc.red(`  ✗ not replayed: ${missing}`))
+      const unreplayed = result.proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
+      log(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : unreplayed}`))
       return
     }
     for (const { project, file, error } of runErrors) {
@@ -390,10 +460,13 @@ export default class FlakeproofReporter implements Reporter {
     if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
     else if (runErrors.length > 0 || unfinished.length > 0) log(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
     else log(pc.green('  no flaky or broken test'))
+    for (const line of conditionLines(result.conditions)) log(line)
     for (const { tally, verdict } of concerning) {
       if (verdict !== 'non-idempotent') continue
       log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
-      log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
+      const fresh = tally.fresh
+      if (fresh) log(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, this._options.confidence), failure_rounds: fresh.failureTrials })}`))
+      else log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
     }
   }
 }
@@ -405,6 +478,24 @@ function namesOf(testCase: TestCase): string[] {
   const names = [testCase.name]
   for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
   return names
+}
+
+/** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
+function conditionLines(conditions: ConditionsFile | undefined): string[] {
+  if (!conditions) return []
+  const lines: string[] = []
+  for (const [id, { comparisons, order, tags }] of Object.entries(conditions.tests)) {
+    lines.push(`  ${tags.length > 0 ? pc.yellow(tags.join(', ').toUpperCase()) : pc.dim('no condition found')}  ${id}`)
+    const notes = [...comparisons.map((c) => ({ tagged: c.tag !== null, note: c.note })), ...(order ? [{ tagged: order.tag !== null, note: order.note }] : [])]
+    for (const { tagged, note } of notes.sort((a, b) => Number(b.tagged) - Number(a.tagged))) lines.push(`    ${tagged ? note : pc.dim(note)}`)
+  }
+  return lines
+}
+
+/** ` (serial, seed 43)`: a round's condition and seed, when there is something to say. */
+function describeRound(condition: RoundCondition, seed: number | null): string {
+  const parts = [...(condition === 'base' ? [] : [condition === 'load' ? 'under load' : condition]), ...(seed === null ? [] : [`seed ${seed}`])]
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
 }
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */

@@ -5,6 +5,7 @@ import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
 import { JournalWriter } from '../../src/artifacts/journal.js'
+import { measuringModeOf } from '../../src/core/repetition.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
 import { CAPTURE_LIMIT, forJournal, keepDistinct, outcomeOf, settledState } from './_repetition.js'
@@ -66,6 +67,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
   private readonly _seed: number | null
   private _order = 0
   private _previousTest: string | null = null
+  private _previousFile: string | null = null
   private _capturing: Running | undefined
   private _lastTurn = performance.now()
 
@@ -106,7 +108,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const running = this._start(test)
     const done = this._close(running)
     const mode = this._modeOf(running.evidence.repetitions.length)
-    const observed = mode !== 'slow' || running.fastFailures > 0
+    const observed = mode === 'fast' || mode === 'proof' || running.fastFailures > 0
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
     this._journal.write({
       id: running.evidence.id,
@@ -132,6 +134,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       test.meta.flakeproof = running.evidence
       this._running.delete(test.id)
       this._previousTest = running.evidence.id
+      this._previousFile = this._identityOf(test).file
       this._capturing = undefined
     }
     return super.onAfterRunTask?.(test)
@@ -177,12 +180,13 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       test.repeats = required - 1
       return
     }
-    test.repeats = repeat + slowRepeat - 1
+    // Observing: each gapped repetition is followed by a fast one (measuringModeOf).
+    test.repeats = repeat + 2 * slowRepeat - 1
   }
 
   private _modeOf(index: number): Repetition['mode'] {
     if (this._options.mode === 'proof') return 'proof'
-    return index < this._options.repeat ? 'fast' : 'slow'
+    return measuringModeOf(index, this._options.repeat)
   }
 
   private _identityOf(test: Test): TestIdentity {
@@ -206,6 +210,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
           path: this._identityOf(test).path,
           order: ++this._order,
           previousTest: this._previousTest,
+          previousFile: this._previousFile,
           worker: process.env.VITEST_POOL_ID ?? String(process.pid),
           seed: this._seed,
           repetitions: [],

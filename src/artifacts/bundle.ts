@@ -1,3 +1,4 @@
+import type { ConditionsFile } from './conditions-schema.js'
 import type { ObserverFile, OnlyWhenFailFile, PolicyFile, ProofFile, RateFile, RunsNeededFile } from './schemas.js'
 
 /** Every JSON artifact of one measurement, as the report and the writer take them: rate.json required. */
@@ -8,4 +9,5 @@ export interface ReportBundle {
   observer?: ObserverFile | undefined
   policy?: PolicyFile | undefined
   proof?: ProofFile | undefined
+  conditions?: ConditionsFile | undefined
 }

@@ -12,7 +12,7 @@ export const DURATION_POINTS = 200
 /** Characters of a first error kept for the page. */
 const ERROR_CHARS = 300
 
-export type ExecutionMode = 'fast' | 'single' | 'slow' | 'proof'
+export type ExecutionMode = 'fast' | 'single' | 'slow' | 'paired' | 'proof'
 
 /** One mark of a strip: executions `first`..`last` (trial numbers), `count` of them, `failures` failed. */
 export interface StripMark {
@@ -125,8 +125,8 @@ export function binStrip(mode: ExecutionMode, trials: ArrayLike<number>, failed:
 
 // --- internal ---
 
-const MODES = new Set<ExecutionMode>(['fast', 'single', 'slow', 'proof'])
-const MODE_ORDER: ExecutionMode[] = ['fast', 'single', 'slow', 'proof']
+const MODES = new Set<ExecutionMode>(['fast', 'single', 'slow', 'paired', 'proof'])
+const MODE_ORDER: ExecutionMode[] = ['fast', 'single', 'slow', 'paired', 'proof']
 
 /** Outcomes of one mode: typed arrays, one byte and one int per execution of a detailed subject. */
 class ModeRecord {

@@ -47,7 +47,7 @@ export function renderHtmlReport(bundle: HtmlBundle, executions: ExecutionSummar
 // --- internal ---
 
 const VERDICTS = ['flaky', 'broken', 'non-idempotent', 'partial', 'stable'] as const
-const MODE_NAMES: Record<StripSegment['mode'], string> = { fast: 'fast (no gap)', single: 'single run', slow: 'gapped', proof: 'proof' }
+const MODE_NAMES: Record<StripSegment['mode'], string> = { fast: 'fast (no gap)', single: 'single run', slow: 'gapped', paired: 'fast, between gapped ones', proof: 'proof' }
 
 /** Ids in the page are derived from position, never from user text. */
 const anchor = (index: number): string => `s${index + 1}`

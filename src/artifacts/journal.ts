@@ -101,6 +101,16 @@ export class JournalReader {
     return { repetitions: this._repetitions, failures: this._failures, tests: this._tests }
   }
 
+  /**
+   * A whole-run round ended (every worker of it is done): its lines are read and dropped, so the
+   * next round's lines for the same test ids start afresh.
+   */
+  nextRound(): void {
+    this.read()
+    this._tests.clear()
+    this._forgotten.clear()
+  }
+
   /** The reporter has this test's results: its lines, read or to come, are no longer needed. */
   forget(id: string): void {
     this._tests.delete(id)

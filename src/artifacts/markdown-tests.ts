@@ -1,6 +1,8 @@
 import { stripAnsi } from '../core/ansi.js'
 import { nextStepForReports } from './next-step-reports.js'
 import type { ReportBundle } from './bundle.js'
+import { freshRateText } from './fresh-rate-text.js'
+import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
 
@@ -37,6 +39,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...renderObserver(bundle, t),
     '',
+    ...renderConditionsSection(bundle.conditions),
     `## ${t.fixed}`,
     '',
     ...renderFixed(bundle, failing, t),
@@ -68,7 +71,8 @@ function renderIndependence(test: TestRate, t: Messages): string[] {
   const { independence } = test
   if (!independence) return []
   if (test.verdict === 'non-idempotent') {
-    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${t.independence.freshRun(test)}`]
+    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(test)
+    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
+import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -135,6 +136,7 @@ export const PolicyFileSchema = z.object({
   quarantine_after: z.number().int().positive().nullable(),
   notes: z.array(z.string()),
   tests: testMap(TestPolicySchema).optional(),
+  measured_under: MeasuredUnderSchema.optional().describe('Test mode: the conditions of the measurement, which --flaky-proof replays.'),
 })
 export type PolicyFile = z.infer<typeof PolicyFileSchema>
 
@@ -149,6 +151,10 @@ export const ProofFileSchema = z.object({
   failure_trials: z.array(z.number().int().positive()),
   complete: z.boolean(),
   tests: testMap(TestProofSchema).optional(),
+  unreproduced: z
+    .array(z.string())
+    .optional()
+    .describe('Conditions of the measurement this proof did not replay (policy.json measured_under): a proof that leaves any out fails.'),
 })
 export type ProofFile = z.infer<typeof ProofFileSchema>
 
@@ -185,5 +191,6 @@ export const ARTIFACT_SCHEMAS = {
   committed_policy: { file: 'flakeproof.policy.json (committed, docs/contracts.md §9)', schema: CommittedPolicySchema },
   history: { file: 'history.json', schema: HistoryFileSchema },
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
+  conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

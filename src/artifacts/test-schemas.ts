@@ -10,6 +10,7 @@ import {
   RankedPredicateSchema,
   VerdictSchema,
 } from './_common.js'
+import { RoundConditionSchema } from './conditions-schema.js'
 
 /**
  * Test mode (docs/contracts.md §4): the per-test parts of each file. Every JSON file gains an optional
@@ -18,7 +19,9 @@ import {
  */
 
 
-export const TestModeSchema = z.enum(['fast', 'slow', 'proof', 'single'])
+export const TestModeSchema = z
+  .enum(['fast', 'slow', 'proof', 'single', 'paired'])
+  .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
 
 export const TestRateSchema = z.object({
   id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
@@ -28,6 +31,11 @@ export const TestRateSchema = z.object({
   ...measured,
   verdict: VerdictSchema,
   independence: IndependenceSchema.optional().describe('Runs test on the order of the fast repetitions.'),
+  fresh: z
+    .object({ ...measured, failure_rounds: z.array(z.number().int().positive()) })
+    .superRefine(failuresWithinTrials)
+    .optional()
+    .describe('Whole-run rounds only: the first execution of the test in each round, with fresh module state (what one ordinary run sees); failure_rounds are 1-based.'),
 }).superRefine(failuresWithinTrials)
 export type TestRate = z.infer<typeof TestRateSchema>
 
@@ -63,6 +71,9 @@ export const TestFactSchema = z.object({
   gap_ms: milliseconds,
   mode: TestModeSchema,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this execution was read from (trial and repeat are renumbered here).'),
+  round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
+  previous_file: z.string().nullable().optional().describe("File of previous_test, relative to its project root: with isolation off, another file's state reaches this one through the worker."),
+  condition: RoundConditionSchema.optional().describe('Whole-run rounds only: the condition of its round (conditions.json).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 
@@ -84,6 +95,10 @@ export const TestOnlyWhenFailSchema = z.object({
   failure_trials: z.array(z.number().int().positive()),
   errors_on_failure: z.array(z.string()).describe('Distinct first error messages of failing executions (at most 5).'),
   predicates: z.array(RankedPredicateSchema),
+  exact_predicates: z
+    .array(z.string())
+    .optional()
+    .describe('Among the predicates: those true in every failing execution and in no passing one (true_in_failures = failures, true_in_successes = 0).'),
 })
 
 const observation = z.object({ ...measured, gap_ms: milliseconds })
@@ -94,6 +109,9 @@ export const TestObserverSchema = z.object({
   p_value: probability,
   changed: z.boolean(),
   note: z.string(),
+  paired: observation.optional().describe('The fast repetitions interleaved with the gapped ones: the same time span and machine load as `slow`.'),
+  paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike."),
+  drift_p_value: probability.optional().describe('Fisher, first fast block against paired fast: a change here is time or load, not the gap.'),
 })
 
 export const TestPolicySchema = z.object({

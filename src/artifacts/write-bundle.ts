@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { ReportBundle } from './bundle.js'
+import { ConditionsFileSchema } from './conditions-schema.js'
 import { ObserverFileSchema, OnlyWhenFailFileSchema, PolicyFileSchema, ProofFileSchema, RateFileSchema, RunsNeededFileSchema } from './schemas.js'
 import { writeJsonAtomic } from './write.js'
 
@@ -16,4 +17,5 @@ export function writeBundle(dir: string, bundle: Partial<ReportBundle>): void {
   if (bundle.observer) writeJsonAtomic(path('observer.json'), ObserverFileSchema, bundle.observer)
   if (bundle.policy) writeJsonAtomic(path('policy.json'), PolicyFileSchema, bundle.policy)
   if (bundle.proof) writeJsonAtomic(path('proof.json'), ProofFileSchema, bundle.proof)
+  if (bundle.conditions) writeJsonAtomic(path('conditions.json'), ConditionsFileSchema, bundle.conditions)
 }

@@ -46,6 +46,16 @@ export const VitestOptionsSchema = z
     budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
     /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §11). @default true */
     history: z.boolean().default(true),
+    /** Whole-run rounds: the selected files run this many times in one Vitest, each round with fresh module state. @default 1 */
+    rounds: z.number().int().min(1).max(MAX_TRIALS).default(1),
+    /** Also run each round serially (one worker), and compare with the parallel rounds. @default false */
+    divergence: z.boolean().default(false),
+    /** Also run each round with the machine kept busy, and compare with the idle rounds. @default false */
+    load: z.boolean().default(false),
+    /** Spinning processes that keep the machine busy in load rounds; the number of CPUs when not given. */
+    loadProcs: z.number().int().min(1).max(256).optional(),
+    /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
+    shuffle: z.boolean().default(false),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -79,6 +89,11 @@ export const VITEST_FLAGS = {
   '--flaky-update-policy': { key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
   '--flaky-proof-required': { key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
   '--flaky-budget': { key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
+  '--flaky-rounds': { key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
+  '--flaky-divergence': { key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
+  '--flaky-load': { key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
+  '--flaky-load-procs': { key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
+  '--flaky-shuffle': { key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
 } as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
@@ -151,7 +166,8 @@ export function resolveVitestOptions(
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = withOneKindOfRun(result.data, sources)
-  return options.repeat === undefined && !options.proof && !options.enforce && options.budget === undefined ? undefined : options
+  const measures = options.repeat !== undefined || options.rounds > 1 || options.divergence || options.load || options.shuffle
+  return measures || options.proof || options.enforce || options.budget !== undefined ? options : undefined
 }
 
 /**
@@ -188,10 +204,13 @@ export function resolveOutDir(root: string, options: Pick<ResolvedVitestOptions,
  */
 function withOneKindOfRun(options: ResolvedVitestOptions, sources: Record<string, string>): ResolvedVitestOptions {
   const others = (['repeat', 'proof', 'budget'] as const).filter((k) => options[k] !== undefined && options[k] !== false)
+  // Whole-run rounds and their conditions measure too: an enforced run is one ordinary run.
+  const rounds = (['rounds', 'divergence', 'load', 'shuffle'] as const).filter((k) => (k === 'rounds' ? options.rounds > 1 : options[k]))
   const configured = (k: string): boolean => sources[k]?.startsWith('flakeproof(') === true
-  const yields = options.enforce && configured('enforce') && others.some((k) => !configured(k))
+  const yields = options.enforce && configured('enforce') && [...others, ...rounds].some((k) => !configured(k))
   const resolved = yields ? { ...options, enforce: false } : options
-  const clashing = resolved.enforce ? (others.length > 0 ? ['enforce', ...others] : []) : resolved.budget !== undefined && others.length > 1 ? others : []
+  const measuring = [...others, ...rounds]
+  const clashing = resolved.enforce ? (measuring.length > 0 ? ['enforce', ...measuring] : []) : resolved.budget !== undefined && others.length > 1 ? others : []
   if (clashing.length === 0) return resolved
   throw new FlakeproofError(`${clashing.map((k) => sources[k] ?? k).join(' and ')} ask for different runs (measure, proof, enforce, budget); give one of them`, 'E_USAGE')
 }
@@ -220,6 +239,11 @@ const RULES: Record<string, string> = {
   updatePolicy: 'true or false',
   proofRequired: 'true or false',
   budget: `a duration such as 5m, 300s or 1h (at most ${MAX_TIMER_MS} ms)`,
+  rounds: `a whole number from 1 to ${MAX_TRIALS}`,
+  divergence: 'true or false',
+  load: 'true or false',
+  loadProcs: 'a whole number from 1 to 256',
+  shuffle: 'true or false',
 }
 
 /**

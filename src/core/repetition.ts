@@ -1,6 +1,17 @@
 /** One execution of one test, as a test-runner adapter saw it: plain data, it crosses worker boundaries. */
 
-export type RepetitionMode = 'fast' | 'slow' | 'proof' | 'single'
+/** `paired`: a fast repetition interleaved with the gapped (`slow`) ones while observing. */
+export type RepetitionMode = 'fast' | 'slow' | 'paired' | 'proof' | 'single'
+
+/**
+ * The kind of a test's repetition `index` (0-based) in a measuring run: `repeat` fast ones, then,
+ * when observing, gapped and fast ones alternating (docs/contracts.md §13.4), so machine load or time
+ * drifting during the observation falls on both sides alike instead of looking like the gap's effect.
+ */
+export function measuringModeOf(index: number, repeat: number): RepetitionMode {
+  if (index < repeat) return 'fast'
+  return (index - repeat) % 2 === 0 ? 'slow' : 'paired'
+}
 
 /** One execution of one test. */
 export interface Repetition {

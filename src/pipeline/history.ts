@@ -137,6 +137,7 @@ function tallyOf(last: HistoryRecord, observations: readonly Observation[], conf
     // failureTrials are run numbers: a run (round) failed if any of its tests failed an attempt.
     fast: { trials, failures: failedAt.length, failureTrials: observations.filter((o) => o.failed > 0).map((o) => o.run) },
     slow: { ...empty, gapMs: 0 },
+    paired: empty,
     proof: empty,
     token: null,
     tokenCandidates: [],

@@ -37,6 +37,10 @@ export function assertMergeable(sources: readonly MergeSource[]): void {
   const [first] = sources
   if (first === undefined) throw new FlakeproofError('no folder to merge; name at least one', 'E_USAGE')
   for (const source of sources) {
+    // Whole-run rounds judge repetition dependence inside each round; a merge would join the rounds into one sequence.
+    if (source.rate.tests?.some((t) => t.fresh !== undefined)) {
+      throw new FlakeproofError(`${source.dir}: a run of whole-run rounds (--flaky-rounds), which merge cannot add up yet; merge runs of --flaky-repeat, or run the rounds in one job`, 'E_INPUT')
+    }
     if (source.rate.confidence !== first.rate.confidence) {
       throw new FlakeproofError(
         `${source.dir}: measured at confidence ${source.rate.confidence}, but ${first.dir} at ${first.rate.confidence}; merge only folders measured at the same --confidence`,
@@ -52,7 +56,8 @@ export function assertMergeable(sources: readonly MergeSource[]): void {
 // --- internal ---
 
 /** Where each kind of execution goes in a test's merged sequence. */
-const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, proof: 2 }
+// Paired fast executions ran interleaved with the gapped ones, so they keep their place among them.
+const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, paired: 1, proof: 2 }
 
 function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
   // A test cut short in its own folder stays partial: its folder never saw all it asked of it.

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
 import type { ReportBundle } from '../artifacts/bundle.js'
+import { ConditionsFileSchema } from '../artifacts/conditions-schema.js'
 import { renderHtmlReport } from '../artifacts/html.js'
 import { readExecutionSummaries } from '../artifacts/html-read.js'
 import { renderReport } from '../artifacts/markdown.js'
@@ -109,5 +110,6 @@ export function readBundle(dir: string): ReportBundle {
     observer: optional('observer.json', ObserverFileSchema),
     policy: optional('policy.json', PolicyFileSchema),
     proof: optional('proof.json', ProofFileSchema),
+    conditions: optional('conditions.json', ConditionsFileSchema),
   }
 }

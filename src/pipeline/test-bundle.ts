@@ -2,7 +2,8 @@ import type { z } from 'zod'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, RateFile } from '../artifacts/schemas.js'
 import type { RunError, TestProofSchema } from '../artifacts/test-schemas.js'
-import { type Fraction, fractionFromCounts } from '../core/fraction.js'
+import { compareCounts } from '../core/difference.js'
+import { complement, type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
 import { computeVerdict, type Verdict } from '../core/verdict.js'
 import { zForConfidence } from '../core/wilson.js'
@@ -119,6 +120,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
       ci_high: ci.high,
       verdict,
       independence: tally.independence,
+      ...(tally.fresh ? { fresh: { ...describeRate(tally.fresh.failures, tally.fresh.trials, confidence.value), failure_rounds: tally.fresh.failureTrials } } : {}),
     })),
     ...(m.runErrors.length > 0 ? { run_errors: [...m.runErrors] } : {}),
   }
@@ -158,6 +160,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
           failure_trials: tally.fast.failureTrials,
           errors_on_failure: tally.errors,
           predicates: tally.predicates,
+          exact_predicates: tally.predicates.filter((p) => p.true_in_failures === tally.fast.failures + tally.slow.failures && p.true_in_successes === 0).map((p) => p.predicate),
         },
       ]),
     ),
@@ -251,8 +254,28 @@ function buildTestObserver(command: string, measured: readonly TestOutcome[], co
       const fast = side(tally.fast.trials, tally.fast.failures, 0)
       const slow = side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs)
       const { p_value, changed, note } = compareObservations(tally.id, fast, slow, confidence)
-      return [tally.id, { fast, slow, p_value, changed, note }]
+      if (tally.paired.trials === 0) return [tally.id, { fast, slow, p_value, changed, note }]
+      const paired = side(tally.paired.trials, tally.paired.failures, 0)
+      const interleaved = explainInterleaved(fast, paired, slow, confidence)
+      return [tally.id, { fast, slow, p_value, changed, note: `${note} ${interleaved.note}`, paired, paired_p_value: interleaved.pairedP, drift_p_value: interleaved.driftP }]
     }),
   )
   return { ...overall, tests }
 }
+
+/**
+ * The gapped repetitions against the fast ones interleaved with them (same span of time, same
+ * load), and the first fast block against those interleaved ones: when the fast rate itself moved
+ * between the two phases, time or load explains the fast/gapped difference better than the gap.
+ */
+function explainInterleaved(fast: RateDescription, paired: RateDescription, slow: RateDescription, confidence: Confidence): { pairedP: number; driftP: number; note: string } {
+  const alpha = complement(confidence.exact)
+  const gap = compareCounts(paired, slow, alpha)
+  const drift = compareCounts(fast, paired, alpha)
+  const counts = `interleaved fast ${paired.failures}/${paired.trials} against gapped ${slow.failures}/${slow.trials}, p = ${gap.pValue.toPrecision(3)}`
+  const moved = drift.significant
+    ? ` The fast rate itself moved between the first block (${fast.failures}/${fast.trials}) and the interleaved repetitions (p = ${drift.pValue.toPrecision(3)}): load or time explains the difference better than the gap.`
+    : ''
+  return { pairedP: gap.pValue, driftP: drift.pValue, note: `With time held alike (${counts}): ${gap.significant ? 'the gap itself changes it' : 'no difference found with these counts'}.${moved}` }
+}
+

@@ -16,6 +16,8 @@ export interface TestEvidence {
   order: number
   /** The test that ran just before this one's repetitions in the same worker, if any. */
   previousTest: string | null
+  /** The file (relative to its project root) of that test, when the runner knows it. */
+  previousFile?: string | null
   worker: string
   seed: number | null
   repetitions: Repetition[]

@@ -1,11 +1,23 @@
+import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { TestFact } from '../artifacts/test-schemas.js'
 import type { ReportedTest } from './test-evidence.js'
 
-/** facts.jsonl's lines for one test (docs/contracts.md §4): one per execution, numbered from 1. */
-export function toFactLines(test: ReportedTest): TestFact[] {
+/** Where a test's executions fall in the run: after `before` earlier ones, and in which whole-run round. */
+export interface FactPlace {
+  before: number
+  round?: number
+  condition?: RoundCondition
+}
+
+/**
+ * facts.jsonl's lines for one test (docs/contracts.md §4): one per execution, numbered on from the
+ * test's earlier executions (whole-run rounds keep counting), with the round and its condition.
+ */
+export function toFactLines(test: ReportedTest, place: FactPlace = { before: 0 }): TestFact[] {
   const { evidence } = test
+  const { before, round, condition } = place
   return evidence.repetitions.map((repetition, index) => ({
-    trial: index + 1,
+    trial: before + index + 1,
     test_id: evidence.id,
     project: test.project,
     file: test.file,
@@ -18,9 +30,11 @@ export function toFactLines(test: ReportedTest): TestFact[] {
     repeat: index,
     order: evidence.order,
     previous_test: evidence.previousTest,
+    ...(evidence.previousFile === undefined ? {} : { previous_file: evidence.previousFile }),
     worker: evidence.worker,
     seed: evidence.seed,
     gap_ms: repetition.gapMs,
     mode: repetition.mode,
+    ...(round === undefined ? {} : { round, condition: condition ?? 'base' }),
   }))
 }

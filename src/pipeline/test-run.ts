@@ -6,9 +6,21 @@ import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
 import { writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
-import { buildTestMeasurement, buildTestProof, byConcern, type Collected, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
+import { buildConditions, type PlannedRound } from './conditions.js'
+import {
+  buildTestMeasurement,
+  buildTestProof,
+  byConcern,
+  type Collected,
+  type Confidence,
+  outcomeOf,
+  type TestMeasurement,
+  type TestOutcome,
+} from './test-bundle.js'
+import type { ConditionsFile, MeasuredUnder, RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
 import { toFactLines } from './test-facts.js'
+import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
@@ -20,6 +32,18 @@ export interface TestRunSettings {
   command: string
   /** Rounds requested (fast repetitions per test). */
   repeat: number
+  /** Whole-run rounds requested (`--flaky-rounds`); `repeat` then counts every round's repetitions. */
+  wholeRuns?: number
+  /** Rounds reseeded the order of tests (`--flaky-shuffle`). */
+  shuffle?: boolean
+  /** Spinning processes in load rounds. */
+  loadProcs?: number
+  /** The order seed of a run that was not shuffled per round (`--flaky-seed`). */
+  seed?: number
+  /** Rest before each gapped repetition, when observing. */
+  gapMs?: number
+  /** Proof mode: conditions of the measurement this proof does not replay (it then fails). */
+  unreproduced?: string[]
   observe: boolean
   confidence: Confidence
   /** Proof mode: test id → repetitions required. */
@@ -33,6 +57,8 @@ export interface TestRunResult {
   tests: TestOutcome[]
   summary: SummaryFile | undefined
   proof: ProofFile | undefined
+  /** conditions.json, when the rounds varied a condition or the order. */
+  conditions?: ConditionsFile | undefined
   dir: string
   /** No test ran: the folder was left exactly as it was. */
   unchanged: boolean
@@ -52,6 +78,9 @@ export class TestRunRecorder {
   private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
   private readonly _factsName: string
   private readonly _tallies = new Map<string, TestTally>()
+  private readonly _planned: PlannedRound[] = []
+  /** With whole-run rounds: each test's results per round, tallied together at the end. */
+  private readonly _rounds = new Map<string, RoundResult[]>()
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -66,16 +95,26 @@ export class TestRunRecorder {
     this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
 
-  record(test: ReportedTest): void {
+  /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based) and its condition. */
+  record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
     const { evidence } = test
-    const lines = toFactLines(test)
+    const earlier = this._rounds.get(evidence.id) ?? []
+    const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
+    const lines = toFactLines(test, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
     this._facts.appendAll(lines)
-    this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
+    if (this._settings.wholeRuns === undefined) this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
+    else {
+      // Kept whole until the end: repetition dependence is judged inside each round (test-rounds.ts).
+      earlier.push({ round, condition, test })
+      this._rounds.set(evidence.id, earlier)
+    }
   }
 
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
   finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
+    const ranBefore = earlierTests(this._rounds)
+    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
@@ -90,13 +129,13 @@ export class TestRunRecorder {
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
     // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
-    if (measuring) removeFiles(this._dir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl'])
+    if (measuring) removeFiles(this._dir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'])
     promoteRunFiles(this._run, this._dir, [this._factsName])
     discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
       ? previous && { ...previous, proof }
-      : buildTestMeasurement({
+      : this._withConditions(outcomes, {
           command: this._settings.command,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
@@ -110,10 +149,52 @@ export class TestRunRecorder {
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, dir: this._dir, unchanged: false, bundle: report }
+    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report }
+  }
+
+  /** A whole-run round began: its condition and seed, for conditions.json. */
+  noteRound(round: PlannedRound): void {
+    this._planned.push(round)
   }
 
   // --- internal ---
+
+  /**
+   * The measurement's files: policy.json says under which conditions it was measured, and
+   * conditions.json is written when the rounds varied a condition or the order.
+   */
+  private _withConditions(outcomes: readonly TestOutcome[], measurement: TestMeasurement): ReportBundle {
+    const measured = buildTestMeasurement(measurement)
+    const bundle = measured.policy ? { ...measured, policy: { ...measured.policy, measured_under: this._measuredUnder() } } : measured
+    const varied = new Set(this._planned.map((r) => r.condition)).size > 1 || this._settings.shuffle === true
+    if (!varied || measurement.rounds === 0) return bundle
+    const conditions = buildConditions({
+      command: measurement.command,
+      confidence: measurement.confidence,
+      rounds: this._planned,
+      loadProcs: this._settings.loadProcs ?? null,
+      shuffle: this._settings.shuffle === true,
+      perTest: this._rounds,
+      outcomes,
+    })
+    return { ...bundle, conditions }
+  }
+
+  private _measuredUnder(): MeasuredUnder {
+    const { wholeRuns, repeat, shuffle, loadProcs, seed, observe, gapMs } = this._settings
+    const conditions = [...new Set(this._planned.map((r) => r.condition))]
+    const seeds = this._planned.flatMap((r) => (r.seed === null ? [] : [r.seed]))
+    const perCondition = Math.max(1, conditions.length)
+    return {
+      rounds: Math.max(1, Math.floor((wholeRuns ?? 1) / perCondition)),
+      repeat: Math.max(1, Math.floor(repeat / (wholeRuns ?? 1))),
+      conditions: conditions.length > 0 ? conditions : ['base'],
+      load_procs: conditions.includes('load') ? (loadProcs ?? null) : null,
+      shuffle: shuffle === true,
+      seeds: seeds.length > 0 ? [...new Set(seeds)] : seed === undefined ? [] : [seed],
+      gap_ms: observe ? (gapMs ?? null) : null,
+    }
+  }
 
   /** Rounds that ran: the most fast repetitions any test ran (a single run is one round). */
   private _roundsRan(): number {
@@ -121,8 +202,10 @@ export class TestRunRecorder {
     return this._settings.mode === 'single' ? Math.min(1, seen) : seen
   }
 
+  /** proof.json; a proof that did not replay the measurement's conditions proves nothing, and fails. */
   private _proof(complete: boolean, collected: Collected): ProofFile {
-    return buildTestProof({
+    const unreproduced = this._settings.unreproduced ?? []
+    const proof = buildTestProof({
       command: this._settings.command,
       required: this._settings.proofRuns,
       requiredFrom: this._settings.proofFrom ?? join(this._dir, 'policy.json'),
@@ -131,5 +214,6 @@ export class TestRunRecorder {
       confidence: this._settings.confidence,
       complete,
     })
+    return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
   }
 }

@@ -2,8 +2,12 @@ import { complement, type Fraction } from '../core/fraction.js'
 import { type Independence, testIndependence } from '../core/independence.js'
 import type { RankedPredicate } from '../core/isolation.js'
 import { rankPredicates, type TrialFacts } from '../core/isolation.js'
+import { isMeaningfulWord } from '../core/plain-words.js'
 import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
+
+/** Categorical facts a caller knows of one execution; undefined: not observed (test-rounds.ts). */
+export type ExtraFacts = Readonly<Record<string, string | undefined>>
 
 /** Counts of one kind of repetition of one test. */
 export interface Tally {
@@ -20,6 +24,8 @@ export interface TestTally {
   name: string
   fast: Tally
   slow: Tally & { gapMs: number }
+  /** Fast repetitions interleaved with the gapped ones while observing. */
+  paired: Tally
   proof: Tally
   token: string | null
   tokenCandidates: string[]
@@ -31,6 +37,8 @@ export interface TestTally {
   cut: boolean
   /** Runs test on the order of the fast repetitions; `one-switch` makes the test non-idempotent. */
   independence: Independence
+  /** Whole-run rounds only: the first fast execution of each round, with fresh module state (test-rounds.ts). */
+  fresh?: Tally
 }
 
 /**
@@ -38,14 +46,15 @@ export interface TestTally {
  * from error message and stderr; predicates over time, output size, gap, previous repetition).
  * Tests whether its fast repetitions were independent at significance 1 - `confidence`.
  */
-export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
+export function tallyTest(test: ReportedTest, confidence: Fraction, facts: readonly ExtraFacts[] = []): TestTally {
   const empty = (): Tally => ({ trials: 0, failures: 0, failureTrials: [] })
-  const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, proof: empty() }
+  const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, paired: empty(), proof: empty() }
   const errors = new Set<string>()
   // Positions among the fast repetitions alone, whatever else is interleaved.
   const fastFailures: number[] = []
   test.evidence.repetitions.forEach((repetition, index) => {
-    const kind = repetition.mode === 'slow' ? tally.slow : repetition.mode === 'proof' ? tally.proof : tally.fast
+    const kinds = { slow: tally.slow, paired: tally.paired, proof: tally.proof, fast: tally.fast, single: tally.fast }
+    const kind = kinds[repetition.mode]
     kind.trials++
     if (repetition.mode === 'slow') tally.slow.gapMs = repetition.gapMs
     if (!repetition.ok && kind === tally.fast) fastFailures.push(tally.fast.trials)
@@ -56,18 +65,25 @@ export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
     }
   })
   const repetitions = test.evidence.repetitions
-  const tokens = discriminateTokens(
+  // The failure's own message first: a console dump (a DOM, a config) is full of words that merely
+  // happen to differ between executions. The console only when the messages say nothing.
+  const fromMessages = discriminateTokens(
+    repetitions.map((r) => ({ failed: !r.ok, stdout: `${r.stdout ?? ''}\n${r.stderr ?? ''}`, stderr: r.error ?? '' })),
+  )
+  const tokens = fromMessages.token !== null ? fromMessages : discriminateTokens(
     repetitions.map((r) => ({ failed: !r.ok, stdout: r.stdout ?? '', stderr: `${r.error ?? ''}\n${r.stderr ?? ''}` })),
   )
+  const candidates = tokens.candidates.filter(isMeaningfulWord)
+  const messages = repetitions.some((r) => !r.ok && r.error)
   return {
     id: test.evidence.id,
     project: test.project,
     file: test.file,
     name: test.name,
     ...tally,
-    token: tokens.token,
-    tokenCandidates: tokens.candidates,
-    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1]))),
+    token: candidates[0] ?? null,
+    tokenCandidates: candidates,
+    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, facts[i]))),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,
@@ -77,16 +93,22 @@ export function tallyTest(test: ReportedTest, confidence: Fraction): TestTally {
 
 // --- internal ---
 
-function toTrialFacts(repetition: Repetition, previous: Repetition | undefined): TrialFacts {
+/**
+ * `messages`: some failure has a message, so words come from messages alone (a passing execution's
+ * console would otherwise rule out nothing and add dump words). `extra`: facts the caller knows of
+ * this execution (its round's condition, the test before it, its worker).
+ */
+function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, messages: boolean, extra: ExtraFacts = {}): TrialFacts {
+  const text = messages ? (repetition.error ?? '') : `${repetition.error ?? ''}\n${repetition.stderr ?? ''}\n${repetition.stdout ?? ''}`
   return {
     failed: !repetition.ok,
-    categorical: { previous_outcome: previous === undefined ? undefined : previous.ok ? 'passed' : 'failed', mode: repetition.mode },
+    categorical: { previous_outcome: previous === undefined ? undefined : previous.ok ? 'passed' : 'failed', mode: repetition.mode, ...extra },
     numeric: {
       elapsed_ms: repetition.elapsedMs,
       stdout_bytes: repetition.stdout?.length ?? 0,
       stderr_bytes: repetition.stderr?.length ?? 0,
       gap_ms: repetition.gapMs,
     },
-    words: new Set([...wordsInOrder(repetition.error ?? ''), ...wordsInOrder(repetition.stderr ?? ''), ...wordsInOrder(repetition.stdout ?? '')]),
+    words: new Set(wordsInOrder(text).filter(isMeaningfulWord)),
   }
 }

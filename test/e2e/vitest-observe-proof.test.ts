@@ -27,6 +27,15 @@ describe('observing: the same tests again with gaps', () => {
     // table is at most as likely and p = 1 (R: fisher.test(matrix(c(40,4,160,16), 2))$p.value = 1).
     expect(observer.tests?.[FLAKY]?.p_value).toBe(1)
     expect(observer.tests?.[BROKEN]).toMatchObject({ slow: { trials: 20, failures: 20 } })
+    // Gapped and fast repetitions alternate after the first block: calls 201, 203, … 239 gapped,
+    // 202, 204, … 240 fast. The race hits calls 210, 220, 230, 240 of the interleaved fast ones:
+    // 4/20 against 0/20, p = 2·C(20,4)/C(40,4) = 2·4845/91390 = 0.10603; the first block's 40/200
+    // against 4/20 is the same rate (p = 1, as for the counter above): no drift over time.
+    expect(observer.tests?.[TIMING]).toMatchObject({ paired: { trials: 20, failures: 4 }, drift_p_value: 1 })
+    expect(observer.tests?.[TIMING]?.paired_p_value).toBeCloseTo(2 * 4845 / 91390, 9)
+    expect(observer.tests?.[TIMING]?.note).toContain('With time held alike (interleaved fast 4/20 against gapped 0/20, p = 0.106): no difference found with these counts.')
+    const modes = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { test_id: string; mode: string }).filter((f) => f.test_id === TIMING).map((f) => f.mode)
+    expect(modes.slice(200, 204)).toEqual(['slow', 'paired', 'slow', 'paired'])
     // Tests that never failed fast are not slowed down.
     expect(Object.keys(observer.tests ?? {}).sort()).toEqual([BROKEN, FLAKY, TIMING].sort())
     expect(readArtifact(join(out, 'summary.json'), SummaryFileSchema).tests?.[TIMING]?.observer_changed).toBe(true)

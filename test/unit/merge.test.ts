@@ -56,7 +56,7 @@ function runOnce(tests: readonly ReportedTest[]): ReportBundle {
 
 /** The folder such a run leaves: its rate.json and facts.jsonl (indexed in memory, as indexTestFacts does on disk). */
 function oneRun(tests: readonly ReportedTest[], dir: string): Extract<MergeSource, { kind: 'test' }> {
-  const lines = tests.flatMap(toFactLines)
+  const lines = tests.flatMap((t) => toFactLines(t))
   const index: TestFactsIndex = { ids: [...new Set(lines.map((l) => l.test_id))], linesOf: (id) => lines.filter((l) => l.test_id === id) }
   return { dir, kind: 'test', rate: runOnce(tests).rate, tests: index }
 }

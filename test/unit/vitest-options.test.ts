@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { tempDir } from '../utils.js'
 
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, policy: 'flakeproof.policy.json', updatePolicy: false, proofRequired: false, history: true }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, policy: 'flakeproof.policy.json', updatePolicy: false, proofRequired: false, history: true, rounds: 1, divergence: false, load: false, shuffle: false }
 
 describe('resolveVitestOptions', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -18,6 +18,8 @@ describe('resolveVitestOptions', () => {
     ['flags', {}, ['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms=150'], {}, { repeat: 200, observe: true, gapMs: 150 }],
     ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat', '3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
     ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
+    // Rounds alone measure: one repetition per round, the rounds repeating the whole run.
+    ['rounds alone', {}, ['--flaky-rounds', '10'], {}, { rounds: 10 }],
     ['every flag', {}, ['--flaky-repeat', '5', '--flaky-slow-repeat', '7', '--flaky-confidence', '0.99', '--flaky-out', 'o', '--flaky-fail-on-flaky'], {}, { repeat: 5, slowRepeat: 7, confidence: 0.99, outDir: 'o', failOnFlaky: true }],
     ['enforce', {}, ['--flaky-enforce', '--flaky-update-policy', '--flaky-policy', 'ci/policy.json'], {}, { enforce: true, updatePolicy: true, policy: 'ci/policy.json' }],
     ['proof required', {}, ['--flaky-proof', '--flaky-proof-required'], {}, { proof: true, proofRequired: true }],
@@ -50,6 +52,8 @@ describe('resolveVitestOptions', () => {
     [{}, ['--flaky-enforce', '--flaky-repeat', '5'], {}, '--flaky-enforce and --flaky-repeat ask for different runs (measure, proof, enforce, budget); give one of them'],
     [{ proof: true }, ['--flaky-budget', '1m'], {}, 'flakeproof({ proof }) and --flaky-budget ask for different runs'],
     [{ enforce: true, repeat: 5 }, [], {}, 'flakeproof({ enforce }) and flakeproof({ repeat }) ask for different runs'],
+    [{}, ['--flaky-rounds', '0'], {}, '--flaky-rounds must be a whole number from 1 to 1000000 (got 0)'],
+    [{}, ['--flaky-enforce', '--flaky-divergence'], {}, '--flaky-enforce and --flaky-divergence ask for different runs'],
   ])('rejects %j %j %j', (options, args, env, message) => {
     expect(() => resolveVitestOptions(options, args, env)).toThrow(message)
   })

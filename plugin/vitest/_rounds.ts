@@ -1,0 +1,116 @@
+import { availableParallelism } from 'node:os'
+import type { Vitest } from 'vitest/node'
+import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
+import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
+import type { PlannedRound } from '../../src/pipeline/conditions.js'
+import { startLoad } from './_load.js'
+
+/** What the loop tells the reporter before each round, and asks of it. */
+export interface RoundsReporter {
+  /** A measurement is under way: more rounds may join it. */
+  readonly roundsOpen: boolean
+  planRound(round: PlannedRound, of: number): void
+  endRounds(): void
+}
+
+/** Set in the environment of each round's workers: a test or fixture may read its round's condition. */
+export const CONDITION_ENV = 'FLAKEPROOF_CONDITION'
+
+/**
+ * The rounds to run (docs/contracts.md §13): `rounds` of each condition, the conditions alternating
+ * round by round, so a change of machine load over time falls on all of them alike. With `shuffle`
+ * each round gets its own seed, `seed` + its index (a random base when no seed is given).
+ */
+export function planRounds(options: Pick<ResolvedVitestOptions, 'rounds' | 'divergence' | 'load' | 'shuffle' | 'seed'>, randomBase: () => number): PlannedRound[] {
+  const conditions: RoundCondition[] = ['base', ...(options.divergence ? ['serial' as const] : []), ...(options.load ? ['load' as const] : [])]
+  const base = options.shuffle ? (options.seed ?? randomBase()) : (options.seed ?? null)
+  const plan: PlannedRound[] = []
+  for (let k = 0; k < options.rounds; k++) {
+    for (const condition of conditions) {
+      const index = plan.length
+      plan.push({ round: index + 1, condition, seed: base === null ? null : options.shuffle ? base + index : base })
+    }
+  }
+  return plan
+}
+
+/**
+ * Whole-run rounds: `vitest.start` runs the selected files once, then `runTestSpecifications` runs
+ * the same specifications again for each planned round in this Vitest, so only the first round pays
+ * start-up (config, plugins, globbing). Each run gets new workers (Vitest 3.2–5 tear its pool's
+ * workers down between runs, isolate or not), hence fresh module state. Works for `vitest run` with
+ * the plugin and for `flakeproof vitest` alike, since both call `start`; watch mode keeps its own
+ * reruns. `runTestSpecifications` rather than `rerunTestSpecifications`: the latter prints watch-mode
+ * banners. An interrupted round ends the measurement (the reporter writes what ran), and the loop.
+ */
+export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, reporter: RoundsReporter): void {
+  const plan = planRounds(options, () => Date.now() % 1_000_000)
+  if (plan.length <= 1 || vitest.config.watch) return
+  const loadProcs = options.loadProcs ?? availableParallelism()
+  if (options.divergence && vitest.projects.every((p) => workersOf(vitest, p.config) <= 1)) {
+    vitest.logger.warn(
+      '[flakeproof] --flaky-divergence: the configured rounds already run on one worker here (Vitest uses CPUs - 1), so parallel and serial rounds are alike; pass --maxWorkers=<n> (n >= 2) to compare them',
+    )
+  }
+  const start = vitest.start.bind(vitest)
+  vitest.start = async (filters?: string[]) => {
+    try {
+      const first = await underCondition(vitest, plan[0] as PlannedRound, plan.length, loadProcs, reporter, () => start(filters))
+      const specifications = await vitest.getRelevantTestSpecifications(filters)
+      for (const round of plan.slice(1)) {
+        if (!reporter.roundsOpen) break
+        await underCondition(vitest, round, plan.length, loadProcs, reporter, () => vitest.runTestSpecifications(specifications, true))
+      }
+      return first
+    } finally {
+      // Normally the last round's end already wrote the files; this only catches a loop cut short.
+      reporter.endRounds()
+    }
+  }
+}
+
+// --- internal ---
+
+/** Workers a project's files may use at once, as Vitest 4 resolves it (its `resolveMaxWorkers`). */
+function workersOf(vitest: Vitest, config: { maxWorkers?: number }): number {
+  return config.maxWorkers || vitest.config.maxWorkers || Math.max(availableParallelism() - 1, 1)
+}
+
+interface Sequence {
+  shuffle?: unknown
+  seed?: number
+}
+
+/**
+ * Runs one round under its condition and puts everything back afterwards. Serial: one worker for
+ * every project (what `fileParallelism: false` resolves to; read per run by Vitest 4's pool). Load:
+ * spinning processes for the round's length. The seed: Vitest rebuilds the workers' config every run.
+ */
+async function underCondition<T>(vitest: Vitest, round: PlannedRound, of: number, loadProcs: number, reporter: RoundsReporter, run: () => Promise<T>): Promise<T> {
+  const configs = [vitest.config, ...vitest.projects.map((p) => p.config)] as { maxWorkers?: number; sequence: Sequence }[]
+  const saved = configs.map((c) => ({ maxWorkers: c.maxWorkers, shuffle: c.sequence.shuffle, seed: c.sequence.seed }))
+  const savedEnv = process.env[CONDITION_ENV]
+  process.env[CONDITION_ENV] = round.condition
+  if (round.condition === 'serial') for (const c of configs) c.maxWorkers = 1
+  if (round.seed !== null) {
+    for (const c of configs) {
+      c.sequence.shuffle = { files: false, tests: true }
+      c.sequence.seed = round.seed
+    }
+  }
+  const load = round.condition === 'load' ? startLoad(loadProcs) : undefined
+  reporter.planRound(round, of)
+  try {
+    return await run()
+  } finally {
+    load?.stop()
+    configs.forEach((c, i) => {
+      const before = saved[i] as (typeof saved)[number]
+      c.maxWorkers = before.maxWorkers
+      c.sequence.shuffle = before.shuffle
+      c.sequence.seed = before.seed
+    })
+    if (savedEnv === undefined) delete process.env[CONDITION_ENV]
+    else process.env[CONDITION_ENV] = savedEnv
+  }
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod'
+import { count, measured, probability } from './_common.js'
+
+/**
+ * conditions.json (docs/contracts.md §13): each test that failed at least once, measured under the
+ * conditions the rounds varied, every pair compared by Fisher's exact test and written in full.
+ */
+
+export const RoundConditionSchema = z
+  .enum(['base', 'serial', 'load'])
+  .describe('base: as configured (parallel files); serial: one worker, files one after another; load: as configured, with the machine kept busy.')
+
+const side = z.object({ label: z.string(), ...measured })
+
+export const ComparisonSchema = z.object({
+  kind: z.enum(['divergence', 'load', 'gap']).describe('divergence: parallel (base) rounds vs serial ones; load: loaded vs base; gap: fast vs gapped repetitions.'),
+  a: side.describe('The condition suspected: parallel, loaded, or fast; the aggregate of all its rounds.'),
+  b: side.describe('The condition compared against: serial, base, or gapped; the aggregate of all its rounds.'),
+  p_value: probability.describe("Fisher's exact test, two-sided, on the two sides' failures and passes."),
+  significant: z.boolean().describe('p < 1 - confidence, decided exactly.'),
+  tag: z.enum(['parallel-only', 'load-only']).nullable().describe('Given only when significant and side b never failed.'),
+  trials_to_see: count.nullable().describe('Not significant: executions per side at which these rates would be; null if equal or beyond 2000.'),
+  note: z.string(),
+})
+
+const order = z.object({ round: z.number().int().positive(), seed: z.number().nullable() })
+
+export const OrderFindingSchema = z.object({
+  culprit: z.string().describe('The test whose running earlier (same file, same worker, same round) the failures follow most closely.'),
+  after_culprit: z.object({ trials: count, failures: count }).describe('Executions of this test in rounds where the culprit ran before it.'),
+  otherwise: z.object({ trials: count, failures: count }),
+  p_value: probability,
+  significant: z.boolean(),
+  tag: z.literal('order-dependent').nullable(),
+  failing_order: order.nullable().describe('A round where the culprit ran first and this test failed: replay with --flaky-seed <seed>.'),
+  passing_order: order.nullable().describe('A round where the culprit did not run first and this test passed.'),
+  note: z.string(),
+})
+
+export const ConditionsTestSchema = z.object({
+  comparisons: z.array(ComparisonSchema),
+  order: OrderFindingSchema.nullable().describe('Only with --flaky-shuffle; null when no other test ever ran before it in its file.'),
+  tags: z.array(z.enum(['parallel-only', 'load-only', 'order-dependent'])),
+})
+
+export const ConditionsFileSchema = z.object({
+  schema_version: z.literal(1),
+  command: z.string(),
+  confidence: probability,
+  rounds: z
+    .array(z.object({ round: z.number().int().positive(), condition: RoundConditionSchema, seed: z.number().nullable() }))
+    .describe('Every round that ran, in order: conditions alternate round by round, so a change of machine load over time is spread over all of them.'),
+  load_procs: count.nullable().describe('Spinning processes during load rounds.'),
+  tests: z.record(z.string(), ConditionsTestSchema),
+})
+export type ConditionsFile = z.infer<typeof ConditionsFileSchema>
+export type RoundCondition = z.infer<typeof RoundConditionSchema>
+
+/**
+ * policy.json `measured_under`: the conditions of the measurement the policy came from, so a proof
+ * can replay them (`--flaky-proof`), or say it did not and fail.
+ */
+export const MeasuredUnderSchema = z.object({
+  rounds: z.number().int().positive().describe('Whole-run rounds per condition (1: one run).'),
+  repeat: z.number().int().positive().describe('Repetitions of each test per round.'),
+  conditions: z.array(RoundConditionSchema).describe('Conditions the rounds alternated.'),
+  load_procs: count.nullable(),
+  shuffle: z.boolean().describe('The order of tests was reseeded every round.'),
+  seeds: z.array(z.number()).describe('Seeds the order of tests ran with (one per round when shuffled).'),
+  gap_ms: count.nullable().describe('Rest before each gapped repetition when observed; null when not observed.'),
+})
+export type MeasuredUnder = z.infer<typeof MeasuredUnderSchema>

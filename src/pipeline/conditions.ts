@@ -1,0 +1,155 @@
+import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
+import { compareCounts, trialsToSeeDifference } from '../core/difference.js'
+import { complement } from '../core/fraction.js'
+import { describeRate } from '../core/rate.js'
+import type { Confidence, TestOutcome } from './test-bundle.js'
+import { earlierTests, type RoundResult } from './test-rounds.js'
+
+type Comparison = ConditionsFile['tests'][string]['comparisons'][number]
+type OrderFinding = NonNullable<ConditionsFile['tests'][string]['order']>
+type Tag = ConditionsFile['tests'][string]['tags'][number]
+
+/** One round as the loop ran it. */
+export interface PlannedRound {
+  round: number
+  condition: RoundCondition
+  seed: number | null
+}
+
+export interface ConditionsRun {
+  command: string
+  confidence: Confidence
+  rounds: readonly PlannedRound[]
+  loadProcs: number | null
+  /** The order of tests was reseeded every round: look for order dependence. */
+  shuffle: boolean
+  /** Each test's results, round by round. */
+  perTest: ReadonlyMap<string, readonly RoundResult[]>
+  outcomes: readonly TestOutcome[]
+}
+
+/**
+ * conditions.json (docs/contracts.md §13): for each test that failed at least once (a non-idempotent
+ * one excepted: its failures follow its own repetitions), the aggregate of every round of one
+ * condition against the aggregate of every round of the other — never against one sample — by
+ * Fisher's exact test. A tag is given only when the test says so at the chosen confidence and the
+ * other side never failed; otherwise the note says no difference was found and how many rounds of
+ * each would show one at the rates seen.
+ */
+export function buildConditions(run: ConditionsRun): ConditionsFile {
+  const conditions = new Set(run.rounds.map((r) => r.condition))
+  const tests: ConditionsFile['tests'] = {}
+  for (const { tally, verdict } of run.outcomes) {
+    const rounds = run.perTest.get(tally.id) ?? []
+    const failed = tally.fast.failures + tally.slow.failures > 0
+    if (!failed || verdict === 'non-idempotent') continue
+    const under = (condition: RoundCondition) => countFast(rounds.filter((r) => r.condition === condition))
+    const comparisons: Comparison[] = []
+    if (conditions.has('serial')) comparisons.push(compare(run, 'divergence', ['parallel (as configured)', under('base')], ['serial', under('serial')]))
+    if (conditions.has('load')) comparisons.push(compare(run, 'load', ['under load', under('load')], ['idle', under('base')]))
+    // Against the fast repetitions interleaved with the gapped ones when there are: time held alike.
+    const fast: [string, Counts] = tally.paired.trials > 0 ? ['fast (interleaved)', tally.paired] : ['fast', tally.fast]
+    if (tally.slow.trials > 0) comparisons.push(compare(run, 'gap', fast, [`gapped ${tally.slow.gapMs} ms`, tally.slow]))
+    const order = run.shuffle ? findOrderDependence(run, rounds) : null
+    const tags: Tag[] = [...comparisons.flatMap((c) => (c.tag ? [c.tag] : [])), ...(order?.tag ? [order.tag] : [])]
+    tests[tally.id] = { comparisons, order, tags }
+  }
+  return {
+    schema_version: 1,
+    command: run.command,
+    confidence: run.confidence.value,
+    rounds: run.rounds.map((r) => ({ ...r })),
+    load_procs: conditions.has('load') ? run.loadProcs : null,
+    tests,
+  }
+}
+
+// --- internal ---
+
+interface Counts {
+  trials: number
+  failures: number
+}
+
+const TAGS = { divergence: 'parallel-only', load: 'load-only', gap: null } as const
+const CAUSES = {
+  divergence: 'tests coupled through process-wide or machine-wide state (a temp file, a port, an environment variable, a global)',
+  load: 'a timing assumption (a timeout, a sleep, an order of events) that a busy machine breaks',
+  gap: 'timing between calls (see observer.json)',
+}
+
+function countFast(rounds: readonly RoundResult[]): Counts {
+  let trials = 0
+  let failures = 0
+  for (const { test } of rounds) {
+    for (const r of test.evidence.repetitions) {
+      if (r.mode !== 'fast') continue
+      trials++
+      if (!r.ok) failures++
+    }
+  }
+  return { trials, failures }
+}
+
+const pct = (c: Counts): string => `${c.failures}/${c.trials}`
+const p = (value: number): string => `p = ${value.toPrecision(3)}`
+
+function compare(run: ConditionsRun, kind: Comparison['kind'], [labelA, a]: [string, Counts], [labelB, b]: [string, Counts]): Comparison {
+  const alpha = complement(run.confidence.exact)
+  const { pValue, significant } = compareCounts(a, b, alpha)
+  const tagged = significant && b.failures === 0 && a.failures > 0 ? TAGS[kind] : null
+  const rate = (c: Counts) => (c.trials === 0 ? 0 : c.failures / c.trials)
+  const needed = significant ? null : trialsToSeeDifference(rate(a), rate(b), alpha)
+  const sides = `${labelA} ${pct(a)}, ${labelB} ${pct(b)}, ${p(pValue)}`
+  let note: string
+  if (tagged) note = `Fails ${labelA} and never ${labelB} (${sides}): ${CAUSES[kind]}.`
+  else if (significant) note = `Differs (${sides}), but it fails ${labelB} too: the condition makes it worse; it is not the only cause.`
+  else note = `No difference found with these counts (${sides}); ${seeing(needed, a, run, kind)}.`
+  const side = (label: string, c: Counts) => ({ label, ...describeRate(c.failures, c.trials, run.confidence.value) })
+  return { kind, a: side(labelA, a), b: side(labelB, b), p_value: pValue, significant, tag: tagged, trials_to_see: needed, note }
+}
+
+/** How many more rounds of each side would show a difference at the rates seen. */
+function seeing(needed: number | null, a: Counts, run: ConditionsRun, kind: Comparison['kind']): string {
+  if (needed === null) return 'at these rates no practical number of rounds would show one'
+  if (kind === 'gap') return `about ${needed} executions of each would show one at these rates`
+  const condition = kind === 'divergence' ? 'base' : 'load'
+  const roundsOfA = run.rounds.filter((r) => r.condition === condition).length
+  const perRound = Math.max(1, Math.round(a.trials / Math.max(1, roundsOfA)))
+  return `about ${Math.ceil(needed / perRound)} rounds of each would show one at these rates`
+}
+
+/**
+ * The test whose running earlier in the same file, worker and round the failures follow most
+ * closely: for each candidate, this test's executions in rounds where it ran first against the
+ * others, by Fisher's exact test; the smallest p-value wins. Null when no test ever ran before it.
+ */
+function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[]): OrderFinding | null {
+  const before = new Map<string, Set<number>>()
+  const ranBefore = earlierTests(run.perTest)
+  for (const mine of rounds) {
+    for (const other of ranBefore(mine)) before.set(other, (before.get(other) ?? new Set<number>()).add(mine.round))
+  }
+  const alpha = complement(run.confidence.exact)
+  let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined
+  for (const [culprit, first] of [...before].sort(([a], [b]) => a.localeCompare(b))) {
+    const after = countFast(rounds.filter((r) => first.has(r.round)))
+    const otherwise = countFast(rounds.filter((r) => !first.has(r.round)))
+    const { pValue, significant } = compareCounts(after, otherwise, alpha)
+    if (!best || pValue < best.pValue) best = { culprit, after, otherwise, pValue, significant, first }
+  }
+  if (!best) return null
+  const { culprit, after, otherwise, pValue, significant, first } = best
+  const failedIn = rounds.find((r) => first.has(r.round) && r.test.evidence.repetitions.some((x) => x.mode === 'fast' && !x.ok))
+  const passedIn = rounds.find((r) => !first.has(r.round) && r.test.evidence.repetitions.every((x) => x.mode !== 'fast' || x.ok))
+  const orderOf = (r: RoundResult | undefined) => (r ? { round: r.round, seed: r.test.evidence.seed } : null)
+  const failing = orderOf(failedIn)
+  const passing = orderOf(passedIn)
+  const sides = `after it ${pct(after)}, otherwise ${pct(otherwise)}, ${p(pValue)}`
+  const replay = (o: { seed: number | null } | null, what: string) => (o === null || o.seed === null ? '' : ` ${what}: --flaky-seed ${o.seed}.`)
+  const needed = significant ? null : trialsToSeeDifference(after.trials && after.failures / after.trials, otherwise.trials && otherwise.failures / otherwise.trials, alpha)
+  const note = significant
+    ? `Fails when ${culprit} runs before it (${sides}): state it leaves (module, global, mock, timer) breaks this test.${replay(failing, 'Replay a failing order')}${replay(passing, 'A passing order')}`
+    : `No order dependence found with these counts (closest: ${culprit}, ${sides}); ${needed === null ? 'at these rates no practical number of rounds would show one' : `about ${needed} executions on each side would show one`}.`
+  return { culprit, after_culprit: after, otherwise, p_value: pValue, significant, tag: significant ? 'order-dependent' : null, failing_order: failing, passing_order: passing, note }
+}

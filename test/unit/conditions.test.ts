@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest'
+import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
+import { buildConditions, type PlannedRound } from '../../src/pipeline/conditions.js'
+import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
+import { outcomeOf } from '../../src/pipeline/test-bundle.js'
+import { type RoundResult, earlierTests, tallyRounds } from '../../src/pipeline/test-rounds.js'
+
+const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
+
+/** One execution of `name` (file a.test.ts) in a round: its outcome, its place in the worker, the order's seed. */
+function result(name: string, round: number, condition: RoundCondition, ok: boolean, order = 1, seed: number | null = null): RoundResult {
+  const id = `a.test.ts > ${name}`
+  return {
+    round,
+    condition,
+    test: {
+      project: '',
+      file: 'a.test.ts',
+      name,
+      evidence: { id, path: [name], order, previousTest: null, worker: '1', seed, repetitions: [{ ok, elapsedMs: 1, mode: 'fast', gapMs: 0, ...(ok ? {} : { error: 'BOOM' }) }] },
+    },
+  }
+}
+
+function build(perTest: Map<string, RoundResult[]>, rounds: PlannedRound[], shuffle = false) {
+  const ranBefore = earlierTests(perTest)
+  const outcomes = [...perTest.values()].map((r) => outcomeOf(tallyRounds(r, confidence.exact, ranBefore), r.length, confidence))
+  return buildConditions({ command: 'vitest', confidence, rounds, loadProcs: 2, shuffle, perTest, outcomes })
+}
+
+const alternating = (n: number, other: RoundCondition): PlannedRound[] =>
+  Array.from({ length: 2 * n }, (_, i) => ({ round: i + 1, condition: i % 2 === 0 ? 'base' : other, seed: null }))
+
+describe('buildConditions', () => {
+  // Fisher, two-sided: n/n vs 0/n has p = 2 / C(2n, n); 4 → 2/70 = 0.0286 < 0.05, 3 → 2/20 = 0.1.
+  it.each([
+    { case: 'fails in every parallel round, never serially (4 each)', n: 4, other: 'serial' as const, failsIn: 'base', tag: 'parallel-only', p: 2 / 70 },
+    { case: 'the same with 3 rounds each: too few to tell', n: 3, other: 'serial' as const, failsIn: 'base', tag: null, p: 2 / 20 },
+    { case: 'fails in every load round, never idle (4 each)', n: 4, other: 'load' as const, failsIn: 'load', tag: 'load-only', p: 2 / 70 },
+  ])('$case', ({ n, other, failsIn, tag, p }) => {
+    const plan = alternating(n, other)
+    const perTest = new Map([['a.test.ts > t', plan.map((r) => result('t', r.round, r.condition, r.condition !== failsIn))]])
+    const [comparison] = build(perTest, plan).tests['a.test.ts > t']?.comparisons ?? []
+    expect(comparison?.tag).toBe(tag)
+    expect(comparison?.p_value).toBeCloseTo(p, 12)
+    // Not significant: how many rounds of each would be; 1 vs 0 needs 4 (see difference.test.ts).
+    if (tag === null) expect(comparison?.note).toMatch(/^No difference found with these counts .*; about 4 rounds of each would show one at these rates\.$/)
+  })
+
+  it('compares the aggregate of every parallel round, not one serial sample against one parallel one', () => {
+    // Parallel 3/6, serial 0/6: 6 vs 6 executions on the two sides.
+    const plan = alternating(6, 'serial')
+    const perTest = new Map([['a.test.ts > t', plan.map((r) => result('t', r.round, r.condition, !(r.condition === 'base' && r.round % 4 === 1)))]])
+    const [comparison] = build(perTest, plan).tests['a.test.ts > t']?.comparisons ?? []
+    expect([comparison?.a.trials, comparison?.a.failures, comparison?.b.trials, comparison?.b.failures]).toEqual([6, 3, 6, 0])
+  })
+
+  it('leaves out tests that never failed, and a non-idempotent one', () => {
+    const plan = alternating(2, 'serial')
+    const perTest = new Map([['a.test.ts > ok', plan.map((r) => result('ok', r.round, r.condition, true))]])
+    expect(build(perTest, plan).tests).toEqual({})
+  })
+
+  it('names the test whose running first the failures follow, with a failing and a passing seed', () => {
+    // 6 shuffled rounds: "leaks" runs first in rounds 1, 3, 4, 6 (seeds 11, 13, 14, 16) and "reads" fails exactly then.
+    const first = new Set([1, 3, 4, 6])
+    const plan = Array.from({ length: 6 }, (_, i): PlannedRound => ({ round: i + 1, condition: 'base', seed: 11 + i }))
+    const leaks = plan.map((r) => result('leaks', r.round, 'base', true, first.has(r.round) ? 1 : 2, r.seed))
+    const reads = plan.map((r) => result('reads', r.round, 'base', !first.has(r.round), first.has(r.round) ? 2 : 1, r.seed))
+    const perTest = new Map([['a.test.ts > leaks', leaks], ['a.test.ts > reads', reads]])
+    const { order, tags } = build(perTest, plan, true).tests['a.test.ts > reads'] ?? {}
+    // 4/4 after it against 0/2 otherwise: one table of C(6,2) = 15 as extreme, p = 1/15 > 0.05.
+    expect(order).toMatchObject({ culprit: 'a.test.ts > leaks', after_culprit: { trials: 4, failures: 4 }, otherwise: { trials: 2, failures: 0 }, tag: null })
+    expect(order?.p_value).toBeCloseTo(1 / 15, 12)
+    expect(order?.failing_order).toEqual({ round: 1, seed: 11 })
+    expect(order?.passing_order).toEqual({ round: 2, seed: 12 })
+    expect(tags).toEqual([])
+  })
+})
+
+describe('unreproducedConditions', () => {
+  const measured = { rounds: 4, repeat: 1, conditions: ['base', 'load'] as RoundCondition[], load_procs: 2, shuffle: false, seeds: [], gap_ms: 2000 }
+  const proof = { rounds: 1, divergence: false, load: false, shuffle: false }
+  it.each([
+    ['an idle, single-round proof', proof, ['4 whole-run rounds with fresh module state (--flaky-rounds 4)', 'a busy machine, 2 spinning process(es) (--flaky-load)']],
+    ['the recorded conditions', { ...proof, rounds: 4, load: true }, []],
+  ])('%s', (_name, given, missing) => {
+    expect(unreproducedConditions(measured, given)).toEqual(missing)
+  })
+
+  it('asks for the one seed a measurement ran with, and nothing of an older policy without conditions', () => {
+    expect(unreproducedConditions({ ...measured, rounds: 1, conditions: ['base'], seeds: [7] }, proof)).toEqual(['the order of seed 7 (--flaky-seed 7)'])
+    expect(unreproducedConditions(undefined, proof)).toEqual([])
+  })
+})

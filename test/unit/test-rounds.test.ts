@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
+import { type RoundResult, tallyRounds } from '../../src/pipeline/test-rounds.js'
+
+const CONFIDENCE = { num: 19n, den: 20n }
+
+/** One round of one test from its fast repetitions written as P/F, e.g. 'PFF'. */
+function round(round: number, outcomes: string, cut = false): RoundResult {
+  const test: ReportedTest = {
+    project: '',
+    file: 'tests/a.test.ts',
+    name: 'a',
+    evidence: {
+      id: 'tests/a.test.ts > a',
+      path: ['a'],
+      order: 1,
+      previousTest: null,
+      worker: '1',
+      seed: null,
+      repetitions: [...outcomes].map((o) => ({ ok: o === 'P', elapsedMs: 1, mode: 'fast' as const, gapMs: 0, ...(o === 'F' ? { error: 'boom' } : {}) })),
+      ...(cut ? { cut: true as const } : {}),
+    },
+  }
+  return { round, condition: 'base', test }
+}
+
+const rounds = (...patterns: string[]): RoundResult[] => patterns.map((p, i) => round(i + 1, p))
+
+describe('tallyRounds: a test over whole-run rounds', () => {
+  // Expected counts are the P/F strings counted by hand; `fresh` is the first letter of each round.
+  it.each([
+    { case: 'self-polluting, 3 repetitions: PFF in every round', given: rounds('PFF', 'PFF', 'PFF', 'PFF'), fast: [12, 8], fresh: [4, 0, []], pattern: 'one-switch', at: 2 },
+    { case: 'self-polluting, 2 repetitions: PF in every round (too short alone, a pattern across rounds)', given: rounds('PF', 'PF', 'PF'), fast: [6, 3], fresh: [3, 0, []], pattern: 'one-switch', at: 2 },
+    { case: 'fails by round: FF in rounds 3 and 6', given: rounds('PP', 'PP', 'FF', 'PP', 'PP', 'FF'), fast: [12, 4], fresh: [6, 2, [3, 6]], pattern: 'independent', at: null },
+    { case: 'switches at different repetitions: no common pattern', given: rounds('PF', 'PPF', 'PF'), fast: [7, 3], fresh: [3, 0, []], pattern: 'independent', at: null },
+    { case: 'one round: judged as a plain repetition run (PF is too short)', given: rounds('PF'), fast: [2, 1], fresh: [1, 0, []], pattern: 'independent', at: null },
+    { case: 'one repetition per round: no repetition pattern exists', given: rounds('P', 'F', 'P', 'F'), fast: [4, 2], fresh: [4, 2, [2, 4]], pattern: 'independent', at: null },
+  ])('$case', ({ given, fast, fresh, pattern, at }) => {
+    const tally = tallyRounds(given, CONFIDENCE)
+    expect([tally.fast.trials, tally.fast.failures]).toEqual(fast)
+    expect([tally.fresh?.trials, tally.fresh?.failures, tally.fresh?.failureTrials]).toEqual(fresh)
+    expect(tally.independence.pattern).toBe(pattern)
+    expect(tally.independence.switch_at).toBe(at)
+  })
+
+  it('a round cut short by a dead worker leaves the test cut (partial), its other rounds counted', () => {
+    const tally = tallyRounds([round(1, 'PP'), round(2, 'F', true), round(3, 'PP')], CONFIDENCE)
+    expect(tally.cut).toBe(true)
+    expect([tally.fast.trials, tally.fast.failures, tally.fresh?.failureTrials]).toEqual([5, 1, [2]])
+  })
+})
