@@ -1,4 +1,4 @@
-// Peak memory of `flakeproof merge` against the size of what it merges (docs/contracts.md §7: memory
+// Peak memory of `flakeproof merge` against the size of what it merges (docs/contracts.md §10: memory
 // O(tests) plus one test's executions). Writes `folders` shard folders of `tests` tests × `repeat`
 // repetitions (deterministic: test i fails every (i % 7 + 2)-th repetition), then merges them in a
 // child process and reports its peak RSS beside the bytes of facts read. Run after `npm run build`:

@@ -22,7 +22,7 @@ interface JestArgv {
 interface JestPackage {
   getVersion(): string
   buildArgv(args: string[]): Promise<JestArgv>
-  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: { success: boolean }; globalConfig: { testFailureExitCode: number } }>
+  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
 }
 interface JestConfig {
   readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { reporters?: Reporter[] }; configs: ProjectConfig[] }>
@@ -62,11 +62,28 @@ export async function runJestWrapper(args: readonly string[]): Promise<number> {
   const { results, globalConfig: used } = await jest.runCLI(withOurs, projects)
   const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
   if (verdict?.proofFailed) return 1
-  if (results.success || verdict?.advisory) return 0
+  if (results.success || (verdict?.advisory && onlyTestsFailed(results))) return 0
   return used.testFailureExitCode
 }
 
 // --- internal ---
+
+/** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail. */
+interface JestResults {
+  success: boolean
+  numFailedTests: number
+  numRuntimeErrorTestSuites: number
+  snapshot: { failure: boolean }
+}
+
+/**
+ * Jest failed only because tests failed: a measurement's failed copies may then be advisory. A file
+ * that could not run, a snapshot failure, or a failure with no failed test (a coverage threshold,
+ * a reporter's error) keeps Jest's exit code: flakeproof only ever raises it.
+ */
+function onlyTestsFailed(results: JestResults): boolean {
+  return results.numFailedTests > 0 && results.numRuntimeErrorTestSuites === 0 && !results.snapshot.failure
+}
 
 /** The project's Jest (not ours): `jest`, and `jest-config` as its CLI resolves it. */
 function loadJest(cwd: string): { jest: JestPackage; config: JestConfig } {

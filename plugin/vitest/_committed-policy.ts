@@ -8,9 +8,12 @@ import { clearProven } from '../../src/pipeline/enforcement.js'
 
 export const POLICY_HINT = 'Write it from a measurement: `flakeproof policy --from .flakeproof/rate.json --write flakeproof.policy.json`.'
 
+/** Where the committed policy is when `policy` / `--flaky-policy` does not say. */
+export const DEFAULT_POLICY = 'flakeproof.policy.json'
+
 /** The committed policy's absolute path, and how to show it. */
 export function policyPathOf(root: string, options: Pick<ResolvedVitestOptions, 'policy'>): { path: string; shown: string } {
-  const path = resolve(root, options.policy)
+  const path = resolve(root, options.policy ?? DEFAULT_POLICY)
   const shown = relative(process.cwd(), path)
   return { path, shown: shown === '' || shown.startsWith('..') ? path : shown }
 }

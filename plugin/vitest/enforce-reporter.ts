@@ -2,7 +2,7 @@ import pc from 'picocolors'
 import type { Reporter, TestCase, Vitest } from 'vitest/node'
 import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { writeJsonAtomic } from '../../src/artifacts/write.js'
-import { type EnforcedResult, type EnforcedTest, judgeEnforcedRun, listQuarantined, type QuarantinedTest } from '../../src/pipeline/enforcement.js'
+import { type EnforcedTest, judgeEnforcedRun, listQuarantined } from '../../src/pipeline/enforcement.js'
 import { publishEnforcementToGithub } from '../../src/pipeline/github.js'
 import type {} from './_enforce-protocol.js'
 import { renderEnforcement } from './_enforce-text.js'
@@ -28,7 +28,6 @@ export default class EnforceReporter implements Reporter {
   private readonly _options: EnforceReporterOptions
   private _vitest: Vitest | undefined
   private _seen: EnforcedTest[] = []
-  private _last: { results: EnforcedResult[]; quarantined: QuarantinedTest[]; proposed: string[] } | undefined
 
   constructor(options: EnforceReporterOptions) {
     this._options = options
@@ -40,12 +39,6 @@ export default class EnforceReporter implements Reporter {
 
   onTestRunStart(): void {
     this._seen = []
-    this._last = undefined
-  }
-
-  /** What the last enforced run found, once it ended: for summaries and annotations (issue 11, parts 5–6). */
-  lastRun(): { results: EnforcedResult[]; quarantined: QuarantinedTest[]; proposed: string[] } | undefined {
-    return this._last
   }
 
   onTestCaseResult(testCase: TestCase): void {
@@ -69,7 +62,6 @@ export default class EnforceReporter implements Reporter {
     const today = new Date().toISOString().slice(0, 10)
     const { results, proposed, updated } = judgeEnforcedRun(policy, this._seen, today)
     const quarantined = listQuarantined(policy, results)
-    this._last = { results, quarantined, proposed }
     const changed = JSON.stringify(updated) !== JSON.stringify(policy)
     if (updatePolicy && changed) writeJsonAtomic(policyPath, CommittedPolicySchema, updated)
     this._log('')

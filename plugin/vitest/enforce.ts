@@ -5,7 +5,7 @@ import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { proofRunsOf, retryOf } from '../../src/pipeline/enforcement.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
-import { POLICY_HINT, policyPathOf, readCommittedPolicy } from './_committed-policy.js'
+import { DEFAULT_POLICY, POLICY_HINT, policyPathOf, readCommittedPolicy } from './_committed-policy.js'
 import EnforceReporter from './enforce-reporter.js'
 
 export const ENFORCE_RUNNER = fileURLToPath(new URL('./enforce-runner.js', import.meta.url))
@@ -18,7 +18,7 @@ export const ENFORCE_RUNNER = fileURLToPath(new URL('./enforce-runner.js', impor
 export function installEnforcement(vitest: Vitest, resolved: ResolvedVitestOptions): EnforceReporter {
   const { path, shown } = policyPathOf(vitest.config.root, resolved)
   const policy = readCommittedPolicy(path, '--flaky-enforce')
-  if (!policy) throw new FlakeproofError(`--flaky-enforce: no committed policy at ${shown} (policy / --flaky-policy ${resolved.policy}). ${POLICY_HINT}`, 'E_INPUT')
+  if (!policy) throw new FlakeproofError(`--flaky-enforce: no committed policy at ${shown} (policy / --flaky-policy ${resolved.policy ?? DEFAULT_POLICY}). ${POLICY_HINT}`, 'E_INPUT')
   const options: EnforceOptions = {
     retries: Object.fromEntries(Object.entries(policy.tests).map(([id, entry]) => [id, retryOf(entry)])),
     quarantined: Object.entries(policy.tests).filter(([, e]) => e.quarantine !== null).map(([id]) => id),

@@ -2,11 +2,9 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
-import { readJsonFile } from '../../src/artifacts/read.js'
 import { acquireOutputLock } from '../../src/artifacts/lock.js'
 import { runDirOf } from '../../src/artifacts/run-dir.js'
 import { assertReplaceable } from '../../src/artifacts/write.js'
-import { PolicyFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
 import {
   argsAfterSeparator,
   type FlakeproofVitestOptions,
@@ -17,6 +15,7 @@ import {
 import { FlakeproofError } from '../../src/errors.js'
 import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
 import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
+import { readProofRuns } from '../../src/pipeline/proof-runs.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
@@ -225,9 +224,12 @@ function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: s
   if (!options.proof) {
     return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
   }
-  // The committed policy, when there is one, is what CI proves against (docs/contracts.md §9).
+  // A policy named with --flaky-policy is proved; else a measurement in the output folder (what
+  // `--flaky-repeat` then `--flaky-proof` means), else the committed policy, as in a fresh CI
+  // checkout (docs/contracts.md §9).
   const { path, shown } = policyPathOf(root, options)
-  const committed = readCommittedPolicy(path, '--flaky-proof')
+  const measured = existsSync(join(outDir, 'policy.json')) || existsSync(join(outDir, 'runs_needed.json'))
+  const committed = options.policy === undefined && measured ? undefined : readCommittedPolicy(path, '--flaky-proof')
   const proving: { runs: Record<string, number>; from: string; nothingToProve?: string } = committed
     ? proofFromCommitted(committed, path, shown, options.proofRequired)
     : readProofRuns(outDir)
@@ -235,22 +237,3 @@ function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: s
   return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from, ...(nothingToProve ? { nothingToProve } : {}) }
 }
 
-/** Each test that was flaky in the last measurement, and the green runs its fix must pass. */
-export function readProofRuns(outDir: string, hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'): { runs: Record<string, number>; from: string } {
-  const policyPath = join(outDir, 'policy.json')
-  const planPath = join(outDir, 'runs_needed.json')
-  const [path, runs] = existsSync(policyPath)
-    ? [policyPath, pick(readJsonFile(policyPath, PolicyFileSchema, '--flaky-proof', hint).tests, (t) => t.green_runs_required)]
-    : existsSync(planPath)
-      ? [planPath, pick(readJsonFile(planPath, RunsNeededFileSchema, '--flaky-proof', hint).tests, (t) => t.runs)]
-      : []
-  if (!path || !runs) throw new FlakeproofError(`--flaky-proof: no policy.json or runs_needed.json in ${outDir}. ${hint}`, 'E_INPUT')
-  if (Object.keys(runs).length === 0) {
-    throw new FlakeproofError(`--flaky-proof: nothing to prove, no test was flaky in ${path}; measure again, or leave --flaky-proof out`, 'E_INPUT')
-  }
-  return { runs, from: path }
-}
-
-function pick<T extends { verdict: string }>(tests: Record<string, T> | undefined, runs: (t: T) => number): Record<string, number> {
-  return Object.fromEntries(Object.entries(tests ?? {}).filter(([, t]) => t.verdict === 'flaky').map(([id, t]) => [id, runs(t)]))
-}

@@ -36,8 +36,8 @@ export const VitestOptionsSchema = z
     junit: z.string().min(1).optional(),
     /** Enforce the committed policy: listed tests get their retry budget, quarantined ones cannot fail the run. @default false */
     enforce: z.boolean().default(false),
-    /** The committed policy, relative to the project root (docs/contracts.md §9). @default 'flakeproof.policy.json' */
-    policy: z.string().min(1).default('flakeproof.policy.json'),
+    /** The committed policy, relative to the project root (docs/contracts.md §9); `flakeproof.policy.json` when not given. */
+    policy: z.string().min(1).optional(),
     /** Write what an enforced run or a proof found into the committed policy (quarantine in, quarantine out). @default false */
     updatePolicy: z.boolean().default(false),
     /** A proof with nothing to prove fails instead of passing. @default false */
@@ -166,6 +166,10 @@ export function resolveVitestOptions(
   const result = VitestOptionsSchema.safeParse(merged)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = withOneKindOfRun(result.data, sources)
+  // Shuffling reseeds each round: with one round it would compare nothing, and measure as a plain run.
+  if (options.shuffle && options.rounds < 2) {
+    throw new FlakeproofError(`${sources.shuffle ?? 'shuffle'} reseeds the order every whole-run round, so it needs --flaky-rounds 2 or more; e.g. --flaky-shuffle --flaky-rounds 10`, 'E_USAGE')
+  }
   const measures = options.repeat !== undefined || options.rounds > 1 || options.divergence || options.load || options.shuffle
   return measures || options.proof || options.enforce || options.budget !== undefined ? options : undefined
 }
@@ -210,7 +214,8 @@ function withOneKindOfRun(options: ResolvedVitestOptions, sources: Record<string
   const yields = options.enforce && configured('enforce') && [...others, ...rounds].some((k) => !configured(k))
   const resolved = yields ? { ...options, enforce: false } : options
   const measuring = [...others, ...rounds]
-  const clashing = resolved.enforce ? (measuring.length > 0 ? ['enforce', ...measuring] : []) : resolved.budget !== undefined && others.length > 1 ? others : []
+  // A budget picks the repetitions from one timed run of the selection: rounds would multiply both.
+  const clashing = resolved.enforce ? (measuring.length > 0 ? ['enforce', ...measuring] : []) : resolved.budget !== undefined && measuring.length > 1 ? measuring : []
   if (clashing.length === 0) return resolved
   throw new FlakeproofError(`${clashing.map((k) => sources[k] ?? k).join(' and ')} ask for different runs (measure, proof, enforce, budget); give one of them`, 'E_USAGE')
 }

@@ -122,7 +122,8 @@ function seeing(needed: number | null, a: Counts, run: ConditionsRun, kind: Comp
 /**
  * The test whose running earlier in the same file, worker and round the failures follow most
  * closely: for each candidate, this test's executions in rounds where it ran first against the
- * others, by Fisher's exact test; the smallest p-value wins. Null when no test ever ran before it.
+ * others, by Fisher's exact test at the confidence divided among the candidates (Bonferroni); the
+ * smallest p-value wins. Null when no test ever ran before it.
  */
 function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[]): OrderFinding | null {
   const before = new Map<string, Set<number>>()
@@ -130,7 +131,10 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[])
   for (const mine of rounds) {
     for (const other of ranBefore(mine)) before.set(other, (before.get(other) ?? new Set<number>()).add(mine.round))
   }
-  const alpha = complement(run.confidence.exact)
+  // Each earlier test is one more hypothesis: Bonferroni keeps the chance of naming an innocent
+  // culprit at 1 - confidence however many tests ran before it.
+  const overall = complement(run.confidence.exact)
+  const alpha = { num: overall.num, den: overall.den * BigInt(Math.max(1, before.size)) }
   let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined
   for (const [culprit, first] of [...before].sort(([a], [b]) => a.localeCompare(b))) {
     const after = countFast(rounds.filter((r) => first.has(r.round)))

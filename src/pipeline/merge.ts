@@ -115,8 +115,13 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
   for (const { dir, facts: lines } of sources) {
     // Offsets continue from the previous folder's last trial, so "the trial before" stays within a folder's order.
     const ordered = [...(lines ?? [])].sort((a, b) => a.trial - b.trial)
-    for (const line of ordered) facts.push({ ...line, trial: facts.length + 1, offset_ms: line.offset_ms + shiftMs, origin: line.origin ?? dir })
-    shiftMs = Math.max(shiftMs, ...facts.map((f) => f.offset_ms + f.elapsed_ms))
+    let end = shiftMs
+    for (const line of ordered) {
+      const fact = { ...line, trial: facts.length + 1, offset_ms: line.offset_ms + shiftMs, origin: line.origin ?? dir }
+      facts.push(fact)
+      end = Math.max(end, fact.offset_ms + fact.elapsed_ms)
+    }
+    shiftMs = end
   }
   const ordered = sources.every((s) => s.facts !== null)
   const rates = sources.map((s) => s.rate)

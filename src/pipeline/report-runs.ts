@@ -94,7 +94,7 @@ export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings:
     discardRunDir(dir)
     return { outcomes, runs: counted, complete, stopped: !settings.ranAll, runErrors, summary: undefined }
   }
-  removeFiles(outDir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl'])
+  removeFiles(outDir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'])
   promoteRunFiles(dir, outDir, ['facts.jsonl'])
   discardRunDir(dir)
   const bundle = buildTestMeasurement({

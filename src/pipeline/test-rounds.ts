@@ -15,8 +15,8 @@ export interface RoundResult {
  * One test over whole-run rounds (docs/contracts.md §13): its executions of every round counted
  * together, plus `fresh`, the first fast execution of each round — fresh module state, what one
  * ordinary `vitest run` sees, so a test that breaks its own later repetitions still gets a true rate.
- * Repetition dependence is judged inside rounds: a test that switched once at the same repetition in
- * every round (passed, then failed every later repetition) is non-idempotent; the rounds joined end
+ * Repetition dependence is judged inside rounds: a test that switched once, the same way, in every
+ * round (passed, then failed every later repetition) is non-idempotent; the rounds joined end
  * to end would read as an alternation, and calling a deterministic test flaky is the worst mistake.
  */
 export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction, ranBefore: (round: RoundResult) => readonly string[] = () => []): TestTally {
@@ -80,9 +80,11 @@ export function earlierTests(perTest: ReadonlyMap<string, readonly RoundResult[]
 // --- internal ---
 
 /**
- * The same single switch at the same repetition in every round, as a one-switch result of the first
- * round: PF PF PF is a pattern, not chance, even though one round's second block is too short for
- * the one-switch rule alone. Undefined when the rounds differ or there is one round.
+ * One switch in the same direction in every round, as a one-switch result: PF PF PF, or PPFFF and
+ * PPPFF when state builds up with time, is a pattern, not chance, even though one round's second
+ * block may be too short for the one-switch rule alone. `switch_at` is the earliest round's switch.
+ * Undefined when a round did not switch once, the rounds switched in different directions, or there
+ * is one round.
  */
 function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Fraction): Independence | undefined {
   if (rounds.length < 2) return undefined
@@ -95,6 +97,7 @@ function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Frac
     return { independence, at: toPassed ? failures.length + 1 : (failures[0] as number), to: toPassed ? ('passed' as const) : ('failed' as const) }
   })
   const [first] = switches
-  if (!first || switches.some((s) => s?.at !== first.at || s.to !== first.to)) return undefined
-  return { ...first.independence, pattern: 'one-switch', switch_at: first.at, switched_to: first.to }
+  if (!first || switches.some((s) => s?.to !== first.to)) return undefined
+  const earliest = switches.reduce((a, b) => ((b as typeof first).at < a.at ? (b as typeof first) : a), first)
+  return { ...earliest.independence, pattern: 'one-switch', switch_at: earliest.at, switched_to: first.to }
 }

@@ -50,17 +50,16 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
   const empty = (): Tally => ({ trials: 0, failures: 0, failureTrials: [] })
   const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, paired: empty(), proof: empty() }
   const errors = new Set<string>()
-  // Positions among the fast repetitions alone, whatever else is interleaved.
-  const fastFailures: number[] = []
   test.evidence.repetitions.forEach((repetition, index) => {
     const kinds = { slow: tally.slow, paired: tally.paired, proof: tally.proof, fast: tally.fast, single: tally.fast }
     const kind = kinds[repetition.mode]
     kind.trials++
     if (repetition.mode === 'slow') tally.slow.gapMs = repetition.gapMs
-    if (!repetition.ok && kind === tally.fast) fastFailures.push(tally.fast.trials)
     if (!repetition.ok) {
       kind.failures++
-      kind.failureTrials.push(index + 1)
+      // Fast failures by their place among the fast repetitions alone: with whole-run rounds the
+      // gapped and paired ones of a round come before the next round's fast ones.
+      kind.failureTrials.push(kind === tally.fast ? tally.fast.trials : index + 1)
       if (repetition.error && errors.size < 5) errors.add(repetition.error)
     }
   })
@@ -87,7 +86,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,
-    independence: testIndependence(tally.fast.trials, fastFailures, complement(confidence)),
+    independence: testIndependence(tally.fast.trials, tally.fast.failureTrials, complement(confidence)),
   }
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { tempDir } from '../utils.js'
 
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, policy: 'flakeproof.policy.json', updatePolicy: false, proofRequired: false, history: true, rounds: 1, divergence: false, load: false, shuffle: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, updatePolicy: false, proofRequired: false, history: true, rounds: 1, divergence: false, load: false, shuffle: false }
 
 describe('resolveVitestOptions', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -54,6 +54,8 @@ describe('resolveVitestOptions', () => {
     [{ enforce: true, repeat: 5 }, [], {}, 'flakeproof({ enforce }) and flakeproof({ repeat }) ask for different runs'],
     [{}, ['--flaky-rounds', '0'], {}, '--flaky-rounds must be a whole number from 1 to 1000000 (got 0)'],
     [{}, ['--flaky-enforce', '--flaky-divergence'], {}, '--flaky-enforce and --flaky-divergence ask for different runs'],
+    [{}, ['--flaky-shuffle'], {}, '--flaky-shuffle reseeds the order every whole-run round, so it needs --flaky-rounds 2 or more'],
+    [{}, ['--flaky-budget', '5m', '--flaky-rounds', '3'], {}, '--flaky-budget and --flaky-rounds ask for different runs'],
   ])('rejects %j %j %j', (options, args, env, message) => {
     expect(() => resolveVitestOptions(options, args, env)).toThrow(message)
   })
