@@ -96,8 +96,9 @@ function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Frac
     const toPassed = failures[0] === 1
     return { independence, at: toPassed ? failures.length + 1 : (failures[0] as number), to: toPassed ? ('passed' as const) : ('failed' as const) }
   })
-  const [first] = switches
-  if (!first || switches.some((s) => s?.to !== first.to)) return undefined
-  const earliest = switches.reduce((a, b) => ((b as typeof first).at < a.at ? (b as typeof first) : a), first)
+  const found = switches.filter((s) => s !== undefined)
+  const [first] = found
+  if (!first || found.length < switches.length || found.some((s) => s.to !== first.to)) return undefined
+  const earliest = found.reduce((a, b) => (b.at < a.at ? b : a))
   return { ...earliest.independence, pattern: 'one-switch', switch_at: earliest.at, switched_to: first.to }
 }
