@@ -45,11 +45,13 @@ interface CircusState {
 interface CircusEvent {
   name: string
   test?: TestEntry
-  describeBlock?: DescribeBlock
 }
 export type Handler = (event: CircusEvent, state: CircusState) => void | Promise<void>
 
 /** The globals of the test file's context that are needed here. */
+/** Where circus reads `jest.retryTimes(n)`. */
+const RETRY_TIMES = Symbol.for('RETRY_TIMES')
+
 export interface TestContextGlobals {
   expect: { getState(): { testPath?: string; snapshotState?: { _counters?: Map<string, number> } } }
   console: Record<string, (...args: unknown[]) => void>
@@ -144,13 +146,15 @@ class FileRepeater {
 
   async handle(event: CircusEvent, state: CircusState): Promise<void> {
     if (event.name === 'run_start') {
+      // As in Vitest's path: a retry would hide the very failure being measured, and let a proof
+      // pass on a second try. circus reads the count when each block runs, after this.
+      this._globals[RETRY_TIMES] = 0
       this._captureConsole()
       this._expand(state)
     }
     const copy = event.test && this._copies.get(event.test)
     if (event.name === 'test_start' && copy && event.test) this._start(copy, event.test)
     if (event.name === 'test_done' && copy && event.test) await this._done(copy, event.test)
-    if (event.name === 'run_describe_finish' && event.describeBlock) this._flush(event.describeBlock)
   }
 
   /** Jest sets the test file's console after the environment is made: it is wrapped once the run starts. */
@@ -238,17 +242,7 @@ class FileRepeater {
       mode: copy.mode,
       gapMs: copy.gapMs,
     }
-    // circus retries a failed test while `jest.retryTimes(n)` allows: only the last attempt counts.
-    const retries = Number(this._globals[Symbol.for('RETRY_TIMES')]) || 0
-    if (copy.pending.ok || test.invocations > retries) await this._write(copy, test)
-  }
-
-  /** Attempts circus did not retry after all (a `beforeAll` had failed) are written when their block ends. */
-  private _flush(block: DescribeBlock): void {
-    for (const child of block.children) {
-      const copy = child.type === 'test' ? this._copies.get(child) : undefined
-      if (copy?.pending && child.type === 'test') void this._write(copy, child)
-    }
+    await this._write(copy, test)
   }
 
   private async _write(copy: Copy, test: TestEntry): Promise<void> {

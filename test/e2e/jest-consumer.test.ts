@@ -21,7 +21,8 @@ const MEASURED = {
   'behaviours > waits on fake timers': [200, 0, 'stable'],
   'behaviours > imported from @jest/globals': [200, 0, 'stable'],
   'fails as declared': [200, 0, 'stable'],
-  'passes on retry': [200, 0, 'stable'],
+  // retryTimes is off while measuring: odd calls fail.
+  'passes on retry': [200, 100, 'flaky'],
   'adds 1': [200, 0, 'stable'],
   'adds 3': [200, 0, 'stable'],
   'passes before a failing afterAll': [200, 0, 'stable'],
