@@ -28,6 +28,7 @@ export interface JestGlobalConfig {
 }
 interface JestTest {
   path: string
+  context?: { config?: { id?: string; displayName?: { name?: string } | string } }
 }
 interface AssertionResult {
   ancestorTitles: string[]
@@ -84,6 +85,8 @@ export default class FlakeproofJestReporter {
   private readonly _started = new Set<string>()
   private readonly _finished = new Set<string>()
   private readonly _files = new Set<string>()
+  /** The Jest project that ran each file: a second one is a run error (see _checkOneProject). */
+  private readonly _projectOfFile = new Map<string, string>()
   private readonly _ids = new Set<string>()
   private readonly _runErrors: RunError[] = []
   /** Tests that failed every copy: their failures are not advisory. */
@@ -141,6 +144,7 @@ export default class FlakeproofJestReporter {
     this._finished.add(test.path)
     const file = relative(this._rootDir, test.path).split('\\').join('/')
     this._files.add(file)
+    this._checkOneProject(file, test)
     // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
     const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
     if (failure) this._runErrors.push({ project: '', file, error: cap(messageOf({ message: failure })) })
@@ -173,6 +177,23 @@ export default class FlakeproofJestReporter {
   }
 
   // --- internal ---
+
+  /**
+   * Ids carry no Jest project yet: the same file run by two projects (node and jsdom, say) would put
+   * both projects' copies under one id. Said as a run error: the run is incomplete, and its numbers
+   * for that file are not to be acted on.
+   */
+  private _checkOneProject(file: string, test: JestTest): void {
+    const config = test.context?.config
+    const name = typeof config?.displayName === 'string' ? config.displayName : (config?.displayName?.name ?? config?.id ?? '')
+    const earlier = this._projectOfFile.get(file)
+    if (earlier === undefined) this._projectOfFile.set(file, name)
+    else if (earlier !== name) {
+      const both = [earlier || 'unnamed', name || 'unnamed'].sort().join(', ')
+      const error = `this file ran in two Jest projects (${both}), whose copies flakeproof cannot tell apart yet: measure one project at a time (--selectProjects <name>)`
+      this._runErrors.push({ project: '', file, error })
+    }
+  }
 
   /** Each test of the file whose copies all ended, from the journal; Jest's own count of copies is the check. */
   private _fromJournal(file: string, result: JestTestResult): void {

@@ -18,6 +18,18 @@ const factsOf = (out: string) =>
     .split('\n')
     .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
+describe('one file in two Jest projects', () => {
+  it('is a run error (the run incomplete), never one test counted twice in silence', async () => {
+    const out = tempDir()
+    await flakeproofJest(['--config', 'jest.projects.config.js', '--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere'])
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(false)
+    expect(rate.run_errors?.map((e) => `${e.file}: ${e.error}`)).toContain(
+      'tests/counter.test.js: this file ran in two Jest projects (one, two), whose copies flakeproof cannot tell apart yet: measure one project at a time (--selectProjects <name>)',
+    )
+  })
+})
+
 describe('flakeproof jest --flaky-repeat 200 (Jest 30, the fixture keeps its own reporter and setup file)', () => {
   const out = tempDir()
   const snapshotsBefore = Object.fromEntries(readdirSync(SNAPSHOTS).map((name) => [name, readFileSync(join(SNAPSHOTS, name), 'utf8')]))
