@@ -1,13 +1,22 @@
 import type { TestCase, TestModule } from 'vitest/node'
 import { type HistoryTest, recordHistory } from '../../src/pipeline/history-record.js'
+import type {} from './_enforce-protocol.js'
 
 /**
  * An ordinary Vitest run (no repetitions) as history (docs/contracts.md §11): one record per test
- * that ran. A test that passed only after Vitest's `retry` is `flaky`: the retry hid a failure.
+ * that ran. A test that passed only after Vitest's `retry` is `flaky`: the retry hid a failure. An
+ * enforced run (`enforced`) is an ordinary run too; a quarantined test's failure, which its runner
+ * turned into a pass, is recorded as the failure it was.
  */
-export function recordVitestHistory(outDir: string, root: string, modules: ReadonlyArray<TestModule>, idOf: (testCase: TestCase) => { id: string; identity: { project: string; file: string } }): string | undefined {
+export function recordVitestHistory(
+  outDir: string,
+  root: string,
+  modules: ReadonlyArray<TestModule>,
+  idOf: (testCase: TestCase) => { id: string; identity: { project: string; file: string } },
+  enforced = false,
+): string | undefined {
   // The plugin's runner repeats tests in this process (a reporter listed by path stays beside it): no everyday run.
-  if ((globalThis as Record<symbol, unknown>)[Symbol.for('flakeproof.vitest.installed')]) return undefined
+  if (!enforced && (globalThis as Record<symbol, unknown>)[Symbol.for('flakeproof.vitest.installed')]) return undefined
   const tests: HistoryTest[] = []
   for (const module of modules) {
     for (const testCase of module.children.allTests()) {
@@ -15,7 +24,8 @@ export function recordVitestHistory(outDir: string, root: string, modules: Reado
       if (state !== 'passed' && state !== 'failed') continue
       const diagnostic = testCase.diagnostic()
       const retries = diagnostic?.retryCount ?? 0
-      const outcome = state === 'failed' ? 'failed' : retries > 0 || diagnostic?.flaky === true ? 'flaky' : 'passed'
+      const failed = state === 'failed' || testCase.meta().flakeproofEnforced?.state === 'failed'
+      const outcome = failed ? 'failed' : retries > 0 || diagnostic?.flaky === true ? 'flaky' : 'passed'
       const { id, identity } = idOf(testCase)
       tests.push({
         id,

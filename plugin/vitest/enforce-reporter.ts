@@ -1,11 +1,13 @@
 import pc from 'picocolors'
-import type { Reporter, TestCase, Vitest } from 'vitest/node'
+import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { writeJsonAtomic } from '../../src/artifacts/write.js'
 import { type EnforcedTest, judgeEnforcedRun, listQuarantined } from '../../src/pipeline/enforcement.js'
 import { publishEnforcementToGithub } from '../../src/pipeline/github.js'
 import type {} from './_enforce-protocol.js'
 import { renderEnforcement } from './_enforce-text.js'
+import { recordVitestHistory } from './_history.js'
+import { TestIds } from './_test-ids.js'
 import { REPORTER_BRAND } from './reporter.js'
 
 export interface EnforceReporterOptions {
@@ -15,6 +17,8 @@ export interface EnforceReporterOptions {
   shownPath: string
   /** Write new quarantines and failed-run counts back into the policy file. */
   updatePolicy: boolean
+  /** Record the run in `<outDir>/history/` (docs/contracts.md §11); undefined: history is off. */
+  historyOutDir: string | undefined
 }
 
 /**
@@ -28,6 +32,7 @@ export default class EnforceReporter implements Reporter {
   private readonly _options: EnforceReporterOptions
   private _vitest: Vitest | undefined
   private _seen: EnforcedTest[] = []
+  private readonly _ids = new TestIds()
 
   constructor(options: EnforceReporterOptions) {
     this._options = options
@@ -46,9 +51,14 @@ export default class EnforceReporter implements Reporter {
     if (enforced) this._seen.push(enforced)
   }
 
-  onTestRunEnd(): void {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
     try {
       this._end()
+      // An enforced run is an everyday run: it goes into history, as a plain one would (not watch mode's reruns).
+      const { historyOutDir } = this._options
+      if (historyOutDir && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
+        recordVitestHistory(historyOutDir, this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t), true)
+      }
     } catch (error) {
       // A reporter never takes the run down: the tests' own results stand.
       this._log(pc.yellow(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`))

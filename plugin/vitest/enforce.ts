@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import type { CommittedPolicy } from '../../src/artifacts/committed-policy-schema.js'
-import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
+import { type ResolvedVitestOptions, resolveOutDir } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { proofRunsOf, retryOf } from '../../src/pipeline/enforcement.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
@@ -27,7 +27,8 @@ export function installEnforcement(vitest: Vitest, resolved: ResolvedVitestOptio
     project.config.runner = ENFORCE_RUNNER
     project.provide('flakeproofEnforce', options)
   }
-  return new EnforceReporter({ policy, policyPath: path, shownPath: shown, updatePolicy: resolved.updatePolicy })
+  const historyOutDir = resolved.history ? resolveOutDir(vitest.config.root, resolved) : undefined
+  return new EnforceReporter({ policy, policyPath: path, shownPath: shown, updatePolicy: resolved.updatePolicy, historyOutDir })
 }
 
 /**

@@ -15,7 +15,6 @@ import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { describeRate } from '../../src/core/rate.js'
 import { measuringModeOf } from '../../src/core/repetition.js'
-import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline/github.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
@@ -25,6 +24,7 @@ import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
 import { recordVitestHistory } from './_history.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
 import { ProgressPrinter } from './_progress.js'
+import { moduleId, relativeFile, TestIds } from './_test-ids.js'
 import { messageOf } from './_repetition.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
@@ -70,7 +70,7 @@ export default class FlakeproofReporter implements Reporter {
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
-  private readonly _ids = new WeakMap<TestModule, Map<string, { id: string; identity: TestIdentity }>>()
+  private readonly _ids = new TestIds()
   /** Where Vitest says each test is (with `includeTaskLocation`), by our id: for GitHub annotations. */
   private readonly _locations = new Map<string, { file: string; line?: number | undefined }>()
   /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
@@ -114,7 +114,7 @@ export default class FlakeproofReporter implements Reporter {
         this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete)
         // Everyday runs only (docs/contracts.md §11): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
         if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
-          this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._idOf(t)))
+          this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t)))
         }
       }
     })
@@ -219,7 +219,7 @@ export default class FlakeproofReporter implements Reporter {
 
   private _testResult(testCase: TestCase): void {
     // The runner's id when it sent one: the journal knows the test by that id.
-    const id = testCase.meta().flakeproof?.id ?? this._idOf(testCase).id
+    const id = testCase.meta().flakeproof?.id ?? this._ids.of(testCase).id
     this._seen.add(id)
     this._locations.set(id, { file: testCase.module.moduleId, line: testCase.location?.line })
     this._journal?.forget(id)
@@ -323,10 +323,6 @@ export default class FlakeproofReporter implements Reporter {
     return resolveOutDir(this._vitest?.config.root ?? process.cwd(), this._options)
   }
 
-  private _relativeFile(root: string, file: string): string {
-    return relative(root, file).split('\\').join('/')
-  }
-
   /**
    * Tests whose worker died (or whose run was stopped) before their results arrived, from the
    * journal: what they finished is kept, and a crash counts against the repetition it cut short.
@@ -341,8 +337,8 @@ export default class FlakeproofReporter implements Reporter {
   /** What this run collected: each module's id prefix (`[project] file`), and the id of every test in them, filtered ones included. */
   private _collected(modules: ReadonlyArray<TestModule>): Collected {
     const tests = new Set<string>()
-    for (const module of modules) for (const testCase of module.children.allTests()) tests.add(this._idOf(testCase).id)
-    const prefixes = modules.map((m) => formatTestId({ project: m.project.name, file: this._relativeFile(m.project.config.root, m.moduleId), path: [] }))
+    for (const module of modules) for (const testCase of module.children.allTests()) tests.add(this._ids.of(testCase).id)
+    const prefixes = modules.map(moduleId)
     return { modules: new Set(prefixes), tests }
   }
 
@@ -350,7 +346,7 @@ export default class FlakeproofReporter implements Reporter {
   private _runErrors(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<unknown>): RunError[] {
     const found: RunError[] = []
     for (const module of modules) {
-      const where = { project: module.project.name, file: this._relativeFile(module.project.config.root, module.moduleId) }
+      const where = { project: module.project.name, file: relativeFile(module.project.config.root, module.moduleId) }
       for (const error of module.errors()) found.push({ ...where, error: messageOf(error) })
       for (const suite of module.children.allSuites()) {
         for (const error of suite.errors()) found.push({ ...where, error: `${suite.fullName}: ${messageOf(error)}` })
@@ -366,25 +362,8 @@ export default class FlakeproofReporter implements Reporter {
   }
 
   /** Our id of a test case: derived, like the runner's, from its module's tests in declaration order. */
-  private _idOf(testCase: TestCase): { id: string; identity: TestIdentity } {
-    const module = testCase.module
-    let ids = this._ids.get(module)
-    if (!ids) {
-      const tests = [...module.children.allTests()]
-      const file = this._relativeFile(module.project.config.root, module.moduleId)
-      const identities = tests.map((t): TestIdentity => ({ project: module.project.name, file, path: namesOf(t) }))
-      const assigned = assignTestIds(identities)
-      ids = new Map(tests.map((t, i) => [t.id, { id: assigned[i] as string, identity: identities[i] as TestIdentity }]))
-      this._ids.set(module, ids)
-    }
-    const found = ids.get(testCase.id)
-    // Every test case is among its module's tests; a miss is a bug, reported once by the guard.
-    if (!found) throw new Error(`test ${testCase.id} is not among the tests of ${module.moduleId}`)
-    return found
-  }
-
   private _toReported(testCase: TestCase): ReportedTest | undefined {
-    const { id, identity } = this._idOf(testCase)
+    const { id, identity } = this._ids.of(testCase)
     const name = testCase.fullName
     const recorded = testCase.meta().flakeproof
     if (recorded) return { project: identity.project, file: identity.file, name, evidence: recorded }
@@ -475,12 +454,6 @@ export default class FlakeproofReporter implements Reporter {
 // --- internal ---
 
 /** Suite names, outside in, then the test's own. */
-function namesOf(testCase: TestCase): string[] {
-  const names = [testCase.name]
-  for (let parent = testCase.parent; parent.type === 'suite'; parent = parent.parent) names.unshift(parent.name)
-  return names
-}
-
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
 function conditionLines(conditions: ConditionsFile | undefined): string[] {
   if (!conditions) return []

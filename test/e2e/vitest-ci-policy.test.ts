@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
@@ -37,7 +37,7 @@ describe('a committed policy in CI', () => {
 
     // The fragile test now fails every attempt: beyond its budget of 3, so the run fails and, on the
     // first such run (quarantine_after 1), it is quarantined with its error as evidence.
-    const broke = await vitest(['--flaky-enforce', '--flaky-update-policy', ...policy], { FIXTURE_BREAK: '1' })
+    const broke = await vitest(['--flaky-enforce', '--flaky-update-policy', ...policy, ...out], { FIXTURE_BREAK: '1' })
     expect(broke.code).toBe(1)
     expect(broke.stdout).toContain(`↻ ${FLAKY}  passed after 1 of its 2 retries`)
     expect(broke.stdout).toContain(`✗ ${FRAGILE}  failed beyond its retry budget of 3 (1 consecutive run(s))`)
@@ -50,7 +50,7 @@ describe('a committed policy in CI', () => {
     // Under GitHub Actions it is also in the step summary and gets a warning at its line.
     const summary = join(dir, 'step-summary.md')
     const github = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: FIXTURE }
-    const enforced = await vitest(['--flaky-enforce', ...policy], { FIXTURE_BREAK: '1', ...github })
+    const enforced = await vitest(['--flaky-enforce', ...policy, ...out], { FIXTURE_BREAK: '1', ...github })
     expect(enforced.code).toBe(0)
     expect(enforced.stdout).toContain('quarantined (ran and reported; cannot fail the run):')
     expect(enforced.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
@@ -61,10 +61,16 @@ describe('a committed policy in CI', () => {
     expect(summaryText).toContain(`| \`${FRAGILE}\` | failed | ${new Date().toISOString().slice(0, 10)} | failed beyond its retry budget of 3 in 1 consecutive enforced run(s)`)
     // Without --flaky-update-policy the file is left as it was.
     expect(readFileSync(policyPath, 'utf8')).toBe(before)
+    // Enforced runs are everyday runs: each went into history, the quarantined failure as a failure.
+    const history = readdirSync(join(dir, 'out/history')).sort()
+    expect(history).toHaveLength(2)
+    const lastRun = readFileSync(join(dir, 'out/history', history[1] as string), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; outcome: string })
+    expect(lastRun.find((r) => r.test_id === FRAGILE)?.outcome).toBe('failed')
+    expect(lastRun.find((r) => r.test_id === FLAKY)?.outcome).toBe('flaky')
 
     // A test the policy does not list fails the run as always, through the wrapper too; a blanket
     // `--retry 3` gives it no second try (call 2 never happens), and listed tests keep their budget.
-    const unlisted = await runFlakeproofVitest(['--flaky-enforce', ...policy, '--retry', '3'], { FIXTURE_UNLISTED_FAIL: '1' }, FIXTURE)
+    const unlisted = await runFlakeproofVitest(['--flaky-enforce', ...policy, ...out, '--retry', '3'], { FIXTURE_UNLISTED_FAIL: '1' }, FIXTURE)
     expect(unlisted.code).toBe(1)
     expect(unlisted.stdout + unlisted.stderr).toContain('UNLISTED_BUG: a new failure (call 1)')
     expect(unlisted.stdout + unlisted.stderr).not.toContain('(call 2)')
