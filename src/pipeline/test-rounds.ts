@@ -83,8 +83,9 @@ export function earlierTests(perTest: ReadonlyMap<string, readonly RoundResult[]
  * One switch in the same direction in every round, as a one-switch result: PF PF PF, or PPFFF and
  * PPPFF when state builds up with time, is a pattern, not chance, even though one round's second
  * block may be too short for the one-switch rule alone. `switch_at` is the earliest round's switch.
- * Undefined when a round did not switch once, the rounds switched in different directions, or there
- * is one round.
+ * Only when chance explains it badly: were the repetitions independent at the pooled rate, every
+ * round being one such switch must have probability below 1 − confidence (a flaky test repeated
+ * 3 times in 2 rounds would do it one time in 8). Undefined otherwise, and for one round.
  */
 function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Fraction): Independence | undefined {
   if (rounds.length < 2) return undefined
@@ -99,6 +100,27 @@ function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Frac
   const found = switches.filter((s) => s !== undefined)
   const [first] = found
   if (!first || found.length < switches.length || found.some((s) => s.to !== first.to)) return undefined
+  const lengths = rounds.map(({ test }) => test.evidence.repetitions.filter((r) => r.mode === 'fast').length)
+  const trials = lengths.reduce((a, b) => a + b, 0)
+  const failures = rounds.reduce((sum, { test }) => sum + test.evidence.repetitions.filter((r) => r.mode === 'fast' && !r.ok).length, 0)
+  const alpha = complement(confidence)
+  if (chanceOfOneSwitchEach(lengths, failures / trials) >= Number(alpha.num) / Number(alpha.den)) return undefined
   const earliest = found.reduce((a, b) => (b.at < a.at ? b : a))
   return { ...earliest.independence, pattern: 'one-switch', switch_at: earliest.at, switched_to: first.to }
+}
+
+/**
+ * The probability that independent repetitions failing at rate `p` make every round (of these
+ * lengths) a single switch, all in one direction: per round, the sum over the switch point k of
+ * (1−p)^k·p^(n−k) (passes then failures), or the mirror; multiplied over rounds, for either direction.
+ */
+function chanceOfOneSwitchEach(lengths: readonly number[], p: number): number {
+  const oneRound = (n: number, first: number, second: number): number => {
+    let sum = 0
+    for (let k = 1; k < n; k++) sum += first ** k * second ** (n - k)
+    return sum
+  }
+  const toFailed = lengths.reduce((product, n) => product * oneRound(n, 1 - p, p), 1)
+  const toPassed = lengths.reduce((product, n) => product * oneRound(n, p, 1 - p), 1)
+  return toFailed + toPassed
 }

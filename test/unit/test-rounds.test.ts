@@ -34,6 +34,9 @@ describe('tallyRounds: a test over whole-run rounds', () => {
     { case: 'fails by round: FF in rounds 3 and 6', given: rounds('PP', 'PP', 'FF', 'PP', 'PP', 'FF'), fast: [12, 4], fresh: [6, 2, [3, 6]], pattern: 'independent', at: null },
     { case: 'switches at different repetitions, the same way (state that builds up): the earliest switch', given: rounds('PFF', 'PPFF', 'PPPF'), fast: [11, 5], fresh: [3, 0, []], pattern: 'one-switch', at: 2 },
     { case: 'switches in different directions: no common pattern', given: rounds('PFF', 'FPP', 'PFF'), fast: [9, 5], fresh: [3, 1, [2]], pattern: 'independent', at: null },
+    // At the pooled rate 1/2 each round is one switch to failed with chance 1/4 (PFF or PPF), and the same
+    // to passed: 2 · (1/4)² = 1/8 ≥ 0.05, so chance explains it (PF three times: 2 · (1/4)³ = 1/32 does not).
+    { case: 'one switch each by chance, 3 repetitions in 2 rounds: not a pattern', given: rounds('PFF', 'PPF'), fast: [6, 3], fresh: [2, 0, []], pattern: 'independent', at: null },
     { case: 'a round without a switch: no common pattern', given: rounds('PFF', 'PPP', 'PFF'), fast: [9, 4], fresh: [3, 0, []], pattern: 'independent', at: null },
     { case: 'one round: judged as a plain repetition run (PF is too short)', given: rounds('PF'), fast: [2, 1], fresh: [1, 0, []], pattern: 'independent', at: null },
     { case: 'one repetition per round: no repetition pattern exists', given: rounds('P', 'F', 'P', 'F'), fast: [4, 2], fresh: [4, 2, [2, 4]], pattern: 'independent', at: null },
