@@ -361,7 +361,6 @@ export default class FlakeproofReporter implements Reporter {
     return measuringModeOf(index, this._options.repeat ?? 1)
   }
 
-  /** Our id of a test case: derived, like the runner's, from its module's tests in declaration order. */
   private _toReported(testCase: TestCase): ReportedTest | undefined {
     const { id, identity } = this._ids.of(testCase)
     const name = testCase.fullName
@@ -453,7 +452,6 @@ export default class FlakeproofReporter implements Reporter {
 
 // --- internal ---
 
-/** Suite names, outside in, then the test's own. */
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
 function conditionLines(conditions: ConditionsFile | undefined): string[] {
   if (!conditions) return []
