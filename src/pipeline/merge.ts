@@ -1,7 +1,7 @@
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { MergeSource } from '../artifacts/merge-source.js'
 import type { Fact } from '../artifacts/schemas.js'
-import type { TestFact } from '../artifacts/test-schemas.js'
+import type { RunError, TestFact } from '../artifacts/test-schemas.js'
 import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
 import { computeVerdict } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
@@ -64,9 +64,16 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
   const cut = new Set(sources.flatMap((s) => (s.rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id)))
   const ids = new Set(sources.flatMap((s) => s.tests.ids))
   const tallies: TestTally[] = []
+  const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
     const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => ({ ...line, origin: line.origin ?? dir })))
+    const split = splitByOrigin(own, confidence)
+    if (split) {
+      const { project, file, name } = own[0] as TestFact
+      byOrigin.push({ project: project ?? '', file, error: `${name}: ${split}` })
+      cut.add(id)
+    }
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
     const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
     const first = ordered[0] as TestFact
@@ -97,8 +104,8 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
     observe: tallies.some((t) => t.slow.trials > 0),
     confidence,
     ...spanOf(sources),
-    complete: sources.every((s) => s.rate.complete),
-    runErrors: sources.flatMap((s) => s.rate.run_errors ?? []),
+    complete: sources.every((s) => s.rate.complete) && byOrigin.length === 0,
+    runErrors: [...sources.flatMap((s) => s.rate.run_errors ?? []), ...byOrigin],
     outcomes: tallies.map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern),
     rounds,
   })
@@ -149,6 +156,37 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
   bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
   bundle.policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
   return bundle
+}
+
+/**
+ * A test whose outcome follows the folder it ran in: every folder all passes or all failures, both
+ * kinds present, and chance at the pooled rate explains that badly (every folder uniform has
+ * probability below 1 − confidence). A platform or environment difference between the jobs, not a
+ * flake: the sum is no rate, so the test is `partial` and the run says why. Undefined otherwise.
+ */
+function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): string | undefined {
+  const counts = new Map<string, { trials: number; failures: number }>()
+  for (const line of lines) {
+    if (line.mode !== 'fast' && line.mode !== 'single') continue
+    const origin = counts.get(line.origin ?? '') ?? { trials: 0, failures: 0 }
+    origin.trials++
+    if (line.outcome === 'failed') origin.failures++
+    counts.set(line.origin ?? '', origin)
+  }
+  const origins = [...counts]
+  const failing = origins.filter(([, c]) => c.failures === c.trials).map(([dir]) => dir)
+  const passing = origins.filter(([, c]) => c.failures === 0).map(([dir]) => dir)
+  if (failing.length === 0 || passing.length === 0 || failing.length + passing.length < origins.length) return undefined
+  const trials = origins.reduce((sum, [, c]) => sum + c.trials, 0)
+  const p = origins.reduce((sum, [, c]) => sum + c.failures, 0) / trials
+  const chance = origins.reduce((product, [, c]) => product * (p ** c.trials + (1 - p) ** c.trials), 1)
+  const alpha = 1 - confidence.value
+  if (chance >= alpha) return undefined
+  const executions = (dirs: readonly string[]) => dirs.reduce((sum, dir) => sum + (counts.get(dir)?.trials ?? 0), 0)
+  return (
+    `failed all ${executions(failing)} executions in ${failing.join(', ')} and passed all ${executions(passing)} in ${passing.join(', ')}: ` +
+    'the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own'
+  )
 }
 
 function toRepetition(line: TestFact): Repetition {

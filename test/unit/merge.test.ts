@@ -147,6 +147,20 @@ describe('mergeRuns equals one combined run', () => {
     expect(merge([oneRun([reported('a', 'x..')], 'j1'), cut]).bundle.rate.tests?.[0]?.verdict).toBe('partial')
   })
 
+  it('calls a test that fails every time in one job and never in the others partial, not flaky, and says why', () => {
+    // Pooled rate 10/30: chance of three uniform folders = (⅓¹⁰ + ⅔¹⁰)³ ≈ 5.6e-6 < 0.05, a difference between the jobs.
+    const windows = oneRun([reported('a', 'xxxxxxxxxx')], 'shards/windows')
+    const linux = [oneRun([reported('a', '..........')], 'shards/linux-1'), oneRun([reported('a', '..........')], 'shards/linux-2')]
+    const merged = merge([windows, ...linux]).bundle.rate
+    expect(merged.tests?.map((t) => [t.trials, t.failures, t.verdict])).toEqual([[30, 10, 'partial']])
+    expect(merged.complete).toBe(false)
+    expect(merged.run_errors?.map((e) => e.error)).toEqual([
+      'a: failed all 10 executions in shards/windows and passed all 20 in shards/linux-1, shards/linux-2: the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own',
+    ])
+    // One execution a job is no evidence of a difference: x then . is a rate of ½ (chance 1 of folders being uniform).
+    expect(merge([oneRun([reported('a', 'x')], 'j1'), oneRun([reported('a', '.')], 'j2')]).bundle.rate.tests?.[0]?.verdict).toBe('flaky')
+  })
+
   it('keeps each test\'s fast executions first, so gapped ones of an earlier folder never shift the rounds', () => {
     // Each folder: fast x.. then two gapped .x; merged fast sequence x..x.. fails rounds 1 and 4 of 6.
     const observed = (dir: string) => {
