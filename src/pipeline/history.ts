@@ -1,5 +1,6 @@
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { HistoryFile, HistoryRecord, HistoryRun } from '../artifacts/history.js'
+import type { RunError } from '../artifacts/test-schemas.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, lessThan } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
@@ -50,7 +51,12 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
     }
   })
   const { confidence } = query
-  const tallies = [...seen.values()].map(({ last, observations }) => tallyOf(last, observations, confidence))
+  const runErrors: RunError[] = []
+  const tallies = [...seen.values()].map(({ last, observations }) => {
+    const split = splitByCommit(observations, confidence)
+    if (split) runErrors.push({ project: last.project, file: last.file, error: `${last.name}: ${split}` })
+    return { ...tallyOf(last, observations, confidence), cut: split !== undefined }
+  })
   const outcomes = tallies.map((tally) => outcomeOf(tally, tally.fast.trials, confidence)).sort(byConcern)
   const first = runs[0]?.at as Date
   const last = runs.at(-1)?.at as Date
@@ -61,8 +67,8 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
     confidence,
     startedAt: first,
     durationMs: last.getTime() - first.getTime(),
-    complete: true,
-    runErrors: [],
+    complete: runErrors.length === 0,
+    runErrors,
     outcomes,
     rounds: runs.length,
   })
@@ -118,6 +124,32 @@ function selectRuns(files: readonly HistoryRun[], query: HistoryQuery): { file: 
     .filter((run) => run.records.length > 0)
     .map((run) => ({ ...run, at: new Date(Math.max(...run.records.map((r) => Date.parse(r.at)))) }))
     .sort((a, b) => a.at.getTime() - b.at.getTime() || a.file.localeCompare(b.file))
+}
+
+/**
+ * A test whose runs follow the commit: every attempt failed at some commits and none at the others,
+ * and chance at the pooled rate explains that badly (the product over commits of pⁿ + (1 − p)ⁿ, n
+ * attempts, below 1 − confidence). A change in the code, not a flake: its history is no rate, so the
+ * test is `partial` and the run says why. Runs of unknown commit are left out of the check.
+ */
+function splitByCommit(observations: readonly Observation[], confidence: Confidence): string | undefined {
+  const byCommit = new Map<string, { attempts: number; failed: number }>()
+  for (const o of observations) {
+    if (o.commit === null) continue
+    const c = byCommit.get(o.commit) ?? { attempts: 0, failed: 0 }
+    c.attempts += o.attempts
+    c.failed += o.failed
+    byCommit.set(o.commit, c)
+  }
+  const commits = [...byCommit]
+  const failing = commits.filter(([, c]) => c.failed === c.attempts).map(([commit]) => commit.slice(0, 12))
+  const passing = commits.filter(([, c]) => c.failed === 0).map(([commit]) => commit.slice(0, 12))
+  if (failing.length === 0 || passing.length === 0 || failing.length + passing.length < commits.length) return undefined
+  const attempts = commits.reduce((sum, [, c]) => sum + c.attempts, 0)
+  const p = commits.reduce((sum, [, c]) => sum + c.failed, 0) / attempts
+  const chance = commits.reduce((product, [, c]) => product * (p ** c.attempts + (1 - p) ** c.attempts), 1)
+  if (chance >= 1 - confidence.value) return undefined
+  return `failed every attempt at ${failing.join(', ')} and passed every attempt at ${passing.join(', ')}: a change in the code, not chance, so its history is no flake rate; measure it at one commit`
 }
 
 function tallyOf(last: HistoryRecord, observations: readonly Observation[], confidence: Confidence): TestTally {

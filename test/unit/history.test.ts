@@ -75,10 +75,16 @@ describe('analyzeHistory notices a changed rate at a commit', () => {
   it('finds the commit that broke a test, with Fisher and one commit tried', () => {
     // 10 passing runs at c1, then 10 failing at c2: two-sided Fisher on [[0, 10], [10, 0]] = 2 / C(20, 10) = 2 / 184756.
     const history = runs({ t: 'pppppppppp' + 'xxxxxxxxxx' }, (run) => ({ commit: run <= 10 ? 'c1' : 'c2' }))
-    const { changes } = analyzeHistory(history, query).history
+    const { history: analyzed, bundle } = analyzeHistory(history, query)
+    const { changes } = analyzed
     expect(changes).toHaveLength(1)
     expect(changes[0]).toMatchObject({ test_id: 'a.test.ts > t', commit: 'c2', before: { runs: 10, failures: 0 }, after: { runs: 10, failures: 10 } })
     expect(changes[0]?.p_value).toBeCloseTo(2 / 184756, 12)
+    // Not a flake: every run at c2 failed and none at c1; (½¹⁰ + ½¹⁰)² ≈ 3.8e-6 by chance. Partial, with the reason.
+    expect(bundle.rate.tests?.map((t) => [t.failures, t.trials, t.verdict])).toEqual([[10, 20, 'partial']])
+    expect(bundle.rate.run_errors?.map((e) => e.error)).toEqual([
+      't: failed every attempt at c2 and passed every attempt at c1: a change in the code, not chance, so its history is no flake rate; measure it at one commit',
+    ])
   })
 
   it('reports no change for a steady flake across many commits (each commit tried costs significance)', () => {
