@@ -26,7 +26,7 @@ interface Case {
   check?: (runs: StepRun[], project: string) => void
 }
 
-const quick = { 'inputs.repeat || 200': '20', 'inputs.fail_on_flake || false': 'false' }
+const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false' }
 const pr = { 'github.base_ref': 'main' }
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
@@ -35,9 +35,10 @@ const CASES: Record<string, Case[]> = {
       expressions: quick,
       check: (runs, project) => {
         const summary = readFileSync(runs[0]?.summary as string, 'utf8')
-        // Every 4th of 20 calls fails: 5/20, Wilson 95% [11.2%, 46.9%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
-        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 5/20 | 25.0% | 11.2% – 46.9% | flaky | 11 |')
-        expect(runs.at(-1)?.stdout).toContain('flaky: tests/cart.test.ts > cart total survives a refresh (5/20)')
+        // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
+        // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
+        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10/40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
+        expect(runs.at(-1)?.stdout).toContain('flaky: tests/cart.test.ts > cart total survives a refresh (10/40)')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
       },
     },
