@@ -4,6 +4,7 @@ import type { RunError } from '../artifacts/test-schemas.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, lessThan } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
+import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { FlakeproofError } from '../errors.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
 import type { TestTally } from './test-tally.js'
@@ -133,23 +134,18 @@ function selectRuns(files: readonly HistoryRun[], query: HistoryQuery): { file: 
  * test is `partial` and the run says why. Runs of unknown commit are left out of the check.
  */
 function splitByCommit(observations: readonly Observation[], confidence: Confidence): string | undefined {
-  const byCommit = new Map<string, { attempts: number; failed: number }>()
+  const byCommit = new Map<string, OutcomeGroup>()
   for (const o of observations) {
     if (o.commit === null) continue
-    const c = byCommit.get(o.commit) ?? { attempts: 0, failed: 0 }
-    c.attempts += o.attempts
-    c.failed += o.failed
-    byCommit.set(o.commit, c)
+    const group = byCommit.get(o.commit) ?? { key: o.commit.slice(0, 12), trials: 0, failures: 0 }
+    group.trials += o.attempts
+    group.failures += o.failed
+    byCommit.set(o.commit, group)
   }
-  const commits = [...byCommit]
-  const failing = commits.filter(([, c]) => c.failed === c.attempts).map(([commit]) => commit.slice(0, 12))
-  const passing = commits.filter(([, c]) => c.failed === 0).map(([commit]) => commit.slice(0, 12))
-  if (failing.length === 0 || passing.length === 0 || failing.length + passing.length < commits.length) return undefined
-  const attempts = commits.reduce((sum, [, c]) => sum + c.attempts, 0)
-  const p = commits.reduce((sum, [, c]) => sum + c.failed, 0) / attempts
-  const chance = commits.reduce((product, [, c]) => product * (p ** c.attempts + (1 - p) ** c.attempts), 1)
-  if (chance >= 1 - confidence.value) return undefined
-  return `failed every attempt at ${failing.join(', ')} and passed every attempt at ${passing.join(', ')}: a change in the code, not chance, so its history is no flake rate; measure it at one commit`
+  const split = splitByGroup([...byCommit.values()], 1 - confidence.value)
+  if (!split) return undefined
+  const names = (groups: readonly OutcomeGroup[]) => groups.map((g) => g.key).join(', ')
+  return `failed every attempt at ${names(split.failing)} and passed every attempt at ${names(split.passing)}: a change in the code, not chance, so its history is no flake rate; measure it at one commit`
 }
 
 function tallyOf(last: HistoryRecord, observations: readonly Observation[], confidence: Confidence): TestTally {

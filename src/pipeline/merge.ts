@@ -3,6 +3,7 @@ import type { MergeSource } from '../artifacts/merge-source.js'
 import type { Fact } from '../artifacts/schemas.js'
 import type { RunError, TestFact } from '../artifacts/test-schemas.js'
 import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { computeVerdict } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
 import { analyzeFacts } from './facts.js'
@@ -165,26 +166,21 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
  * flake: the sum is no rate, so the test is `partial` and the run says why. Undefined otherwise.
  */
 function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): string | undefined {
-  const counts = new Map<string, { trials: number; failures: number }>()
+  const counts = new Map<string, OutcomeGroup>()
   for (const line of lines) {
     if (line.mode !== 'fast' && line.mode !== 'single') continue
-    const origin = counts.get(line.origin ?? '') ?? { trials: 0, failures: 0 }
-    origin.trials++
-    if (line.outcome === 'failed') origin.failures++
-    counts.set(line.origin ?? '', origin)
+    const key = line.origin ?? ''
+    const group = counts.get(key) ?? { key, trials: 0, failures: 0 }
+    group.trials++
+    if (line.outcome === 'failed') group.failures++
+    counts.set(key, group)
   }
-  const origins = [...counts]
-  const failing = origins.filter(([, c]) => c.failures === c.trials).map(([dir]) => dir)
-  const passing = origins.filter(([, c]) => c.failures === 0).map(([dir]) => dir)
-  if (failing.length === 0 || passing.length === 0 || failing.length + passing.length < origins.length) return undefined
-  const trials = origins.reduce((sum, [, c]) => sum + c.trials, 0)
-  const p = origins.reduce((sum, [, c]) => sum + c.failures, 0) / trials
-  const chance = origins.reduce((product, [, c]) => product * (p ** c.trials + (1 - p) ** c.trials), 1)
-  const alpha = 1 - confidence.value
-  if (chance >= alpha) return undefined
-  const executions = (dirs: readonly string[]) => dirs.reduce((sum, dir) => sum + (counts.get(dir)?.trials ?? 0), 0)
+  const split = splitByGroup([...counts.values()], 1 - confidence.value)
+  if (!split) return undefined
+  const executions = (groups: readonly OutcomeGroup[]) => groups.reduce((sum, g) => sum + g.trials, 0)
+  const names = (groups: readonly OutcomeGroup[]) => groups.map((g) => g.key).join(', ')
   return (
-    `failed all ${executions(failing)} executions in ${failing.join(', ')} and passed all ${executions(passing)} in ${passing.join(', ')}: ` +
+    `failed all ${executions(split.failing)} executions in ${names(split.failing)} and passed all ${executions(split.passing)} in ${names(split.passing)}: ` +
     'the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own'
   )
 }
