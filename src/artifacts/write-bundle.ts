@@ -5,6 +5,15 @@ import { ObserverFileSchema, OnlyWhenFailFileSchema, PolicyFileSchema, ProofFile
 import { writeJsonAtomic } from './write.js'
 
 /**
+ * What a new measurement makes stale beside its rate.json and facts.jsonl: a part it does not write
+ * (no flaky test, no observing, no conditions) must not be left from an earlier run to be read with it.
+ */
+export const DERIVED_FILES = ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'] as const
+
+/** A whole new result (`merge`, `history`): the measurement's own files and everything derived from them. */
+export const RESULT_FILES = ['rate.json', 'facts.jsonl', ...DERIVED_FILES] as const
+
+/**
  * Writes the parts of a bundle that are present into `dir`, each validated against its schema and
  * written atomically; absent parts leave their files alone. The one writer of computed artifacts:
  * command mode, `investigate` and test mode build bundles with the same builders and hand them here.

@@ -4,7 +4,7 @@ import { readLibtestFile } from '../artifacts/libtest-read.js'
 import { discardRunDir, prepareRunDir, promoteRunFiles, runDirOf } from '../artifacts/run-dir.js'
 import type { SummaryFile } from '../artifacts/schemas.js'
 import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
-import { writeBundle } from '../artifacts/write-bundle.js'
+import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { assignTestIds } from '../core/test-id.js'
 import type { ReportLanguage } from './report.js'
@@ -94,7 +94,7 @@ export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings:
     discardRunDir(dir)
     return { outcomes, runs: counted, complete, stopped: !settings.ranAll, runErrors, summary: undefined }
   }
-  removeFiles(outDir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'])
+  removeFiles(outDir, DERIVED_FILES)
   promoteRunFiles(dir, outDir, ['facts.jsonl'])
   discardRunDir(dir)
   const bundle = buildTestMeasurement({

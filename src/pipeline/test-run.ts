@@ -3,7 +3,7 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
-import { writeBundle } from '../artifacts/write-bundle.js'
+import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
@@ -129,7 +129,7 @@ export class TestRunRecorder {
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
     // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
-    if (measuring) removeFiles(this._dir, ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'])
+    if (measuring) removeFiles(this._dir, DERIVED_FILES)
     promoteRunFiles(this._run, this._dir, [this._factsName])
     discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)

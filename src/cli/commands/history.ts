@@ -6,7 +6,7 @@ import { HISTORY } from '../../config/options.js'
 import { analyzeHistory } from '../../pipeline/history.js'
 import { writeReportFor } from '../../pipeline/report.js'
 import { defineCommand } from '../spec.js'
-import { RESULT_FILES } from './_replaced.js'
+import { RESULT_FILES } from '../../artifacts/write-bundle.js'
 
 const DEFAULT_GLOB = '.flakeproof/history/*.jsonl'
 

@@ -10,7 +10,7 @@ import { MERGE } from '../../config/options.js'
 import { assertMergeable, mergeRuns } from '../../pipeline/merge.js'
 import { writeReportFor } from '../../pipeline/report.js'
 import { defineCommand } from '../spec.js'
-import { RESULT_FILES } from './_replaced.js'
+import { RESULT_FILES } from '../../artifacts/write-bundle.js'
 
 export const merge = defineCommand({
   name: 'merge',
