@@ -36,15 +36,9 @@ export function publishToGithub(bundle: Partial<ReportBundle>, options: GithubOp
   const { env } = options
   if (!inGithubActions(env)) return []
   if (env.GITHUB_STEP_SUMMARY) appendStepSummary(env.GITHUB_STEP_SUMMARY, renderGithubSummary(bundle, options.quarantined))
-  // Annotation paths are relative to the checkout, which is where the runner starts steps unless told otherwise.
-  const workspace = env.GITHUB_WORKSPACE || process.cwd()
   const locate = (test: TestRate): TestLocation | undefined => {
     const given = options.locations?.get(test.id)
-    const file = given?.file ?? resolve(options.rootOf(test), test.file)
-    const inside = relative(workspace, file)
-    if (inside.startsWith('..') || isAbsolute(inside)) return undefined
-    const line = given?.line ?? findTestLine(file, test.name.split(' > ').at(-1) ?? test.name)
-    return { file: inside.split('\\').join('/'), ...(line === undefined ? {} : { line }) }
+    return locateInWorkspace(env, given?.file ?? resolve(options.rootOf(test), test.file), test.name, given?.line)
   }
   return renderAnnotations(bundle, locate).map(formatAnnotation)
 }
@@ -73,14 +67,10 @@ export function publishEnforcementToGithub(report: EnforcementReport, env: Reado
   const quarantined = report.quarantined.map((q) => ({ id: q.id, since: q.quarantine.since, reason: q.quarantine.reason, failures: q.failures, trials: q.trials, outcome: q.outcome }))
   const summary = renderEnforcementSummary(report.policyPath, quarantined, overBudget, report.proposed, report.written)
   if (env.GITHUB_STEP_SUMMARY && summary !== '') appendStepSummary(env.GITHUB_STEP_SUMMARY, summary)
-  const workspace = env.GITHUB_WORKSPACE || process.cwd()
   return report.quarantined
     .filter((q) => q.outcome === 'failed')
     .map((q) => {
-      const file = resolve(report.root, q.file)
-      const inside = relative(workspace, file)
-      const line = findTestLine(file, q.name.split(' > ').at(-1) ?? q.name)
-      const where = inside.startsWith('..') || isAbsolute(inside) ? {} : { file: inside.split('\\').join('/'), ...(line === undefined ? {} : { line }) }
+      const where = locateInWorkspace(env, resolve(report.root, q.file), q.name)
       const first = q.errors[0] === undefined ? '' : ` Error: ${q.errors[0].split('\n')[0]?.slice(0, 300)}`
       return formatAnnotation({
         level: 'warning',
@@ -89,6 +79,18 @@ export function publishEnforcementToGithub(report: EnforcementReport, env: Reado
         ...where,
       })
     })
+}
+
+/**
+ * Where an annotation points: the file relative to the checkout (where the runner starts steps unless
+ * told otherwise), and the line Vitest gave or, failing that, the one the source declares the test
+ * on. Undefined for a file outside the checkout (GitHub would drop the annotation's place).
+ */
+function locateInWorkspace(env: Readonly<Record<string, string | undefined>>, file: string, name: string, line?: number): TestLocation | undefined {
+  const inside = relative(env.GITHUB_WORKSPACE || process.cwd(), file)
+  if (inside.startsWith('..') || isAbsolute(inside)) return undefined
+  const found = line ?? findTestLine(file, name.split(' > ').at(-1) ?? name)
+  return { file: inside.split('\\').join('/'), ...(found === undefined ? {} : { line: found }) }
 }
 
 /**
