@@ -4,7 +4,7 @@ import { format } from 'node:util'
 import { JournalWriter } from '../../src/artifacts/journal.js'
 import type { Repetition, RepetitionMode } from '../../src/core/repetition.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
-import { CAPTURE_LIMIT, cap, messageOf } from '../vitest/_repetition.js'
+import { CAPTURE_LIMIT, cap, messageOf } from '../../src/core/evidence.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 
 /**

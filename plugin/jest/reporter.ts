@@ -15,9 +15,9 @@ import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { readProofRuns } from '../../src/pipeline/proof-runs.js'
 import { recoverUnfinished } from '../../src/pipeline/test-recovery.js'
 import { type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
-import { ProgressPrinter } from '../vitest/_progress.js'
-import { cap, messageOf } from '../vitest/_repetition.js'
-import { renderTable } from '../vitest/_table.js'
+import { ProgressPrinter } from '../../src/session/_progress.js'
+import { cap, messageOf } from '../../src/core/evidence.js'
+import { renderTable } from '../../src/session/_table.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 
 /** The slices of Jest's reporter arguments read here (Jest 29 and 30 alike). */

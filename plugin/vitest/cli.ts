@@ -3,7 +3,7 @@ import type { Vitest } from 'vitest/node'
 import { isFlakeproofError } from '../../src/errors.js'
 import { extractVitestFlags, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { checkVitestArgs } from './_vitest-args.js'
-import { type RunOnce, runWithBudget } from './budget.js'
+import { type RunOnce, runWithBudget } from '../../src/session/budget.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**

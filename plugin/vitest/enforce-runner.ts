@@ -3,7 +3,7 @@ import type { File, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
 import { assignTestIds } from '../../src/core/test-id.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
-import { messageOf } from './_repetition.js'
+import { messageOf } from '../../src/core/evidence.js'
 import { allTests, Base, namesOf } from './runner.js'
 
 interface WorkerConfig {

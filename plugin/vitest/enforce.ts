@@ -5,7 +5,7 @@ import { type ResolvedVitestOptions, resolveOutDir } from '../../src/config/vite
 import { FlakeproofError } from '../../src/errors.js'
 import { proofRunsOf, retryOf } from '../../src/pipeline/enforcement.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
-import { DEFAULT_POLICY, POLICY_HINT, policyPathOf, readCommittedPolicy } from './_committed-policy.js'
+import { DEFAULT_POLICY, POLICY_HINT, policyPathOf, readCommittedPolicy } from '../../src/pipeline/committed-policy-file.js'
 import EnforceReporter from './enforce-reporter.js'
 
 export const ENFORCE_RUNNER = fileURLToPath(new URL('./enforce-runner.js', import.meta.url))

@@ -13,13 +13,13 @@ import {
   resolveVitestOptions,
 } from '../../src/config/vitest-options.js'
 import { FlakeproofError } from '../../src/errors.js'
-import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
+import { policyPathOf, readCommittedPolicy } from '../../src/pipeline/committed-policy-file.js'
 import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
 import { readProofRuns } from '../../src/pipeline/proof-runs.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
-import { readMeasuredUnder } from './_measured-under.js'
+import { readMeasuredUnder } from '../../src/session/_measured-under.js'
 import { runInRounds } from './_rounds.js'
 
 export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'

@@ -20,15 +20,15 @@ import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
-import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
+import { clearProvenInPolicy, policyPathOf } from '../../src/pipeline/committed-policy-file.js'
 import { recordVitestHistory } from './_history.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
-import { ProgressPrinter } from './_progress.js'
+import { ProgressPrinter } from '../../src/session/_progress.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
-import { messageOf } from './_repetition.js'
+import { messageOf } from '../../src/core/evidence.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
-import { renderTable } from './_table.js'
+import { renderTable } from '../../src/session/_table.js'
 
 /** Marks instances, so a second copy of this module (Vite's bundle of the config) recognises them. */
 export const REPORTER_BRAND = Symbol.for('flakeproof.vitest.reporter')

@@ -4,11 +4,12 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { JournalWriter } from '../../src/artifacts/journal.js'
+import { forJournal, JournalWriter } from '../../src/artifacts/journal.js'
 import { measuringModeOf } from '../../src/core/repetition.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
-import { CAPTURE_LIMIT, forJournal, keepDistinct, outcomeOf, settledState } from './_repetition.js'
+import { CAPTURE_LIMIT } from '../../src/core/evidence.js'
+import { keepDistinct, outcomeOf, settledState } from './_repetition.js'
 
 /**
  * Longest stretch without handing the event loop a turn. Vitest's worker answers its RPC calls only

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderEnforcement } from '../../plugin/vitest/_enforce-text.js'
+import { renderEnforcement } from '../../src/session/_enforce-text.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import type { EnforcedResult, QuarantinedTest } from '../../src/pipeline/enforcement.js'
 

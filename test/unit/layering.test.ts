@@ -92,8 +92,9 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
       artifacts: ['core', 'errors'],
       runner: ['core', 'errors'],
       pipeline: ['runner', 'artifacts', 'config', 'core', 'errors'],
-      cli: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin'],
-      plugin: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
+      session: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors'],
+      cli: ['session', 'pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin'],
+      plugin: ['session', 'pipeline', 'runner', 'artifacts', 'config', 'core', 'errors'],
       index: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
     }
     const backEdges = edges

@@ -1,5 +1,5 @@
 import pc from 'picocolors'
-import type { EnforcedResult, QuarantinedTest } from '../../src/pipeline/enforcement.js'
+import type { EnforcedResult, QuarantinedTest } from '../pipeline/enforcement.js'
 
 /**
  * The terminal section of an enforced run: listed tests that needed their retries or failed beyond

@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
-import type { MeasuredUnder } from '../../src/artifacts/conditions-schema.js'
-import { readJsonFile } from '../../src/artifacts/read.js'
-import { PolicyFileSchema } from '../../src/artifacts/schemas.js'
+import type { MeasuredUnder } from '../artifacts/conditions-schema.js'
+import { readJsonFile } from '../artifacts/read.js'
+import { PolicyFileSchema } from '../artifacts/schemas.js'
 
 /** The conditions the policy's measurement ran under; undefined for runs_needed.json or an older policy.json. */
 export function readMeasuredUnder(proofFrom: string): MeasuredUnder | undefined {
