@@ -1,9 +1,6 @@
 import { availableParallelism } from 'node:os'
 import type { Vitest } from 'vitest/node'
-import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
-import type { PlannedRound } from '../../src/pipeline/conditions.js'
-import { startLoad } from '../../src/runner/load.js'
-import { CONDITION_ENV, planRounds, type RoundsReporter } from '../../src/session/rounds.js'
+import { CONDITION_ENV, type PlannedRound, planRounds, type ResolvedVitestOptions, type RoundsReporter, startLoad } from '../../src/session/adapter.js'
 
 /**
  * Whole-run rounds: `vitest.start` runs the selected files once, then `runTestSpecifications` runs

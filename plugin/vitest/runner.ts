@@ -4,11 +4,8 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { forJournal, JournalWriter } from '../../src/artifacts/journal.js'
-import { measuringModeOf } from '../../src/core/repetition.js'
-import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
+import { assignTestIds, CAPTURE_LIMIT, forJournal, JournalWriter, measuringModeOf, type TestIdentity } from '../../src/session/worker.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
-import { CAPTURE_LIMIT } from '../../src/core/evidence.js'
 import { keepDistinct, outcomeOf, settledState } from './_repetition.js'
 
 /**

@@ -50,9 +50,10 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
   it('is read: every source file is found and every local import resolves to a file', () => {
     expect(files.length).toBeGreaterThan(50)
     // The regex must see the known imports, or every rule below would pass vacuously.
-    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/cli/main.ts', to: 'plugin/vitest/cli.ts', dynamic: true }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/cli/runner-commands.ts', to: 'plugin/vitest/cli.ts', dynamic: true }))
     expect(edges).toContainEqual(expect.objectContaining({ from: 'src/core/fisher.ts', to: 'src/core/fraction.ts' }))
-    expect(edges).toContainEqual(expect.objectContaining({ from: 'plugin/vitest/runner.ts', to: 'src/artifacts/journal.ts' }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'plugin/vitest/runner.ts', to: 'src/session/worker.ts' }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/session/adapter.ts', to: 'src/session/worker.ts' }))
     const unresolved = edges.filter((e) => e.local && !existsSync(join(ROOT, e.to))).map((e) => violation(e, 'no such file'))
     expect(unresolved).toEqual([])
   })
@@ -72,13 +73,12 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect(bad).toEqual([])
   })
 
-  it('src/ imports plugin/ only through the dynamic imports of plugin/vitest/cli.ts and plugin/jest/cli.ts by src/cli/main.ts', () => {
-    // Vitest and Jest are optional peers: each wrapper is loaded only by its own command.
-    const wrappers = ['plugin/vitest/cli.ts', 'plugin/jest/cli.ts']
+  it('src/ imports plugin/ only through the dynamic imports of each plugin/<runner>/cli.ts by the CLI registry', () => {
+    // Every runner is an optional peer: each adapter is loaded only by its own command.
     const bad = edges
       .filter((e) => e.from.startsWith('src/') && e.local && e.to.startsWith('plugin/'))
-      .filter((e) => !(e.from === 'src/cli/main.ts' && wrappers.includes(e.to) && e.dynamic))
-      .map((e) => violation(e, 'the only import of plugin/ from src/ is the dynamic one of plugin/vitest/cli.ts by `flakeproof vitest` (Vitest is an optional peer)'))
+      .filter((e) => !(e.from === 'src/cli/runner-commands.ts' && /^plugin\/[\w-]+\/cli\.ts$/.test(e.to) && e.dynamic))
+      .map((e) => violation(e, 'the only imports of plugin/ from src/ are the dynamic ones of plugin/<runner>/cli.ts by src/cli/runner-commands.ts (each runner is an optional peer)'))
     expect(bad).toEqual([])
   })
 
@@ -120,7 +120,7 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
       .filter((e) => {
         if (!e.local) return !(e.to === 'vitest' || e.to.startsWith('vitest/') || e.to.startsWith('node:'))
         // The plugin's own `_` helpers (_protocol.ts) are allowed; what they import is checked in turn.
-        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
+        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || e.to === 'src/session/worker.ts' || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
       })
       .map((e) => violation(e, 'reached from plugin/vitest/runner.ts, which imports only vitest, node built-ins, pure src/core and src/artifacts/journal.ts'))
     expect(bad).toEqual([])
