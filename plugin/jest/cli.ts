@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, takenOptions } from '../../src/session/adapter.js'
 import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
+import { jestVersion } from './_version.js'
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
 const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
@@ -40,6 +41,7 @@ interface ProjectConfig {
  */
 export const jestAdapter: RunnerAdapter = {
   runner: RUNNERS.jest,
+  version: () => jestVersion(process.cwd()),
   async prepare(args, command) {
     const jest = loadJest(process.cwd())
     return (options) => runJestOnce(jest, options, [...args], command)

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module'
-import { join, relative } from 'node:path'
+import { relative } from 'node:path'
 import {
   assignTestIds,
   cap,
@@ -19,6 +18,7 @@ import {
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { jestVersion } from './_version.js'
 
 /** The slices of Jest's reporter arguments read here (Jest 29 and 30 alike). */
 export interface JestGlobalConfig {
@@ -91,7 +91,8 @@ export default class FlakeproofJestReporter {
     const { command, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
-    const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env)
+    const version = jestVersion(this._rootDir)
+    const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
@@ -100,7 +101,7 @@ export default class FlakeproofJestReporter {
     const runner = RUNNERS.jest
     const base = {
       runner,
-      version: jestVersion(this._rootDir),
+      version,
       options: settled,
       command: command ?? `jest ${process.argv.slice(2).join(' ')}`.trim(),
       lockLabel: `flakeproof/jest/reporter outDir ${settled.outDir}`,
@@ -110,7 +111,7 @@ export default class FlakeproofJestReporter {
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
     const outDir = resolveOutDir(this._rootDir, settled)
-    const proof = this._proving ? selectProof(runner, this._rootDir, outDir, settled, 'Measure first: `flakeproof jest --flaky-repeat 200`.') : undefined
+    const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
     this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
     const run = this._session.open()
     process.once('exit', () => this._session.release())
@@ -234,12 +235,3 @@ function suiteFailure(text: string | null | undefined): string {
   return plain.split('\n').map((line) => line.replace(/^ {4}/, '')).join('\n').trim() || 'the file failed outside its tests'
 }
 
-/** The project's Jest version (`29.4.3`), for hints in its own syntax; undefined when it cannot be read. */
-function jestVersion(rootDir: string): string | undefined {
-  try {
-    const { version } = createRequire(join(rootDir, 'package.json'))('jest/package.json') as { version?: unknown }
-    return typeof version === 'string' ? version : undefined
-  } catch {
-    return undefined
-  }
-}

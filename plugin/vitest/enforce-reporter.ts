@@ -10,6 +10,8 @@ export interface EnforceReporterOptions {
   enforcement: Enforcement
   /** Write new quarantines and failed-run counts back into the policy file. */
   updatePolicy: boolean
+  /** How the run was started: its hints are in the same form. */
+  command: string
   /** Record the run in `<outDir>/history/` (docs/contracts.md §11); undefined: history is off. */
   historyOutDir: string | undefined
 }
@@ -46,7 +48,8 @@ export default class EnforceReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
     const root = this._vitest?.config.root ?? process.cwd()
     try {
-      for (const line of finishEnforcedRun(this._options.enforcement, this._seen, root, this._options.updatePolicy)) this._log(line)
+      const { enforcement, updatePolicy, command } = this._options
+      for (const line of finishEnforcedRun(enforcement, this._seen, { root, updatePolicy, runner: RUNNERS.vitest, command })) this._log(line)
       // An enforced run is an everyday run: it goes into history, as a plain one would (not watch mode's reruns).
       const { historyOutDir } = this._options
       if (historyOutDir && reason !== 'interrupted' && this._vitest?.config.watch !== true) {

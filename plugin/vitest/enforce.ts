@@ -11,7 +11,7 @@ export const ENFORCE_RUNNER = fileURLToPath(new URL('./enforce-runner.js', impor
  * the quarantined ids (from the session's `loadEnforcement`, which refuses a missing policy before
  * any test), and the enforcement reporter after the user's reporters.
  */
-export function installEnforcement(vitest: Vitest, resolved: ResolvedVitestOptions): EnforceReporter {
+export function installEnforcement(vitest: Vitest, resolved: ResolvedVitestOptions, command: string): EnforceReporter {
   const enforcement = loadEnforcement(vitest.config.root, resolved)
   const options: EnforceOptions = { retries: enforcement.retries, quarantined: enforcement.quarantined }
   for (const project of vitest.projects) {
@@ -19,5 +19,5 @@ export function installEnforcement(vitest: Vitest, resolved: ResolvedVitestOptio
     project.provide('flakeproofEnforce', options)
   }
   const historyOutDir = resolved.history ? resolveOutDir(vitest.config.root, resolved) : undefined
-  return new EnforceReporter({ enforcement, updatePolicy: resolved.updatePolicy, historyOutDir })
+  return new EnforceReporter({ enforcement, updatePolicy: resolved.updatePolicy, command, historyOutDir })
 }

@@ -8,6 +8,7 @@ import {
   assertReplaceable,
   type FlakeproofVitestOptions,
   FlakeproofError,
+  hintsFor,
   type ProofSelection,
   type ResolvedVitestOptions,
   resolveOutDir,
@@ -25,6 +26,9 @@ export type { FlakeproofVitestOptions } from '../../src/session/adapter.js'
 export { default as FlakeproofReporter } from './reporter.js'
 
 const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
+
+/** What only `flakeproof vitest` can do is suggested in its form. */
+const WRAPPER_HINTS = hintsFor({ runner: 'vitest', form: 'wrapper' })
 
 /** Set by `flakeproof vitest`, whose flags win over any plugin instance in the user's config. */
 export const WRAPPER_OPTIONS = Symbol.for('flakeproof.vitest.options')
@@ -95,7 +99,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
       if (resolved.budget !== undefined && !wrapped) {
-        throw stackless('flakeproof: --flaky-budget times a first run and then starts a second one, which only `npx flakeproof vitest --flaky-budget 5m [vitest args]` can do')
+        throw stackless(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
       }
       // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
       return { test: { runner: resolved.enforce ? ENFORCE_RUNNER : RUNNER, includeTaskLocation: true } }
@@ -115,7 +119,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
         throw stackless(
           `flakeproof: ${which} have config files of their own, which a plugin in the root config never reaches, so nothing would be repeated; ` +
-            'run `npx flakeproof vitest --flaky-repeat <n> [vitest args]` (it covers every project), or add flakeproof() to each project config',
+            `run \`${WRAPPER_HINTS.again('--flaky-repeat <n>')} [vitest args]\` (it covers every project), or add flakeproof() to each project config`,
         )
       },
     },
@@ -132,7 +136,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
   if (resolved.enforce) {
-    const enforcing = withoutStack(() => installEnforcement(vitest, resolved))
+    const enforcing = withoutStack(() => installEnforcement(vitest, resolved, command))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
     if (when === 'runtime') enforcing.onInit(vitest)
     existing.push(enforcing as never)
@@ -142,7 +146,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
   const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   vitest.onClose(() => lock.release())
-  const { runner: runnerOptions, proof } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root))
+  const { runner: runnerOptions, proof } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root, command))
   // A JUnit path that can never be written is refused now, not after the whole measurement.
   const { junit } = resolved
   if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
@@ -217,11 +221,11 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
 }
 
 /** What the runner in each worker is told, and, for a proof, what it proves (the session's selectProof). */
-function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string): { runner: RunnerOptions; proof?: ProofSelection } {
+function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string, command: string): { runner: RunnerOptions; proof?: ProofSelection } {
   const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
   if (!options.proof) {
     return { runner: { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} } }
   }
-  const proof = selectProof(RUNNERS.vitest, root, outDir, options, 'Measure first: `vitest run -- --flaky-repeat 200`.')
+  const proof = selectProof({ runner: RUNNERS.vitest, command }, root, outDir, options)
   return { runner: { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: proof.runs, proofFrom: proof.from }, proof }
 }

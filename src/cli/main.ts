@@ -22,7 +22,7 @@ import { ingest } from './commands/ingest.js'
 import { repeat } from './commands/repeat.js'
 import { report } from './commands/report.js'
 import { schema } from './commands/schema.js'
-import { joinShellWords } from './_shell-words.js'
+import { joinShellWords } from '../core/shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 

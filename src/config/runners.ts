@@ -1,4 +1,5 @@
 import { CAPABILITIES, type Capability } from './capabilities.js'
+import { hintContextOf, hintsFor } from '../core/hints.js'
 import { FlakeproofError } from '../errors.js'
 import {
   type FlakeproofVitestOptions,
@@ -21,8 +22,6 @@ export interface RunnerInfo {
   readonly can: Readonly<Record<Capability, boolean>>
   /** Where options are given in code, for errors: `flakeproof({...})`. */
   readonly optionsWhere: string
-  /** What to do instead, where the runner itself offers what its adapter lacks. */
-  readonly instead?: Partial<Record<Capability, string>>
 }
 
 const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, true])) as Record<Capability, boolean>
@@ -38,7 +37,6 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
     title: 'Jest',
     can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, committedPolicy: false, budget: false, junit: false, github: false, history: false },
     optionsWhere: 'the flakeproof/jest/reporter options',
-    instead: { seed: "pass Jest's own `--randomize --seed <n>`" },
   },
 }
 
@@ -86,6 +84,8 @@ export function resolveRunnerOptions(
   configured: FlakeproofVitestOptions,
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  /** The runner's version in the project, when known: what it offers instead depends on it. */
+  version?: string,
 ): ResolvedVitestOptions | undefined {
   const taken = runnerFlags(runner)
   for (const arg of args) {
@@ -93,14 +93,14 @@ export function resolveRunnerOptions(
     if (!name.startsWith('--flaky-') || name in taken) continue
     const flag = VITEST_FLAGS[name as FlagName]
     if (!flag) throw new FlakeproofError(`unknown flag ${name}; flakeproof's ${runner.title} flags are ${Object.keys(taken).join(', ')}`, 'E_USAGE')
-    throw new FlakeproofError(`${name} ${missing(runner, flag.needs as Capability)}`, 'E_USAGE')
+    throw new FlakeproofError(`${name} ${missing(runner, flag.needs as Capability, version)}`, 'E_USAGE')
   }
   for (const key of Object.keys(configured)) {
     if (!(key in VitestOptionsSchema.shape)) {
       const options = Object.keys(VitestOptionsSchema.shape).filter((k) => takesOption(runner, k))
       throw new FlakeproofError(`unknown option \`${key}\` in ${runner.optionsWhere}; options are ${options.join(', ')}`, 'E_USAGE')
     }
-    if (!takesOption(runner, key)) throw new FlakeproofError(`option \`${key}\` in ${runner.optionsWhere} ${missing(runner, needsOf(key) as Capability)}`, 'E_USAGE')
+    if (!takesOption(runner, key)) throw new FlakeproofError(`option \`${key}\` in ${runner.optionsWhere} ${missing(runner, needsOf(key) as Capability, version)}`, 'E_USAGE')
   }
   return resolveVitestOptions(configured, args, env)
 }
@@ -108,8 +108,11 @@ export function resolveRunnerOptions(
 // --- internal ---
 
 /** `is not available with Jest: it needs an adapter that …, which flakeproof's Jest adapter does not do yet`. */
-function missing(runner: RunnerInfo, capability: Capability): string {
-  const instead = runner.instead?.[capability]
+function missing(runner: RunnerInfo, capability: Capability, version: string | undefined): string {
   const why = `is not available with ${runner.title}: it needs an adapter that ${CAPABILITIES[capability]}, which flakeproof's ${runner.title} adapter does not`
-  return instead ? `${why}; ${instead} instead` : `${why} do yet`
+  if (capability !== 'seed') return `${why} do yet`
+  // Ordering by a seed is the runner's own business where it has an option for it (src/core/hints.ts).
+  const own = hintsFor(hintContextOf({ command: `flakeproof ${runner.name}`, tests: [], runner: { name: runner.name, version } })).seededOrder('<n>')
+  if (own === null) return `${why}, and ${runner.title}${version === undefined ? '' : ` ${version}`} has no option of its own for it`
+  return `${why}; pass ${runner.title}'s own \`${own}\` instead`
 }

@@ -4,9 +4,10 @@ import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/commit
 import { readJsonFile } from '../artifacts/read.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
+import { flakeproofCommand } from '../core/hints.js'
 import { clearProven } from './enforcement.js'
 
-export const POLICY_HINT = 'Write it from a measurement: `flakeproof policy --from .flakeproof/rate.json --write flakeproof.policy.json`.'
+export const POLICY_HINT = `Write it from a measurement: \`${flakeproofCommand('policy --from .flakeproof/rate.json --write flakeproof.policy.json')}\`.`
 
 /** Where the committed policy is when `policy` / `--flaky-policy` does not say. */
 export const DEFAULT_POLICY = 'flakeproof.policy.json'

@@ -1,11 +1,13 @@
 import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/committed-policy-schema.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
+import type { RunnerInfo } from '../config/runners.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import { FlakeproofError } from '../errors.js'
 import { DEFAULT_POLICY, POLICY_HINT, policyPathOf, readCommittedPolicy } from '../pipeline/committed-policy-file.js'
 import { type EnforcedTest, judgeEnforcedRun, listQuarantined, retryOf } from '../pipeline/enforcement.js'
 import { publishEnforcementToGithub } from '../pipeline/github.js'
 import { renderEnforcement } from './_enforce-text.js'
+import { hintsOf } from './hints.js'
 
 /** The committed policy an enforced run applies, and what the runner must do with it. */
 export interface Enforcement {
@@ -42,7 +44,12 @@ export function loadEnforcement(root: string, options: Pick<ResolvedVitestOption
  * written back. Returns the terminal lines, then the GitHub annotations (under GitHub Actions). It
  * never changes the exit code: the runner decides it, its failures of quarantined tests already passes.
  */
-export function finishEnforcedRun(enforcement: Enforcement, seen: readonly EnforcedTest[], root: string, updatePolicy: boolean): string[] {
+export function finishEnforcedRun(
+  enforcement: Enforcement,
+  seen: readonly EnforcedTest[],
+  run: { root: string; updatePolicy: boolean; runner: RunnerInfo; command: string },
+): string[] {
+  const { root, updatePolicy } = run
   const { policy, path, shown } = enforcement
   const today = new Date().toISOString().slice(0, 10)
   const { results, proposed, updated } = judgeEnforcedRun(policy, seen, today)
@@ -51,7 +58,7 @@ export function finishEnforcedRun(enforcement: Enforcement, seen: readonly Enfor
   if (updatePolicy && changed) writeJsonAtomic(path, CommittedPolicySchema, updated)
   return [
     '',
-    ...renderEnforcement(shown, results, quarantined, proposed, updatePolicy),
+    ...renderEnforcement(shown, results, quarantined, proposed, updatePolicy, hintsOf(run.runner, run.command).again('--flaky-proof --flaky-update-policy')),
     ...publishEnforcementToGithub({ policyPath: shown, root, results, quarantined, proposed, written: updatePolicy }, process.env),
   ]
 }

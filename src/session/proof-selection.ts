@@ -11,6 +11,7 @@ import { policyPathOf, readCommittedPolicy } from '../pipeline/committed-policy-
 import { proofRunsOf } from '../pipeline/enforcement.js'
 import { unreproducedConditions } from '../pipeline/proof-conditions.js'
 import { readProofRuns } from '../pipeline/proof-runs.js'
+import { hintsOf } from './hints.js'
 
 /** What a proof run proves: each test's required repetitions, where they came from, and what it does not replay. */
 export interface ProofSelection {
@@ -28,9 +29,11 @@ export interface ProofSelection {
  * `--flaky-proof`: a policy named with --flaky-policy is proved; else a measurement in the output
  * folder (what `--flaky-repeat` then `--flaky-proof` means), else the committed policy, as in a
  * fresh CI checkout (docs/contracts.md §9) — the committed policy only where the runner's adapter
- * has that capability. `hint` says how to measure first, in the runner's own syntax.
+ * has that capability. Its errors say how to measure first, in the runner's own syntax.
  */
-export function selectProof(runner: RunnerInfo, root: string, outDir: string, options: ResolvedVitestOptions, hint: string): ProofSelection {
+export function selectProof(run: { runner: RunnerInfo; command: string; version?: string | undefined }, root: string, outDir: string, options: ResolvedVitestOptions): ProofSelection {
+  const { runner } = run
+  const hint = `Measure first: \`${hintsOf(runner, run.command, run.version).again('--flaky-repeat 200')}\`.`
   const { path, shown } = policyPathOf(root, options)
   const measured = existsSync(join(outDir, 'policy.json')) || existsSync(join(outDir, 'runs_needed.json'))
   const fromCommitted = runner.can.committedPolicy && !(options.policy === undefined && measured)

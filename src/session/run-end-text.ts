@@ -4,6 +4,7 @@ import { freshRateText } from '../artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
 import type { RunError } from '../artifacts/test-schemas.js'
+import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
@@ -21,6 +22,8 @@ export interface RunEndContext {
   recording: boolean
   /** Of the intervals shown. */
   confidence: number
+  /** Suggested commands, in the runner's syntax. */
+  hints: Hints
 }
 
 /**
@@ -70,7 +73,11 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     lines.push(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
     const fresh = tally.fresh
     if (fresh) lines.push(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials })}`))
-    else lines.push(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))
+    else {
+      const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
+      const advice = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole)
+      if (advice !== '') lines.push(pc.dim(`    ${advice}`))
+    }
   }
   return lines
 }

@@ -23,6 +23,7 @@ export type RunOnce = (options: ResolvedVitestOptions | undefined) => Promise<Ru
  *
  * The adapter provides:
  * - `runner`: its name and capabilities (src/config/runners.ts): a flag needing one it lacks is refused;
+ * - `version`: the runner's version, for hints in its own syntax (Jest's `--randomize` from 29.5);
  * - `prepare`: for `flakeproof <runner> [--flaky-*] [runner args]`, a check of the runner's own
  *   arguments (flakeproof's flags already taken out) and the function that runs once;
  * - a reporter that translates the runner's events onto a TestSession (src/session/test-session.ts):
@@ -32,5 +33,7 @@ export type RunOnce = (options: ResolvedVitestOptions | undefined) => Promise<Ru
  */
 export interface RunnerAdapter {
   readonly runner: RunnerInfo
+  /** The runner's version in this project, when it can be read without running it: hints depend on it. */
+  version?(): string | undefined
   prepare(runnerArgs: readonly string[], command: string): Promise<RunOnce>
 }

@@ -10,6 +10,7 @@ import type { RunError } from '../artifacts/test-schemas.js'
 import type { RunnerInfo } from '../config/runners.js'
 import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-options.js'
 import { fractionFromNumber } from '../core/fraction.js'
+import type { Hints } from '../core/hints.js'
 import { measuringModeOf } from '../core/repetition.js'
 import { FlakeproofError } from '../errors.js'
 import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
@@ -20,6 +21,7 @@ import { type Collected, type TestRunResult, TestRunRecorder } from '../pipeline
 import { ProgressPrinter } from './_progress.js'
 import { type EverydayResult, recordEverydayRun } from './everyday-history.js'
 import type { ProofSelection } from './proof-selection.js'
+import { hintsOf } from './hints.js'
 import { publishRun } from './publish.js'
 import type { RoundsReporter } from './rounds.js'
 import { describeRound, renderRunEnd } from './run-end-text.js'
@@ -174,6 +176,12 @@ export class TestSession implements RoundsReporter {
     this._lock?.release()
   }
 
+  /** The commands this run suggests, in its runner's syntax and the form it was started in (src/core/hints.ts). */
+  hints(): Hints {
+    const { runner, version, command } = this._settings
+    return hintsOf(runner, command, version)
+  }
+
   /** A run begins: a new measurement, or the next whole-run round of the one under way. */
   begin(): void {
     this._seen.clear()
@@ -205,6 +213,7 @@ export class TestSession implements RoundsReporter {
       return new TestRunRecorder(outDir, run, {
         mode,
         command,
+        runner: { name: this._settings.runner.name, version: this._settings.version },
         repeat: mode === 'measure' ? (options.repeat ?? 1) * this._of : 1,
         ...wholeRuns,
         observe: mode === 'measure' && options.observe,
@@ -323,7 +332,7 @@ export class TestSession implements RoundsReporter {
     const result = this.degradeGracefully(() => recorder.finish(whole, collected, runErrors))
     if (!result) return undefined
     const calibration = options.budget !== undefined
-    for (const line of renderRunEnd(result, { unfinished, runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence })) this._host.log(line)
+    for (const line of renderRunEnd(result, { unfinished, runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._host.log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {

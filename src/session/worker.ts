@@ -7,6 +7,7 @@
 export { forJournal, type JournalRepetition, JournalWriter } from '../artifacts/journal.js'
 export { stripAnsi } from '../core/ansi.js'
 export { CAPTURE_LIMIT, cap, messageOf } from '../core/evidence.js'
+export { type HintContext, type Hints, hintsFor } from '../core/hints.js'
 export { measuringModeOf, type Repetition, type RepetitionMode } from '../core/repetition.js'
 export { assignTestIds, formatTestId, type TestIdentity } from '../core/test-id.js'
 export type { EnforcedTest } from '../pipeline/enforcement.js'

@@ -10,7 +10,7 @@ import type { RunnerAdapter } from './runner-adapter.js'
  * and then the measurement. Returns the exit code.
  */
 export async function runWrapper(adapter: RunnerAdapter, args: readonly string[]): Promise<number> {
-  const resolved = resolveRunnerOptions(adapter.runner, {}, args, process.env)
+  const resolved = resolveRunnerOptions(adapter.runner, {}, args, process.env, adapter.version?.())
   const { rest } = extractVitestFlags(args)
   const runOnce = await adapter.prepare(rest, `flakeproof ${adapter.runner.name} ${args.join(' ')}`.trim())
   if (resolved?.budget !== undefined) return runWithBudget(resolved, resolved.budget, runOnce, (line) => process.stderr.write(`${line}\n`))
