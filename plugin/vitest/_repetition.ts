@@ -25,11 +25,11 @@ export function outcomeOf(fresh: readonly { message?: unknown; name?: unknown }[
 export function settledState(
   repetitions: readonly { ok: boolean; error?: string }[],
   strict: boolean,
-): { state: 'pass' | 'fail'; message: string | undefined } | undefined {
+): { state: 'pass' } | { state: 'fail'; message: string } | undefined {
   if (repetitions.length === 0) return undefined
   const failures = repetitions.filter((r) => !r.ok).length
   const failed = failures === repetitions.length || (failures > 0 && strict)
-  return failed ? { state: 'fail', message: repetitions.find((r) => !r.ok)?.error ?? 'failed' } : { state: 'pass', message: undefined }
+  return failed ? { state: 'fail', message: repetitions.find((r) => !r.ok)?.error ?? 'failed' } : { state: 'pass' }
 }
 
 /**

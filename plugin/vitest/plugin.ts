@@ -133,13 +133,14 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
  * `runtime` to the ones it already created (for `flakeproof vitest`, after `createVitest`).
  */
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
-  const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
+  // Either list takes any reporter instance; `Vitest.reporters` is not in Vitest's public types.
+  const existing: unknown[] = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
   if (resolved.enforce) {
     const enforcing = withoutStack(() => installEnforcement(vitest, resolved, command))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
     if (when === 'runtime') enforcing.onInit(vitest)
-    existing.push(enforcing as never)
+    existing.push(enforcing)
     return
   }
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
@@ -162,7 +163,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
-  existing.splice(0, existing.length, ...kept, reporter as never)
+  existing.splice(0, existing.length, ...kept, reporter)
 }
 
 export default flakeproof

@@ -248,7 +248,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     if (!result || !settled) return
     result.state = settled.state
     if (settled.state === 'pass') result.errors = undefined
-    else if (!result.errors?.length) result.errors = [{ name: 'AssertionError', message: settled.message, stack: '' } as never]
+    else if (!result.errors?.length) result.errors = [{ name: 'AssertionError', message: settled.message, stack: '' }]
   }
 
   private _capture(stream: 'stdout' | 'stderr', text: string): boolean {
