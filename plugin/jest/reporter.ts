@@ -168,7 +168,7 @@ export default class FlakeproofJestReporter {
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
     const result = recorder.finish(complete, collected, this._runErrors)
     const verdict: JestRunVerdict = {
-      advisory: !this._proof && complete && this._runErrors.length === 0 && this._allFailed === 0 && !this._options?.failOnFlaky,
+      advisory: !this._proof && complete && result.runErrors.length === 0 && this._allFailed === 0 && !this._options?.failOnFlaky,
       proofFailed: result.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict
@@ -263,7 +263,7 @@ export default class FlakeproofJestReporter {
       return
     }
     log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${shown}`))
-    for (const { file, error } of this._runErrors) log(pc.red(`  ✗ ${file ?? 'outside any file'}: ${error.split('\n')[0]}`))
+    for (const { file, error } of result.runErrors) log(pc.red(`  ✗ ${file ?? 'outside any file'}: ${error.split('\n')[0]}`))
     if (result.proof) {
       for (const [id, p] of Object.entries(result.proof.tests ?? {})) {
         const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status

@@ -268,7 +268,7 @@ export default class FlakeproofReporter implements Reporter {
     const whole = complete && unfinished.length === 0 && this._lost === 0
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
     if (!result) return
-    this._print(result, unfinished, runErrors)
+    this._print(result, unfinished, result.runErrors)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (this._options.budget === undefined) this._publishForCi(result)
     if (result.proof && !result.proof.passed) process.exitCode = 1
