@@ -1,4 +1,4 @@
-import { JOURNAL_ERROR_LIMIT, type JournalRepetition } from '../../src/artifacts/journal.js'
+import { JOURNAL_ERROR_LIMIT, type JournalRepetition } from '../../src/artifacts/journal-line.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import type { Repetition } from '../../src/core/repetition.js'
 

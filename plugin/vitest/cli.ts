@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { isFlakeproofError } from '../../src/errors.js'
+import { flakeproofErrorIn } from '../../src/errors.js'
 import { extractVitestFlags, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { checkVitestArgs } from './_vitest-args.js'
 import { type RunOnce, runWithBudget } from './budget.js'
@@ -41,7 +41,7 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
     await vitest.start(filter)
   } catch (error) {
     // Our own error (out dir, lock) is main.ts's to print as one line; the rest are Vitest's.
-    if (isFlakeproofError((error as Error | undefined)?.cause)) throw error
+    if (flakeproofErrorIn(error)) throw error
     reportAsVitestDoes(vitest, error)
   } finally {
     await vitest.close()

@@ -12,13 +12,14 @@ import {
   resolveOutDir,
   resolveVitestOptions,
 } from '../../src/config/vitest-options.js'
-import { FlakeproofError } from '../../src/errors.js'
+import { FLAKEPROOF_ERROR, FlakeproofError } from '../../src/errors.js'
 import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
 import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
 import { readProofRuns } from '../../src/pipeline/proof-runs.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
+import { reachOf, recordInBrowser } from './_browser.js'
 import { readMeasuredUnder } from './_measured-under.js'
 import { runInRounds } from './_rounds.js'
 
@@ -132,6 +133,8 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
   const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
+  // Before anything is locked or written: a project the runner cannot reach stops the run here.
+  const reach = withoutStack(() => vitest.projects.map((project) => reachOf(project, vitest.version, resolved.enforce ? 'enforcing' : 'recording')))
   if (resolved.enforce) {
     const enforcing = withoutStack(() => installEnforcement(vitest, resolved))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
@@ -147,11 +150,12 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   // A JUnit path that can never be written is refused now, not after the whole measurement.
   const { junit } = resolved
   if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
-  for (const project of vitest.projects) {
+  vitest.projects.forEach((project, i) => {
     project.config.runner = RUNNER
     project.config.includeTaskLocation ??= true
     project.provide('flakeproof', runnerOptions)
-  }
+    if (reach[i] === 'browser') recordInBrowser(project, runnerOptions.journalDir)
+  })
   neverWriteSnapshots(vitest)
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
@@ -181,9 +185,10 @@ function withoutStack<T>(run: () => T): T {
   }
 }
 
-/** `cause` lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
-function stackless(message: string, cause?: FlakeproofError): Error {
-  const plain = new Error(message, { cause })
+/** FLAKEPROOF_ERROR lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
+function stackless(message: string, ours?: FlakeproofError): Error {
+  const plain = new Error(message)
+  if (ours) Object.defineProperty(plain, FLAKEPROOF_ERROR, { value: ours })
   plain.stack = message
   return plain
 }

@@ -7,7 +7,7 @@ import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
 import { renderVitestFlags } from '../config/vitest-options.js'
 import { renderJestFlags } from '../config/jest-options.js'
-import { FlakeproofError, isFlakeproofError } from '../errors.js'
+import { FlakeproofError, flakeproofErrorIn, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
@@ -103,9 +103,9 @@ async function runVitest(args: string[]): Promise<number> {
     const { runVitestWrapper } = await import('../../plugin/vitest/cli.js')
     return await runVitestWrapper(args)
   } catch (error) {
-    // The plugin hands its errors to Vitest without a stack; the cause is ours.
-    const ours = isFlakeproofError(error) ? error : (error as Error | undefined)?.cause
-    if (isFlakeproofError(ours)) return usageError(`vitest: ${ours.message}`, 'vitest')
+    // The plugin hands its errors to Vitest without a stack, ours kept on them.
+    const ours = flakeproofErrorIn(error)
+    if (ours) return usageError(`vitest: ${ours.message}`, 'vitest')
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(error).includes("'vitest")) {
       return usageError('vitest: Vitest is not installed here; `npm i -D vitest` (3.2 to 5.x)', 'vitest')
     }

@@ -34,6 +34,8 @@ const SIDE_EFFECT = /^[ \t]*import\s*['"]([^'"]+)['"]/gm
 const DYNAMIC = /^(?![ \t]*(?:\/\/|\*)).*?\bimport\(\s*(['"])([^'"]+)\1/gm
 
 const files = [...sourceFiles('src'), ...sourceFiles('plugin')]
+/** The journal: its writer and reader (node:fs), and its line format apart from them (no I/O, for browser pages). */
+const JOURNAL = ['src/artifacts/journal.ts', 'src/artifacts/journal-line.ts']
 const edges = files.flatMap(importsOf)
 const violation = (e: Edge, rule: string): string => `${e.from} imports '${e.specifier}'${e.typeOnly ? ' (type only)' : ''}: ${rule}`
 
@@ -119,12 +121,25 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
       .filter((e) => {
         if (!e.local) return !(e.to === 'vitest' || e.to.startsWith('vitest/') || e.to.startsWith('node:'))
         // The plugin's own `_` helpers (_protocol.ts) are allowed; what they import is checked in turn.
-        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
+        return !(layerOf(e.to) === 'core' || JOURNAL.includes(e.to) || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
       })
       .map((e) => violation(e, 'reached from plugin/vitest/runner.ts, which imports only vitest, node built-ins, pure src/core and src/artifacts/journal.ts'))
     expect(bad).toEqual([])
     // Spelled out, because these two are why the rule exists.
     expect([...reached.keys()].filter((to) => to === 'zod' || to.startsWith('zod/') || to.startsWith('src/pipeline/'))).toEqual([])
+  })
+
+  it('plugin/vitest/browser-recorder.ts (loaded into a browser page) reaches no node:* at all, only vitest, pure src/core and the journal line format', () => {
+    // The page cannot load node:fs: one import of it and browser mode measures nothing.
+    const reached = runtimeClosure('plugin/vitest/browser-recorder.ts')
+    const bad = [...reached.values()]
+      .filter((e) => {
+        if (!e.local) return !(e.to === 'vitest' || e.to.startsWith('vitest/'))
+        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal-line.ts' || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
+      })
+      .map((e) => violation(e, 'reached from plugin/vitest/browser-recorder.ts, which runs in a browser page: vitest, pure src/core and src/artifacts/journal-line.ts only'))
+    expect(bad).toEqual([])
+    expect(reached.has('plugin/vitest/_recorder.ts')).toBe(true)
   })
 
   it('only src/artifacts writes files', () => {
