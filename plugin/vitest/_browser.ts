@@ -51,25 +51,45 @@ export function reachOf(project: TestProject, vitestVersion: string, runner: 're
   return 'workers'
 }
 
+/** Where the journal of the run under way is, for the command below (set by recordInBrowser). */
+const JOURNAL_DIR = Symbol.for('flakeproof.browser.journal')
+
+/**
+ * The browser commands flakeproof adds: its plugin returns them from its `config` hook, Vitest's way
+ * for a plugin to provide commands, so the browser server has them from the start. The command is
+ * found through a global because Vite bundles a user's config with its own copy of this module.
+ */
+export const BROWSER_COMMANDS = { [JOURNAL_COMMAND]: writeJournal }
+
 /**
  * Sets up a browser-mode project: the recorder is its first setup file (browser mode ignores
- * `test.runner`), a browser command writes what each page sends into the run's journal (a file per
+ * `test.runner`), the journal command writes what each page sends into the run's journal (a file per
  * browser session, as a worker has its own), and no failure screenshot is taken.
  */
 export function recordInBrowser(project: TestProject, journalDir: string): void {
+  ;(globalThis as Record<symbol, unknown>)[JOURNAL_DIR] = journalDir
   const { setupFiles, browser } = project.config
   if (!setupFiles.includes(BROWSER_RECORDER)) setupFiles.unshift(BROWSER_RECORDER)
   // Vitest screenshots a failed test into the project (`__screenshots__`, `.vitest-attachments`)
   // after each of its repetitions, since a failed state sticks: a measurement writes nothing of the
   // user's, and ~140 ms of screenshot per repetition would be timed as the test's own.
   browser.screenshotFailures = false
-  const command = (context: { sessionId: string }, lines: JournalLine[]): void => {
-    appendJournal(journalDir, `browser-${context.sessionId.replace(/[^\w-]/g, '_')}`, lines)
+  // Projects whose config files the plugin's `config` hook never saw (`flakeproof vitest` on a
+  // monorepo): Vitest 3.2 and 4 build the browser server later, from the project, or with
+  // `browser.instances` from the project listing them (`_parent`); 5 has built it already.
+  const internal = project as { _parent?: { config: TestProject['config'] }; config: { _browserContribution?: { parent?: { registerCommand?: (name: string, command: unknown) => void } } } }
+  for (const config of [project.config, internal._parent?.config]) {
+    if (config) config.browser.commands = { ...config.browser.commands, ...BROWSER_COMMANDS }
   }
-  // With `browser.instances`, each instance is a clone of the project that lists them, and the
-  // browser server takes its commands from that one (Vitest 3.2 to 5 keep it as `_parent`).
-  const parent = (project as { _parent?: { config: TestProject['config'] } })._parent
-  for (const config of [project.config, parent?.config]) {
-    if (config) config.browser.commands = { ...config.browser.commands, [JOURNAL_COMMAND]: command }
-  }
+  internal.config._browserContribution?.parent?.registerCommand?.(JOURNAL_COMMAND, writeJournal)
+}
+
+// --- internal ---
+
+/** Appends the lines a page sent to its session's journal file. */
+function writeJournal(context: { sessionId: string }, lines: JournalLine[]): void {
+  const dir = (globalThis as Record<symbol, unknown>)[JOURNAL_DIR]
+  if (typeof dir !== 'string') throw new Error('flakeproof: a browser page sent journal lines, but no measurement is under way in this process')
+  if (!Array.isArray(lines)) throw new Error('flakeproof: a browser page sent journal lines that are not a list')
+  appendJournal(dir, `browser-${context.sessionId.replace(/[^\w-]/g, '_')}`, lines)
 }

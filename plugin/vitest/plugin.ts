@@ -19,7 +19,7 @@ import { readProofRuns } from '../../src/pipeline/proof-runs.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
-import { reachOf, recordInBrowser } from './_browser.js'
+import { BROWSER_COMMANDS, reachOf, recordInBrowser } from './_browser.js'
 import { readMeasuredUnder } from './_measured-under.js'
 import { runInRounds } from './_rounds.js'
 
@@ -42,7 +42,7 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean; browser?: { commands: typeof BROWSER_COMMANDS } } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
   configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
 }
@@ -99,8 +99,10 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       if (resolved.budget !== undefined && !wrapped) {
         throw stackless('flakeproof: --flaky-budget times a first run and then starts a second one, which only `npx flakeproof vitest --flaky-budget 5m [vitest args]` can do')
       }
-      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
-      return { test: { runner: resolved.enforce ? ENFORCE_RUNNER : RUNNER, includeTaskLocation: true } }
+      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without
+      // it); when recording, browser mode's journal command for any browser project (_browser.ts).
+      if (resolved.enforce) return { test: { runner: ENFORCE_RUNNER, includeTaskLocation: true } }
+      return { test: { runner: RUNNER, includeTaskLocation: true, browser: { commands: BROWSER_COMMANDS } } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
