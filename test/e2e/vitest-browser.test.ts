@@ -57,14 +57,26 @@ describe.each([
   })
 })
 
-describe('a pool flakeproof cannot reach', { timeout: 60_000 }, () => {
-  it('stops the run before any test with one line naming the pool and the project', async () => {
+describe('a pool or mode flakeproof cannot reach', { timeout: 60_000 }, () => {
+  const CUSTOM = 'the tests of this project run in the custom pool "own-forks", whose workers may never load flakeproof\'s runner'
+  it.each([
+    ['a custom pool, under `vitest run`', (out: string) => runVitest(['run', '--config', 'vitest.custom-pool.config.ts', '--', '--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere'], {}, FIXTURE), 1, CUSTOM],
+    ['a custom pool, under `flakeproof vitest`', (out: string) => runFlakeproofVitest(['--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'vitest.custom-pool.config.ts'], {}, FIXTURE), 2, CUSTOM],
+    [
+      'browser mode under --flaky-enforce',
+      (out: string) => runVitest(['run', '--', '--flaky-enforce', '--flaky-out', out, '--flaky-out-anywhere'], {}, FIXTURE),
+      1,
+      '--flaky-enforce does not reach the tests of project "chromium", which run in Vitest\'s browser mode',
+    ],
+  ])('%s: stops the run before any test with one line naming the project and why', async (_, run, code, line) => {
     const out = tempDir()
-    const result = await runVitest(['run', '--config', 'vitest.custom-pool.config.ts', '--', '--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere'], {}, FIXTURE)
+    const result = await run(out)
     const output = result.stdout + result.stderr
-    expect(result.code).not.toBe(0)
-    expect(output).toContain('flakeproof: the tests of this project run in the custom pool "own-forks"')
-    expect(output).not.toMatch(/Test Files|✓|×/)
+    expect(result.code).toBe(code)
+    expect(output).toContain(line)
+    // One line: no stack, no cause printed under it.
+    expect(output.split('\n').filter((l) => l.includes('flakeproof'))).toHaveLength(1)
+    expect(output).not.toMatch(/Test Files|✓|×|\bat /)
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })
 })
