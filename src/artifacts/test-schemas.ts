@@ -24,7 +24,7 @@ export const TestModeSchema = z
   .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
 
 export const TestRateSchema = z.object({
-  id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
+  id: z.string().describe('[project] [typecheck] relative/file.test.ts > Suite > test (project when named, typecheck for a type test): stable across runs and machines.'),
   project: z.string(),
   file: z.string(),
   name: z.string(),
