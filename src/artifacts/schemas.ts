@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DIALECTS } from '../core/junit-dialect.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
@@ -58,6 +59,10 @@ export const RateFileSchema = z.object({
     .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
+  producers: z
+    .array(z.enum(DIALECTS))
+    .optional()
+    .describe('`repeat`/`ingest`: the producers the reports were recognised as written by (docs/other-runners.md), which decide what their attributes mean.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 
