@@ -5,8 +5,8 @@ import { printRuns } from './_runs-result.js'
 
 export const repeat = defineCommand({
   name: 'repeat',
-  summary: 'run any test runner N times, each writing a JUnit report; write per-test rates with Wilson intervals',
-  usage: '--runs <n> --junit "<path with {run}>" [--gap-ms <ms>] [--jobs <n>] [--timeout-ms <ms>] [--confidence <c>] [--out-dir <dir>] [--lang <en|ko>] -- <command>',
+  summary: 'run any test runner N times, each writing a JUnit report (or a `cargo test` log); write per-test rates with Wilson intervals',
+  usage: '--runs <n> (--junit "<path>" | --libtest "<path>") [--gap-ms <ms>] [--jobs <n>] [--timeout-ms <ms>] [--confidence <c>] [--out-dir <dir>] [--lang <en|ko>] -- <command>',
   rest: 'cmd',
   writes: 'rate.json (with tests), facts.jsonl (one line per test per run), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir',
   example: 'flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml',
@@ -18,7 +18,8 @@ export const repeat = defineCommand({
         // Required by REPEAT's schema; optional only so that `--` may give it instead.
         command: o.cmd as string,
         runs: o.runs,
-        junit: o.junit,
+        format: o.junit !== undefined ? 'junit' : 'libtest',
+        report: (o.junit ?? o.libtest) as string,
         gapMs: o['gap-ms'],
         jobs: o.jobs,
         timeoutMs: o['timeout-ms'] ?? null,
