@@ -3,7 +3,7 @@ import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSumma
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
 import { concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, type HtmlBundle, type Subject, TABLE_ROWS } from './html-subjects.js'
-import { INDEPENDENCE_TEXT } from './independence-text.js'
+import { freshAdvice, INDEPENDENCE_TEXT } from './independence-text.js'
 
 /**
  * report.html: the same bundle as flaky_report.md, drawn. One self-contained page: inline CSS and
@@ -146,7 +146,7 @@ function renderSubject(bundle: HtmlBundle, s: Subject, index: number, summary: E
   const independence = s.independence
   const note =
     independence && s.verdict === 'non-idempotent'
-      ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${esc(INDEPENDENCE_TEXT.en.freshRun(testMode ? subjectOf(bundle, s.id) : s.id))}</p>`
+      ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${esc(testMode ? freshAdvice(INDEPENDENCE_TEXT.en, bundle.rate, subjectOf(bundle, s.id)) : INDEPENDENCE_TEXT.en.freshRun(s.id))}</p>`
       : independence
         ? (() => {
             const clue = INDEPENDENCE_TEXT.en.clue(independence, unit)

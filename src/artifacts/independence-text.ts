@@ -1,4 +1,6 @@
 import type { Independence } from '../core/independence.js'
+import type { Dialect } from '../core/junit-dialect.js'
+import { rerunCommandFor } from '../core/runner-hints.js'
 
 /**
  * What the runs test found, in words, for the report, the CLI's notes and the terminal table.
@@ -21,6 +23,8 @@ export interface IndependenceText {
   cause: (independence: Independence, unit: Unit) => string
   /** Non-idempotent: how to measure it properly (fresh runs). */
   freshRun: (subject: TestSubject | string) => string
+  /** Non-idempotent in runs that were each a fresh process already (`repeat`, `ingest`): where the state lives, and the runner's own command for the test alone when known. */
+  alreadyFresh: (command: string | undefined) => string
   /** Clustered or regular: a clue, and the reminder that the interval assumes independence; else null. */
   clue: (independence: Independence, unit: Unit) => string | null
   /** The runs test in one line, whatever it found. */
@@ -56,6 +60,8 @@ const EN: IndependenceText = {
     typeof subject === 'string'
       ? `Measure it with fresh runs instead: run it in a fresh environment each time, resetting the state it leaves before every trial (e.g. \`flakeproof measure --cmd ${doubleQuoted(`<reset> && ${subject}`)} --trials 20 --out fresh-rate.json\`).`
       : `Measure it with fresh runs instead: \`${freshRunCommand(subject)}\`.`,
+  alreadyFresh: (command) =>
+    `Each run was a fresh process already, so the state that changed outlives the process (files, a database, a cache, a service): reset it before every run (\`-- sh -c '<reset> && <test command>'\`)${command === undefined ? '.' : `, and look at the test alone with its runner: \`${command}\`.`}`,
   clue: (i, unit) => {
     if (i.pattern === 'clustered') {
       return `Failures came in bursts (${i.runs} runs of equal outcomes where ${expected(i)} are expected by chance, runs test p = ${p(i)}): a clue to a shared cause; the interval assumes independent ${unit}s.`
@@ -88,6 +94,8 @@ const KO: IndependenceText = {
     typeof subject === 'string'
       ? `대신 매번 새 환경에서 실행해서 측정하세요. 시도마다 남은 상태를 먼저 지우세요 (예: \`flakeproof measure --cmd ${doubleQuoted(`<초기화> && ${subject}`)} --trials 20 --out fresh-rate.json\`).`
       : `대신 새로 실행해서 측정하세요: \`${freshRunCommand(subject)}\`.`,
+  alreadyFresh: (command) =>
+    `실행마다 이미 새 프로세스였으므로, 바뀐 상태는 프로세스 밖(파일, 데이터베이스, 캐시, 서비스)에 남아 있습니다: 실행마다 먼저 초기화하세요 (\`-- sh -c '<초기화> && <테스트 명령>'\`)${command === undefined ? '.' : `. 테스트 하나만 그 러너로 보려면: \`${command}\`.`}`,
   clue: (i, unit) => {
     const u = KO_UNIT[unit]
     if (i.pattern === 'clustered') {
@@ -119,4 +127,15 @@ function shellWord(text: string): string {
 /** A double-quoted argument for the user's shell: `"`, `\`, `$` and backquote escaped. */
 function doubleQuoted(text: string): string {
   return `"${text.replace(/["\\$`]/g, '\\$&')}"`
+}
+
+/**
+ * How to measure a non-idempotent test afresh, for the run it came from: Vitest's fresh-process
+ * command after a Vitest run; after `repeat`/`ingest`, whose runs were fresh processes already, where
+ * the state lives, with the runner's own command when one producer wrote every report.
+ */
+export function freshAdvice(text: IndependenceText, rate: { reports?: string | undefined; producers?: readonly Dialect[] | undefined }, subject: TestSubject): string {
+  if (rate.reports === undefined) return text.freshRun(subject)
+  const [producer, other] = rate.producers ?? []
+  return text.alreadyFresh(producer !== undefined && other === undefined ? rerunCommandFor(producer, subject) : undefined)
 }

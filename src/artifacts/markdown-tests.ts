@@ -2,6 +2,7 @@ import { stripAnsi } from '../core/ansi.js'
 import { nextStepForReports } from './next-step-reports.js'
 import type { ReportBundle } from './bundle.js'
 import { freshRateText } from './fresh-rate-text.js'
+import { freshAdvice } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -29,7 +30,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
-    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, t))),
+    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, t, rate))),
     '',
     `## ${t.onlyWhenFails}`,
     '',
@@ -67,11 +68,11 @@ function byConcern(a: TestRate, b: TestRate): number {
   return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
 }
 
-function renderIndependence(test: TestRate, t: Messages): string[] {
+function renderIndependence(test: TestRate, t: Messages, rate: RateFile): string[] {
   const { independence } = test
   if (!independence) return []
   if (test.verdict === 'non-idempotent') {
-    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(test)
+    const measure = test.fresh ? freshRateText(test.fresh) : freshAdvice(t.independence, rate, test)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
   }
   const clue = t.independence.clue(independence, 'repetition')

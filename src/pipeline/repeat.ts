@@ -2,6 +2,7 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { copyReports, moveReportsAside, prepareKeptReports, reportsAt, specialKind } from '../artifacts/kept-reports.js'
 import { assertWritable } from '../artifacts/write.js'
+import { hiddenRetriesNote } from '../core/runner-hints.js'
 import { FlakeproofError } from '../errors.js'
 import { type TrialRecord, runTrials } from '../runner/run-trials.js'
 import type { PipelineContext } from './context.js'
@@ -89,6 +90,7 @@ export async function repeatCommand(outDir: string, s: RepeatSettings, context: 
     lang: s.lang,
     ranAll: summary.complete,
     startedAt: summary.startedAt,
+    notes: [hiddenRetriesNote(s.command, process.env)].flatMap((note) => (note === undefined ? [] : [`${note}; these counts are of last attempts only`])),
   })
 }
 

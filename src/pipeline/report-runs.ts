@@ -48,6 +48,8 @@ export interface RunsSettings {
   ranAll: boolean
   startedAt: Date
   counters?: ReadCounters
+  /** Known before any report is read (the command line hides retries): run errors of their own. */
+  notes?: readonly string[]
 }
 
 export interface RunsResult {
@@ -74,7 +76,7 @@ export interface RunsResult {
 export function recordRuns(outDir: string, runs: Iterable<RunReports>, settings: RunsSettings): RunsResult {
   assertWritable(join(outDir, 'facts.jsonl'), '--out-dir')
   const list = [...runs]
-  const runErrors: RunError[] = []
+  const runErrors: RunError[] = (settings.notes ?? []).map((error) => ({ project: null, file: null, error }))
   const scan = scanRuns(list, settings, runErrors)
   const dir = runDirOf(outDir)
   prepareRunDir(dir)

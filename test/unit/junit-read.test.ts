@@ -60,7 +60,7 @@ describe('readJUnitFile: what each case says', () => {
     const cases = readJUnitCases(recorded(path))
     if (Array.isArray(expected[0])) expect(cases.map(brief)).toEqual(expected[0])
     else {
-      const [name, outcome, attempts] = expected as readonly [string, string, readonly number[] | undefined]
+      const [name, outcome, attempts] = expected as unknown as readonly [string, string, readonly number[] | undefined]
       const found = cases.find((c) => c.name === name) as JUnitCase
       expect(outcomeOfCase(found)).toBe(outcome)
       if (attempts) expect(brief(found)[3]).toEqual(attempts)
