@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
+import { specialKind } from '../artifacts/kept-reports.js'
 import fg from 'fast-glob'
 import type { ReadCounters } from '../artifacts/junit-read.js'
 import { FlakeproofError } from '../errors.js'
@@ -57,7 +59,10 @@ function runsOf(pattern: string, format: ReportFormat): RunReports[] {
   const folders = matches.filter((m) => m.dirent.isDirectory()).map((m) => `${m.path.replace(/\/+$/, '')}/`)
   const outermost = matches.filter((m) => !folders.some((folder) => m.path.startsWith(folder)))
   return outermost.flatMap((match) => {
-    if (!match.dirent.isDirectory()) return [{ files: [match.path] }]
+    // A named pipe would block the read forever (deaf to Ctrl-C): refused before anything is read.
+    const kind = specialKind(match.path)
+    if (kind !== undefined) throw new FlakeproofError(`--${format} "${pattern}" matches ${match.path}, which is ${kind}, not a report file; reports are read from regular files (or every report below a folder)`, 'E_INPUT')
+    if (!match.dirent.isDirectory() && !(match.dirent.isSymbolicLink() && statSync(match.path).isDirectory())) return [{ files: [match.path] }]
     const files = fg.sync(REPORT_GLOB[format], { cwd: match.path, onlyFiles: true, dot: false }).sort(byNumbersInPath)
     return files.length === 0 ? [] : [{ files: files.map((file) => join(match.path, file)) }]
   })

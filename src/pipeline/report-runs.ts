@@ -191,8 +191,9 @@ function scanRuns(runs: readonly RunReports[], settings: RunsSettings, runErrors
 
 function scanFile(file: string, settings: RunsSettings, scan: Scan): { entries: number[]; dialect: Dialect } {
   const suites = new Map<number, { identities: TestIdentity[]; names: string[]; at: number[] }>()
-  const cases: JUnitCase[] = []
-  const dialect = readCases(file, settings, (c) => cases.push(c))
+  // Names only: the first reading keeps no output or failure text, so what it holds is one small record per case.
+  const cases: Pick<JUnitCase, 'classname' | 'name' | 'file' | 'suites' | 'hostname' | 'suite'>[] = []
+  const dialect = readCases(file, settings, ({ classname, name, file: path, suites, hostname, suite }) => cases.push({ classname, name, file: path, suites, hostname, suite }))
   scan.producers.add(dialect)
   cases.forEach((c, i) => {
     const suite = suites.get(c.suite) ?? { identities: [], names: [], at: [] }
@@ -237,7 +238,7 @@ function readResults(file: string, scan: Scan, settings: RunsSettings, run: RunW
 }
 
 /** A case's names for the identity rules, its file relative to the working folder when it lies inside it. */
-function namesOf(c: JUnitCase): CaseNames {
+function namesOf(c: Pick<JUnitCase, 'classname' | 'name' | 'file' | 'suites' | 'hostname'>): CaseNames {
   return { classname: c.classname, name: c.name, file: relativeInside(c.file), suites: c.suites, hostname: c.hostname }
 }
 

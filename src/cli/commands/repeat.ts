@@ -28,6 +28,11 @@ export const repeat = defineCommand({
       },
       context,
     )
+    // Stopped before any run finished: nothing to read, and nothing wrong with the input.
+    if (result.stopped && result.runs === 0 && result.runErrors.length === 0) {
+      context.log('repeat: stopped before any run finished; nothing was written')
+      return 130
+    }
     printRuns(result, o['out-dir'], context, print)
     return result.stopped ? 130 : 0
   },
