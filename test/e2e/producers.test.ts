@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process'
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
-import { readArtifact, runCli, tempDir } from '../utils.js'
+import { BIN, readArtifact, ROOT, runCli, settle, tempDir } from '../utils.js'
 
 /**
  * `ingest` over reports recorded from the real tools (test/fixtures/recorded/<variant>/README.md names
@@ -178,5 +180,30 @@ describe('ingest gives the exact per-test counts of each producer’s recorded s
       "flakeproof a.test.js > Alpha > same: 2 tests of this name in one run, in suites that hold the same tests, so no report tells which is which; left out of the counts. Vitest's junit reporter names no project: write one report per project (`vitest run --project <name> --outputFile=<file>`), or measure with flakeproof's Vitest plugin, docs/other-runners.md",
     )
     expect(lines.at(-1)).toBe('flakeproof ingest: no test of the 3 reports read could be told apart from another (above); nothing was written. See `flakeproof ingest --help`.')
+  })
+})
+
+describe('what the report advises after reports from another runner', () => {
+  it('a test that fails the first runs, then passes: no fresh-process Vitest command (every run was fresh), pytest’s own; annotations name no file that is not there', async () => {
+    const dir = tempDir()
+    mkdirSync(join(dir, 'reports'))
+    // Recorded pytest reports: run 3 fails test_every_third_run, run 1 passes it. Runs 1–4 fail, 5–12 pass.
+    for (let run = 1; run <= 12; run++) copyFileSync(join(ROOT, 'test/fixtures/recorded/pytest', run <= 4 ? 'run-3.xml' : 'run-1.xml'), join(dir, 'reports', `run-${run}.xml`))
+    const result = await runCli(['ingest', '--junit', 'reports/*.xml', '--out-dir', 'out'], { cwd: dir })
+    expect(result.code, result.stderr).toBe(0)
+    const rate = readArtifact(join(dir, 'out', 'rate.json'), RateFileSchema)
+    expect(rate.tests?.find((t) => t.id === 'tests.test_a.TestAlpha > test_every_third_run')).toMatchObject({ trials: 12, failures: 4, verdict: 'non-idempotent' })
+    const report = readFileSync(join(dir, 'out', 'flaky_report.md'), 'utf8')
+    expect(report).not.toContain('npx vitest')
+    expect(report).toContain(
+      "Each run was a fresh process already, so the state that changed outlives the process (files, a database, a cache, a service): reset it before every run (`-- sh -c '<reset> && <test command>'`), and look at the test alone with its runner: `python3 -m pytest -k test_every_third_run`.",
+    )
+    // Under GitHub Actions, `report` annotates the flaky and broken tests; their classname is no file here.
+    const child = spawn(process.execPath, [BIN, 'report', '--dir', 'out'], { cwd: dir, env: { ...process.env, GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, GITHUB_STEP_SUMMARY: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const published = await settle(child)
+    expect(published.code, published.stderr).toBe(0)
+    const annotations = published.stderr.split('\n').filter((line) => line.startsWith('::'))
+    expect(annotations.map((line) => line.split(' ')[0])).toEqual(['::warning', '::error'])
+    expect(annotations.some((line) => line.includes('file='))).toBe(false)
   })
 })
