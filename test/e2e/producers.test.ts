@@ -207,3 +207,23 @@ describe('what the report advises after reports from another runner', () => {
     expect(annotations.some((line) => line.includes('file='))).toBe(false)
   })
 })
+
+describe('merge of ingested halves', () => {
+  it('adds attempts as trials and runs as rounds: two halves of the Surefire series merge to the counts of the whole', async () => {
+    const dir = tempDir()
+    for (const [half, runs] of [['a', '[1-3]'], ['b', '[4-6]']] as const) {
+      const result = await runCli(['ingest', '--junit', join(ROOT, `test/fixtures/recorded/surefire/run-${runs}`), '--out-dir', half], { cwd: dir })
+      expect(result.code, result.stderr).toBe(0)
+    }
+    const merged = await runCli(['merge', 'a', 'b', '--out', 'm'], { cwd: dir })
+    expect(merged.code, merged.stderr).toBe(0)
+    const rate = readArtifact(join(dir, 'm', 'rate.json'), RateFileSchema)
+    // As the whole series reads (above): 6 rounds, every one failed (BetaTest.same).
+    expect(rate).toMatchObject({ trials: 6, failures: 6 })
+    expect(concerning((rate.tests ?? []).filter((t) => t.id !== 'example.AlphaTest > notYet').map((t): Row => [t.id, t.trials, t.failures, t.verdict]))).toEqual([
+      ['example.AlphaTest$Inner > everySecondRun', 11, 5, 'flaky'],
+      ['example.AlphaTest > everyThirdRun', 8, 2, 'flaky'],
+      ['example.BetaTest > same', 18, 18, 'broken'],
+    ])
+  })
+})
