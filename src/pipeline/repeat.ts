@@ -53,7 +53,7 @@ export async function repeatCommand(outDir: string, s: RepeatSettings, context: 
   let kept: string | undefined
   if (fixed) {
     assertWritable(join(outDir, 'facts.jsonl'), '--out-dir')
-    kept = prepareKeptReports(outDir)
+    kept = withCode('E_OUTPUT', () => prepareKeptReports(outDir))
   }
   const ran = new Map<number, TrialRecord>()
   let failed = 0
@@ -66,7 +66,7 @@ export async function repeatCommand(outDir: string, s: RepeatSettings, context: 
       jobs: s.jobs,
       commandFor: (run) => withRun(s.command, run),
       // The previous run's report (the user's own before the first) leaves the path, so what is there after a run is that run's.
-      ...(kept === undefined ? {} : { beforeTrial: (run: number) => moveReportsAside(s.report, join(kept as string, run === 1 ? 'before' : `run-${run - 1}`)) }),
+      ...(kept === undefined ? {} : { beforeTrial: (run: number) => withCode('E_WRITE', () => moveReportsAside(s.report, join(kept as string, run === 1 ? 'before' : `run-${run - 1}`))) }),
     },
     context.control,
     (record) => {
@@ -77,7 +77,7 @@ export async function repeatCommand(outDir: string, s: RepeatSettings, context: 
   )
   const order = [...ran.keys()].sort((a, b) => a - b)
   const last = order.at(-1)
-  if (kept !== undefined && last !== undefined) copyReports(s.report, join(kept, `run-${last}`))
+  if (kept !== undefined && last !== undefined) withCode('E_WRITE', () => copyReports(s.report, join(kept as string, `run-${last}`)))
   const reports = order.map((run) => (kept === undefined ? reportsOf(run, ran.get(run) as TrialRecord, s) : keptReportsOf(run, ran.get(run) as TrialRecord, s, kept)))
   return recordRuns(outDir, reports, {
     command: s.command,
@@ -104,6 +104,16 @@ const CLOCK_SLACK_MS = 2000
 
 /** What a folder given as the report holds: JUnit reports are `.xml`, logs `.log` or `.txt`. */
 const FOLDER_GLOB = { junit: '**/*.xml', libtest: '**/*.{log,txt}' } as const
+
+/** A file-system failure of the kept reports as one line with its exit code (E_OUTPUT before any run: 2; E_WRITE after: 3). */
+function withCode<T>(code: 'E_OUTPUT' | 'E_WRITE', work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    if (error instanceof FlakeproofError) throw error
+    throw new FlakeproofError((error as Error).message, code)
+  }
+}
 
 function withRun(text: string, run: number): string {
   return text.split(RUN_PLACEHOLDER).join(String(run))
