@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { specialKind } from '../artifacts/kept-reports.js'
 import fg from 'fast-glob'
 import type { ReadCounters } from '../artifacts/junit-read.js'
@@ -58,7 +58,7 @@ function runsOf(pattern: string, format: ReportFormat): RunReports[] {
   // A match inside a matched folder is part of that folder's run (`reports/**` matches both), never a run of its own.
   const folders = matches.filter((m) => m.dirent.isDirectory()).map((m) => `${m.path.replace(/\/+$/, '')}/`)
   const outermost = matches.filter((m) => !folders.some((folder) => m.path.startsWith(folder)))
-  return outermost.flatMap((match) => {
+  const runs = outermost.flatMap((match): RunReports[] => {
     // A named pipe would block the read forever (deaf to Ctrl-C): refused before anything is read.
     const kind = specialKind(match.path)
     if (kind !== undefined) throw new FlakeproofError(`--${format} "${pattern}" matches ${match.path}, which is ${kind}, not a report file; reports are read from regular files (or every report below a folder)`, 'E_INPUT')
@@ -66,6 +66,33 @@ function runsOf(pattern: string, format: ReportFormat): RunReports[] {
     const files = fg.sync(REPORT_GLOB[format], { cwd: match.path, onlyFiles: true, dot: false }).sort(byNumbersInPath)
     return files.length === 0 ? [] : [{ files: files.map((file) => join(match.path, file)) }]
   })
+  return groupSurefireClasses(runs)
+}
+
+/**
+ * Maven Surefire writes one `TEST-<class>.xml` per test class into one folder per run: files so named
+ * in one folder are one run, however the glob reached them (`out/**\/TEST-*.xml` is not 36 runs of 9).
+ */
+function groupSurefireClasses(runs: RunReports[]): RunReports[] {
+  const grouped: RunReports[] = []
+  const byFolder = new Map<string, string[]>()
+  for (const run of runs) {
+    const [file] = run.files
+    const surefire = run.files.length === 1 && file !== undefined && /^TEST-.+\.xml$/.test(basename(file))
+    if (!surefire) {
+      grouped.push(run)
+      continue
+    }
+    const folder = dirname(file)
+    const files = byFolder.get(folder)
+    if (files) files.push(file)
+    else {
+      const group = [file]
+      byFolder.set(folder, group)
+      grouped.push({ files: group })
+    }
+  }
+  return grouped
 }
 
 function byNumbersInPath(a: string, b: string): number {

@@ -127,6 +127,17 @@ describe('ingest gives the exact per-test counts of each producer’s recorded s
       ],
       ['surefire'],
     ],
+    // The same series reached file by file: TEST-<class>.xml files of one folder are one run (not 18 runs of 3 classes).
+    [
+      'surefire, a glob of its files',
+      ['--junit', 'test/fixtures/recorded/surefire/**/TEST-*.xml'],
+      [
+        ['example.AlphaTest$Inner > everySecondRun', 11, 5, 'flaky'],
+        ['example.AlphaTest > everyThirdRun', 8, 2, 'flaky'],
+        ['example.BetaTest > same', 18, 18, 'broken'],
+      ],
+      ['surefire'],
+    ],
     // cargo test --no-fail-fast logs: keyed by binary, `#[ignore]` outside the counts.
     [
       'cargo',
