@@ -42,6 +42,8 @@ export function detectDialect(shape: ReportShape): Dialect {
   if (shape.suiteAttributes.name === 'pytest') return 'pytest'
   if ((shape.suiteAttributes['xsi:noNamespaceSchemaLocation'] ?? '').includes('surefire')) return 'surefire'
   if (shape.cases > 0 && shape.classnameIsTest === shape.cases && shape.root === 'testsuites' && Object.keys(shape.rootAttributes).length === 0) return 'node-test'
+  // jest-junit with its suite renamed (`suiteName`) still writes its default templates: classname = name.
+  if (shape.cases > 0 && shape.classnameIsName === shape.cases && shape.withFile === 0) return 'jest-junit'
   return 'generic'
 }
 
@@ -84,13 +86,15 @@ export function identityOf(c: CaseNames, dialect: Dialect): TestIdentity {
       const [outer, ...inner] = c.suites
       return outer === undefined ? { project: '', file: c.name, path: [] } : { project: '', file: outer, path: [...inner, c.name] }
     }
+    // Split at ` > ` as every report was before producers were told apart: their ids stay what they were.
     case 'pytest':
     case 'surefire':
     case 'nextest':
+      return { project: '', file: c.classname, path: c.name.split(' > ') }
     case 'libtest':
       return { project: '', file: c.classname, path: [c.name] }
     case 'generic':
-      return { project: '', file: c.classname || c.file || (c.suites.at(-1) ?? ''), path: [c.name] }
+      return { project: '', file: c.classname || c.file || (c.suites.at(-1) ?? ''), path: c.name.split(' > ') }
   }
 }
 

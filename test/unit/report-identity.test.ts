@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type CaseNames, identityOf } from '../../src/core/junit-dialect.js'
+import { type CaseNames, detectDialect, identityOf, type ReportShape } from '../../src/core/junit-dialect.js'
 import { IdentityTable, type SuiteCases } from '../../src/core/report-identity.js'
 import { formatTestId } from '../../src/core/test-id.js'
 import { hiddenRetriesNote, rerunCommandFor } from '../../src/core/runner-hints.js'
@@ -92,6 +92,8 @@ describe('identityOf: each producer’s attributes as it means them', () => {
     ['surefire', { classname: 'example.AlphaTest$Inner', name: 'same' }, 'example.AlphaTest$Inner > same'],
     ['generic', { name: 'x', file: 'f.rb', suites: ['S'] }, 'f.rb > x'],
     ['generic', { name: 'x', suites: ['S'] }, 'S > x'],
+    // As every report read before producers were told apart: a name split at ` > `.
+    ['generic', { classname: 'cart.test.ts', name: 'cart > adds' }, 'cart.test.ts > cart > adds'],
   ] as const)('%s %j → %s', (dialect, names, id) => {
     expect(formatTestId(identityOf({ ...base, ...names }, dialect))).toBe(id)
   })
@@ -123,5 +125,22 @@ describe('runner hints', () => {
     const note = hiddenRetriesNote(command, env)
     if (start === undefined) expect(note).toBeUndefined()
     else expect(note?.startsWith(start)).toBe(true)
+  })
+})
+
+describe('detectDialect beyond the recordings: marks a producer writes whatever it is configured to', () => {
+  const shape = (over: Partial<ReportShape>): ReportShape => ({ root: 'testsuites', rootAttributes: {}, suiteAttributes: {}, cases: 2, classnameIsTest: 0, classnameIsName: 0, withFile: 0, ...over })
+  it.each([
+    // jest-junit with `suiteName: "unit"`: its default templates still write classname = name.
+    [shape({ rootAttributes: { name: 'unit' }, classnameIsName: 2 }), 'jest-junit'],
+    // Playwright with PLAYWRIGHT_JUNIT_SUITE_ID/NAME set: the root keeps its id attribute.
+    [shape({ rootAttributes: { id: 'nightly', name: 'e2e' }, suiteAttributes: { name: 'a.spec.ts', hostname: 'chromium' } }), 'playwright'],
+    // A root <testsuite> of pytest (xunit1 family too).
+    [shape({ root: 'testsuite', rootAttributes: { name: 'pytest' }, suiteAttributes: { name: 'pytest' } }), 'pytest'],
+    // Anything else: generic, read as every report was before.
+    [shape({ rootAttributes: { name: 'go test' } }), 'generic'],
+    [shape({ cases: 0 }), 'generic'],
+  ] as const)('%j → %s', (given, dialect) => {
+    expect(detectDialect(given)).toBe(dialect)
   })
 })
