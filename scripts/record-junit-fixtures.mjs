@@ -122,7 +122,7 @@ function record(name, variant) {
   writeFileSync(
     join(out, 'README.md'),
     `Recorded from the real tool by \`node scripts/record-junit-fixtures.mjs ${name}\` (never edited by hand):\n${variant.tool()};\n` +
-      `${variant.runs} runs of \`${env}${shown}\` in a copy of test/fixtures/${variant.project}-project with one fresh FLAKE_STATE counter folder.\n`,
+      `${variant.runs} runs of \`${env}${shown}${variant.log ? ' 2>&1' : ''}\` in a copy of test/fixtures/${variant.project}-project with one fresh FLAKE_STATE counter folder.\n`,
   )
   rmSync(work, { recursive: true, force: true })
 }
