@@ -79,7 +79,7 @@ export const TestFactSchema = z.object({
     .int()
     .positive()
     .optional()
-    .describe('`repeat`/`ingest`: the attempt of the test within its run, from 1, when the report records retries or repetitions (each attempt is a line and a trial).'),
+    .describe('`repeat`/`ingest`: the attempt of the test within its run, from 1 (a report that records retries or repetitions gives several; each attempt is a line and a trial).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 

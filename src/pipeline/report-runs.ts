@@ -300,14 +300,13 @@ class RunWriter {
     if (kept.runs.at(-1) !== this._run) kept.seen++
     // Time per attempt: the report gives the case's; its attempts share it.
     const elapsedMs = c.elapsedMs / c.attempts.length
-    const several = c.attempts.length > 1 || this._attempts.has(id)
     c.attempts.forEach((a, i) => {
       const attempt = (this._attempts.get(id) ?? 0) + 1
       this._attempts.set(id, attempt)
       const error = a.error?.slice(0, KEPT_ERROR_CHARS)
       kept.repetitions.push({ ok: a.ok, elapsedMs, mode: 'fast', gapMs: this._gapMs, ...(error === undefined ? {} : { error }) })
       kept.runs.push(this._run)
-      this._facts.append(fact(a.ok ? 'passed' : 'failed', a.error, i === c.attempts.length - 1, elapsedMs, several ? attempt : undefined))
+      this._facts.append(fact(a.ok ? 'passed' : 'failed', a.error, i === c.attempts.length - 1, elapsedMs, attempt))
     })
     this._previous = id
   }
