@@ -8,7 +8,7 @@ export const repeat = defineCommand({
   summary: 'run any test runner N times, each writing a JUnit report (or a `cargo test` log); write per-test rates with Wilson intervals',
   usage: '--runs <n> (--junit "<path>" | --libtest "<path>") [--gap-ms <ms>] [--jobs <n>] [--timeout-ms <ms>] [--confidence <c>] [--out-dir <dir>] [--lang <en|ko>] -- <command>',
   rest: 'cmd',
-  writes: 'rate.json (with tests), facts.jsonl (one line per test per run), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir',
+  writes: 'rate.json (with tests), facts.jsonl (one line per attempt of each test per run), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir; with a fixed report path, each run\'s report in --out-dir/run-reports/',
   example: 'flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml',
   ...REPEAT,
   async run(o, { print, context }) {
