@@ -87,6 +87,8 @@ export class IdentityTable {
       // The same name in two suites alike, in one run: nothing tells them apart.
       if (n > 1) this._ambiguous.add(e.base)
     }
+    // What the run's bookkeeping held is folded in: one record per case need not outlive its run.
+    this.startRun()
   }
 
   /** Decides every id; call once, after the last run. */
@@ -109,6 +111,8 @@ export class IdentityTable {
       })
     }
     this._ids = ids
+    // Only the ids are asked for from now on.
+    this._keys.clear()
     return ambiguities
   }
 
