@@ -8,6 +8,7 @@ import type { RunError } from '../../src/artifacts/test-schemas.js'
 import { type FlakeproofJestOptions, JestOptionsSchema, type ResolvedJestOptions, resolveJestOptions } from '../../src/config/jest-options.js'
 import { resolveOutDir } from '../../src/config/vitest-options.js'
 import { stripAnsi } from '../../src/core/ansi.js'
+import { logLine } from '../../src/core/workflow-command.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import type { Repetition } from '../../src/core/repetition.js'
 import { assignTestIds, formatTestId } from '../../src/core/test-id.js'
@@ -133,7 +134,7 @@ export default class FlakeproofJestReporter {
       ...(this._proof ? { proofFrom: this._proof.from } : {}),
       lang: 'en',
     })
-    if (this._journal) this._progress = new ProgressPrinter(this._journal, (line) => process.stderr.write(`${line}\n`), { tty: process.stderr.isTTY === true })
+    if (this._journal) this._progress = new ProgressPrinter(this._journal, (line) => process.stderr.write(`${logLine(line, process.env)}\n`), { tty: process.stderr.isTTY === true })
   }
 
   onTestFileStart(test: JestTest): void {
@@ -254,7 +255,7 @@ export default class FlakeproofJestReporter {
 
   private _print(result: TestRunResult): void {
     const log = (line: string): void => {
-      process.stderr.write(`${line}\n`)
+      process.stderr.write(`${logLine(line, process.env)}\n`)
     }
     const shown = relative(process.cwd(), result.dir) || '.'
     log('')

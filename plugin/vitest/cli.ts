@@ -5,6 +5,7 @@ import { extractVitestFlags, type ResolvedVitestOptions, resolveVitestOptions } 
 import { checkVitestArgs } from './_vitest-args.js'
 import { type RunOnce, runWithBudget } from './budget.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
+import { logLine } from '../../src/core/workflow-command.js'
 
 /**
  * `flakeproof vitest [--flaky-*] [vitest args]`: the plugin without touching the config. Our flags
@@ -19,7 +20,7 @@ export async function runVitestWrapper(args: readonly string[]): Promise<number>
   const command = `flakeproof vitest ${args.join(' ')}`.trim()
   const runOnce = (options: ResolvedVitestOptions | undefined): ReturnType<RunOnce> => runVitestOnce(options, vitestArgs, command)
   if (resolved?.budget !== undefined) {
-    return runWithBudget(resolved, resolved.budget, runOnce, (line) => process.stderr.write(`${line}\n`))
+    return runWithBudget(resolved, resolved.budget, runOnce, (line) => process.stderr.write(`${logLine(line, process.env)}\n`))
   }
   return (await runOnce(resolved)).code
 }

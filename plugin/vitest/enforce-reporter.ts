@@ -4,6 +4,7 @@ import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts
 import { writeJsonAtomic } from '../../src/artifacts/write.js'
 import { type EnforcedTest, judgeEnforcedRun, listQuarantined } from '../../src/pipeline/enforcement.js'
 import { publishEnforcementToGithub } from '../../src/pipeline/github.js'
+import { logLine } from '../../src/core/workflow-command.js'
 import type {} from './_enforce-protocol.js'
 import { renderEnforcement } from './_enforce-text.js'
 import { recordVitestHistory } from './_history.js'
@@ -77,10 +78,16 @@ export default class EnforceReporter implements Reporter {
     this._log('')
     for (const line of renderEnforcement(shownPath, results, quarantined, proposed, updatePolicy)) this._log(line)
     const root = this._vitest?.config.root ?? process.cwd()
-    for (const line of publishEnforcementToGithub({ policyPath: shownPath, root, results, quarantined, proposed, written: updatePolicy }, process.env)) this._log(line)
+    // Annotations are escaped where they are made, and go out as they are.
+    for (const line of publishEnforcementToGithub({ policyPath: shownPath, root, results, quarantined, proposed, written: updatePolicy }, process.env)) this._write(line)
   }
 
+  /** Every other line, escaped under GitHub Actions: names, reasons and evidence start no workflow command. */
   private _log(line: string): void {
+    this._write(logLine(line, process.env))
+  }
+
+  private _write(line: string): void {
     if (this._vitest) this._vitest.logger.log(line)
     else console.log(line)
   }

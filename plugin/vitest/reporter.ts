@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { join, relative, resolve } from 'node:path'
+import { basename, join, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
@@ -9,7 +9,8 @@ import { isProcessAlive } from '../../src/artifacts/_process.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import type { RunError } from '../../src/artifacts/test-schemas.js'
-import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
+import { PartialWriteError, WriteLog } from '../../src/artifacts/write.js'
+import { discardRunDir, prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import type { ConditionsFile, RoundCondition } from '../../src/artifacts/conditions-schema.js'
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
@@ -17,6 +18,7 @@ import { describeRate } from '../../src/core/rate.js'
 import { measuringModeOf } from '../../src/core/repetition.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline/github.js'
+import { logLine } from '../../src/core/workflow-command.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
@@ -65,6 +67,8 @@ export default class FlakeproofReporter implements Reporter {
   private _lock: OutputLock | undefined
   /** Test results that could not be recorded this run. */
   private _lost = 0
+  /** The first error recording a test's results, told once at the end. */
+  private _recordError: FlakeproofError | undefined
   /** An error of flakeproof's own was reported (once per reporter). */
   private _internalError = false
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
@@ -114,7 +118,7 @@ export default class FlakeproofReporter implements Reporter {
         this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete)
         // Everyday runs only (docs/contracts.md §11): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
         if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
-          this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t)))
+          this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t)), 'history not recorded')
         }
       }
     })
@@ -177,6 +181,7 @@ export default class FlakeproofReporter implements Reporter {
     this._roundErrors = []
     this._roundsIncomplete = false
     this._lost = 0
+    this._recordError = undefined
     if (this._options.nothingToProve) return
     const { runnerMode, repeat, observe, confidence, proofRuns, proofFrom, command } = this._options
     this._recorder = this._degradeGracefully(() => {
@@ -186,7 +191,7 @@ export default class FlakeproofReporter implements Reporter {
       const run = runDirOf(outDir)
       prepareRunDir(run)
       this._journal = runnerMode ? new JournalReader(run.journal) : undefined
-      return new TestRunRecorder(outDir, run, {
+      return discardingOnError(run, () => new TestRunRecorder(outDir, run, {
         mode: runnerMode ?? 'single',
         command: command ?? 'vitest run',
         repeat: runnerMode === 'measure' ? (repeat ?? 1) * this._of : 1,
@@ -199,7 +204,7 @@ export default class FlakeproofReporter implements Reporter {
         ...(this._options.seed === undefined ? {} : { seed: this._options.seed }),
         gapMs: this._options.gapMs,
         lang: 'en',
-      })
+      }))
     })
     if (next) this._recorder?.noteRound(next)
     if (this._recorder && this._journal) {
@@ -225,7 +230,7 @@ export default class FlakeproofReporter implements Reporter {
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
-    if (this._degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
+    this._recordQuietly(() => this._recorder?.record(test, this._round, this._condition))
   }
 
   /**
@@ -248,7 +253,7 @@ export default class FlakeproofReporter implements Reporter {
     const recorder = this._recorder
     if (!recorder) return
     const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
     this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
     if (unfinished.length > 0) this._roundsIncomplete = true
     this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
@@ -263,10 +268,20 @@ export default class FlakeproofReporter implements Reporter {
     const recorder = this._recorder
     this._recorder = undefined
     const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
-    const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
+    const log = new WriteLog()
+    let result: TestRunResult | undefined
+    let failure: FlakeproofError | undefined
+    try {
+      result = log.run(() => recorder.finish(whole, collected, runErrors))
+    } catch (error) {
+      if (!(error instanceof FlakeproofError)) throw error
+      failure = error
+      if (this._options.runnerMode === 'proof') process.exitCode = 1
+    }
+    if (failure || this._lost > 0) this._log(pc.yellow(this._describeUnwritten(failure, log.written)), 'warn')
     if (!result) return
     this._print(result, unfinished, runErrors)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
@@ -282,7 +297,7 @@ export default class FlakeproofReporter implements Reporter {
     const root = this._vitest?.config.root ?? process.cwd()
     const roots = new Map((this._vitest?.projects ?? []).map((p) => [p.name, p.config.root]))
     const github = { env: process.env, rootOf: (test: { project: string }) => roots.get(test.project) ?? root, locations: this._locations }
-    for (const line of this._degradeGracefully(() => publishToGithub(bundle, github)) ?? []) this._log(line)
+    for (const line of this._degradeGracefully(() => publishToGithub(bundle, github)) ?? []) this._annotate(line)
     const { junit } = this._options
     if (!junit) return
     const path = resolve(root, junit)
@@ -295,15 +310,40 @@ export default class FlakeproofReporter implements Reporter {
    * A reporter does not break the test run over its own files: it warns and writes nothing. A proof
    * that cannot record its verdict still fails the run.
    */
-  private _degradeGracefully<T>(run: () => T): T | undefined {
+  private _degradeGracefully<T>(run: () => T, what = 'no files written'): T | undefined {
     try {
       return run()
     } catch (error) {
       if (!(error instanceof FlakeproofError)) throw error
-      this._log(pc.yellow(`[flakeproof] no files written: ${error.message}`), 'warn')
+      this._log(pc.yellow(`[flakeproof] ${what}: ${error.message}`), 'warn')
       if (this._options.runnerMode === 'proof') process.exitCode = 1
       return undefined
     }
+  }
+
+  /**
+   * One test's results into the recorder. A failure (a full disk) is told once, at the end, with what
+   * was and was not written, not once per test; the test is left out and the run marked incomplete.
+   */
+  private _recordQuietly(record: () => void): void {
+    try {
+      record()
+    } catch (error) {
+      if (!(error instanceof FlakeproofError)) throw error
+      this._lost++
+      this._recordError ??= error
+    }
+  }
+
+  /** The one line a run prints when its files are not all written: why, which are on disk, which are not. */
+  private _describeUnwritten(failure: FlakeproofError | undefined, written: readonly string[]): string {
+    const first = failure ?? this._recordError
+    const cause = first?.cause as NodeJS.ErrnoException | undefined
+    const reason = failure instanceof PartialWriteError ? failure.reason : (cause?.code ?? 'a write failed')
+    const lost = this._lost > 0 ? `${this._lost} test(s) could not be recorded (${this._recordError?.message}); ` : ''
+    const names = written.map((path) => basename(path))
+    const notWritten = failure instanceof PartialWriteError ? failure.notWritten.join(', ') : failure ? failure.message : `their results (the files say the run is incomplete)`
+    return `[flakeproof] not all results were written (${reason}): ${lost}written: ${names.join(', ') || 'nothing'}; not written: ${notWritten}`
   }
 
   /** `--flaky-update-policy` after a proof from the committed policy: tests proven fixed leave quarantine. */
@@ -314,7 +354,17 @@ export default class FlakeproofReporter implements Reporter {
     for (const id of cleared) this._log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
   }
 
+  /** Every line the reporter prints, escaped under GitHub Actions so no test name or error starts a workflow command. */
   private _log(line: string, level: 'log' | 'warn' = 'log'): void {
+    this._write(logLine(line, process.env), level)
+  }
+
+  /** An annotation (a workflow command, escaped where it was made) goes out as it is. */
+  private _annotate(line: string): void {
+    this._write(line, 'log')
+  }
+
+  private _write(line: string, level: 'log' | 'warn'): void {
     if (this._vitest) this._vitest.logger[level](line)
     else console[level](line)
   }
@@ -451,6 +501,16 @@ export default class FlakeproofReporter implements Reporter {
 }
 
 // --- internal ---
+
+/** A recorder that cannot start (its folder holds a folder named rate.json, say) leaves no `.run-<pid>/` behind. */
+function discardingOnError<T>(run: RunDir, start: () => T): T {
+  try {
+    return start()
+  } catch (error) {
+    discardRunDir(run)
+    throw error
+  }
+}
 
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
 function conditionLines(conditions: ConditionsFile | undefined): string[] {

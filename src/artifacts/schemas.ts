@@ -58,6 +58,8 @@ export const RateFileSchema = z.object({
     .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
+  run_id: z.string().optional().describe('The run that wrote this folder, new for each; a copy of the folder keeps it, so `merge` counts it once.'),
+  merged_runs: z.array(z.string()).optional().describe('`merge`: the runs added up (run ids, or `sha256:` of a rate.json without one), so a later merge counts none twice.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 

@@ -38,7 +38,7 @@ const CASES: Record<string, Case[]> = {
         // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
         // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
         expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10/40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
-        expect(runs.at(-1)?.stdout).toContain('flaky: tests/cart.test.ts > cart total survives a refresh (10/40)')
+        expect(runs.at(-1)?.stdout).toContain('flaky: "tests/cart.test.ts > cart total survives a refresh" (10/40)')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
       },
     },

@@ -122,7 +122,7 @@ const BOUNDS: HostileCase[] = [
     },
     args: history(),
     code: 2,
-    stderr: [refusal('history', '--out o is a symbolic link to elsewhere, and flakeproof never writes through one; name the folder itself, or a new one')],
+    stderr: [refusal('history', '--out o is a symbolic link to elsewhere, and flakeproof never writes through one; give the folder itself, or a new one')],
   },
 ]
 

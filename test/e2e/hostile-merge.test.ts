@@ -250,7 +250,7 @@ const REFUSED: HostileCase[] = [
     },
     args: ['merge', 's1', '--out', 'L'],
     code: 2,
-    stderr: [refusal('merge', '--out L is a symbolic link to other, and flakeproof never writes through one; name the folder itself, or a new one')],
+    stderr: [refusal('merge', '--out L is a symbolic link to other, and flakeproof never writes through one; give the folder itself, or a new one')],
   },
 ]
 
@@ -278,7 +278,7 @@ describe.skipIf(!canInject)('merge under SIGTERM', () => {
     const child = spawnMerge(dir, args)
     const result = await settle(child)
     expect(result.code, result.stderr).toBe(143)
-    expect(result.stderr.trim().split('\n')).toEqual(['flakeproof SIGTERM: killing the running trial; what finished is kept', 'flakeproof merge: stopped by SIGTERM before the merge was whole; nothing was written in m'])
+    expect(result.stderr.trim().split('\n')).toEqual(['flakeproof SIGTERM: stopping', 'flakeproof merge: stopped before the merge was whole; nothing in m was changed'])
     expect(readdirNames(join(dir, 'm'))).toEqual([])
   })
 })
