@@ -1,9 +1,9 @@
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { HistoryFileSchema, type HistoryRecord } from '../../src/artifacts/history-schemas.js'
-import { type HostileCase, refusal, runHostileCase } from '../hostile.js'
-import { readArtifact } from '../utils.js'
+import { HistoryFileSchema, type HistoryRecord, HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
+import { type HostileCase, refusal, runCliIn, runHostileCase, VITEST_BIN, vitestProject } from '../hostile.js'
+import { readArtifact, ROOT, tempDir } from '../utils.js'
 
 /**
  * `flakeproof history` (docs/contracts.md §11) on hostile input (issue 19 items 3 and 6): spans and
@@ -152,5 +152,36 @@ describe('history: bounded on every input', () => {
 describe('history: each run counted once', () => {
   it.each(COUNTED_ONCE)('$name', async (c) => {
     await runHostileCase(c)
+  })
+})
+
+describe('history: skipped, todo and expected failures stay outside the counts', { timeout: 60_000 }, () => {
+  it('an everyday Vitest run records only the tests that ran, an expected failure as passed', async () => {
+    const dir = tempDir('flakeproof-hostile-')
+    vitestProject(dir, {
+      'tests/a.test.ts': [
+        "import { expect, test } from 'vitest'",
+        "test('adds', () => expect(1 + 1).toBe(2))",
+        "test.skip('skipped', () => expect(1).toBe(2))",
+        "test.todo('to do')",
+        "test.fails('fails as expected', () => expect(1).toBe(2))",
+        '',
+      ].join('\n'),
+      'vitest.config.mjs': `export default { test: { include: ['tests/**/*.test.ts'], reporters: ['default', [${JSON.stringify(join(ROOT, 'dist/plugin/vitest/reporter.js'))}, {}]] } }\n`,
+    })
+    const run = await runCliIn(dir, ['run'], {}, [], VITEST_BIN)
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    const [file] = readdirSync(join(dir, '.flakeproof/history'))
+    const lines = readFileSync(join(dir, '.flakeproof/history', file as string), 'utf8').trim().split('\n').map((l) => HistoryRecordSchema.parse(JSON.parse(l)))
+    expect(lines.map((l) => [l.name, l.outcome])).toEqual([
+      ['adds', 'passed'],
+      ['fails as expected', 'passed'],
+    ])
+    const analysed = await runCliIn(dir, ['history', '--out', 'o'])
+    expect(analysed.code, analysed.stderr).toBe(0)
+    expect(readArtifact(join(dir, 'o/history.json'), HistoryFileSchema).tests.map((t) => [t.id, t.trials, t.failures])).toEqual([
+      ['tests/a.test.ts > adds', 1, 0],
+      ['tests/a.test.ts > fails as expected', 1, 0],
+    ])
   })
 })
