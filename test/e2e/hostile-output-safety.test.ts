@@ -173,32 +173,20 @@ const TESTS = {
 const vitest = (...flags: string[]) => ['vitest', '--flaky-repeat', '2', ...flags]
 
 const VITEST_CASES: HostileCase[] = [
-  {
-    name: '--flaky-out o where o/facts.jsonl is a folder: refused before any test, no .run-<pid>/ left',
-    scene: (dir) => {
+  // Both once ran every test, then said "no files written" and left .run-<pid>/ behind.
+  ...['facts.jsonl', 'rate.json'].map((name) => ({
+    name: `--flaky-out o where o/${name} is a folder: refused before any test, no .run-<pid>/ left`,
+    scene: (dir: string) => {
       vitestProject(dir, TESTS)
-      mkdirSync(join(dir, 'o/facts.jsonl'), { recursive: true })
+      mkdirSync(join(dir, 'o', name), { recursive: true })
     },
     args: vitest('--flaky-out', 'o'),
     code: 2,
-    stderr: (dir) => [
-      refusal('vitest', `outDir (--flaky-out) ${join(dir, 'o/facts.jsonl')} is a folder, not a regular file, and flakeproof never writes through or replaces one; choose a path that is a regular file or does not exist yet`),
+    stderr: (dir: string) => [
+      refusal('vitest', `outDir (--flaky-out) ${join(dir, 'o', name)} is a folder, not a regular file, and flakeproof never writes through or replaces one; choose a path that is a regular file or does not exist yet`),
     ],
     writes: [VITEST_CACHE],
-  },
-  {
-    name: '--flaky-out o where o/rate.json is a folder: refused before any test',
-    scene: (dir) => {
-      vitestProject(dir, TESTS)
-      mkdirSync(join(dir, 'o/rate.json'), { recursive: true })
-    },
-    args: vitest('--flaky-out', 'o'),
-    code: 2,
-    stderr: (dir) => [
-      refusal('vitest', `outDir (--flaky-out) ${join(dir, 'o/rate.json')} is a folder, not a regular file, and flakeproof never writes through or replaces one; choose a path that is a regular file or does not exist yet`),
-    ],
-    writes: [VITEST_CACHE],
-  },
+  })),
   {
     name: '--flaky-out L, a link to another measurement inside the project',
     scene: (dir) => {
