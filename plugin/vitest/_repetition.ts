@@ -13,12 +13,18 @@ export const CAPTURE_LIMIT = 8 * 1024
  * error, so there its record of the attempt (`attemptState`) decides. A failure carries its first
  * error's message; a passing repetition carries none.
  */
-export function outcomeOf(fresh: readonly { message?: unknown; name?: unknown }[], fails: boolean, attemptState?: string): { ok: boolean; error?: string } {
+export function outcomeOf(
+  fresh: readonly { message?: unknown; name?: unknown; stack?: unknown }[],
+  fails: boolean,
+  attemptState?: string,
+): { ok: boolean; error?: string; stack?: string } {
   const threw = fresh.length > 0
   const ok = attemptState ? attemptState === 'pass' : fails ? threw : !threw
   if (ok) return { ok }
   // What Vitest itself reports when a `fails` test does not throw.
-  return { ok, error: threw ? cap(messageOf(fresh[0])) : 'Expect test to fail' }
+  if (!threw) return { ok, error: 'Expect test to fail' }
+  const stack = fresh[0]?.stack
+  return { ok, error: cap(messageOf(fresh[0])), ...(typeof stack === 'string' && stack.trim() !== '' ? { stack: cap(stripAnsi(stack)) } : {}) }
 }
 
 /**
@@ -50,8 +56,8 @@ export function keepDistinct(errors: unknown[], keptBefore: number): void {
   if (errors.length > KEPT_ERRORS) errors.length = KEPT_ERRORS
 }
 
-/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
-export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
+/** A repetition as the journal keeps it: no console output or stack, the error capped (meta carries them whole). */
+export function forJournal({ stdout: _stdout, stderr: _stderr, stack: _stack, ...repetition }: Repetition): JournalRepetition {
   return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
     ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
     : repetition

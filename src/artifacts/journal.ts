@@ -12,8 +12,8 @@ import type { Repetition } from '../core/repetition.js'
  * path imports this module.
  */
 
-/** A repetition without its console output, its error capped to JOURNAL_ERROR_LIMIT characters. */
-export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
+/** A repetition without its console output and stack, its error capped to JOURNAL_ERROR_LIMIT characters. */
+export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr' | 'stack'>
 
 /** Characters of an error message kept in the journal (the full one travels on the test's meta). */
 export const JOURNAL_ERROR_LIMIT = 500
