@@ -116,7 +116,19 @@ function shellWord(text: string): string {
   return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }
 
-/** A double-quoted argument for the user's shell: `"`, `\`, `$` and backquote escaped. */
+/**
+ * A double-quoted argument for the user's shell, escaped only where sh would otherwise read a
+ * character specially: `"` and backquote always, `$` where it starts an expansion (a name, `{`,
+ * `(` or a special parameter follows), `\` where it would escape the next character. So the usual
+ * `-t '^name$'` reads as typed, without a `\$` a reader would wonder about.
+ */
 function doubleQuoted(text: string): string {
-  return `"${text.replace(/["\\$`]/g, '\\$&')}"`
+  let quoted = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] ?? ''
+    const next = text[i + 1]
+    const escape = c === '"' || c === '`' || (c === '$' && next !== undefined && /[\w{(@*#?!$-]/.test(next)) || (c === '\\' && (next === undefined || /["\\$`\n]/.test(next)))
+    quoted += escape ? `\\${c}` : c
+  }
+  return `"${quoted}"`
 }

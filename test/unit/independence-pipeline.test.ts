@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -115,18 +116,34 @@ describe('test mode: a test that breaks its own next repetition', () => {
     expect(Object.keys(read('policy.json', PolicyFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
     const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
     expect(report).toContain('`a.test.ts > leaks state`: **non-idempotent**. Passed repetition 1, then failed every repetition from 2 on')
-    expect(report).toContain('flakeproof measure --cmd "npx vitest run a.test.ts -t \'^leaks state\\$\'" --trials 20')
+    expect(report).toContain('flakeproof measure --cmd "npx vitest run a.test.ts -t \'^leaks state$\'" --trials 20')
     expect(report).toContain('`a.test.ts > leaks state`: No runs needed, retry budget or quarantine threshold is given')
   })
 })
 
 describe('freshRunCommand', () => {
   it.each([
-    [{ project: '', file: 'a.test.ts', name: 'cache > refresh' }, `flakeproof measure --cmd "npx vitest run a.test.ts -t '^cache refresh\\$'" --trials 20 --out .flakeproof/fresh-rate.json`],
-    // -t is a regular expression: ( ) . are escaped; the project is passed on; " is escaped for the outer quotes.
-    [{ project: 'web', file: 'b.test.ts', name: 'f(x) > "ok".' }, `flakeproof measure --cmd "npx vitest run b.test.ts -t '^f\\\\(x\\\\) \\"ok\\"\\\\.\\$' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
+    // The closing `$'` needs no backslash inside the outer double quotes: `$` before `'` expands nothing.
+    [{ project: '', file: 'a.test.ts', name: 'cache > refresh' }, `flakeproof measure --cmd "npx vitest run a.test.ts -t '^cache refresh$'" --trials 20 --out .flakeproof/fresh-rate.json`],
+    // -t is a regular expression: ( ) . are escaped (a `\` before them stays one inside double quotes); " is escaped for the outer quotes.
+    [{ project: 'web', file: 'b.test.ts', name: 'f(x) > "ok".' }, `flakeproof measure --cmd "npx vitest run b.test.ts -t '^f\\(x\\) \\"ok\\"\\.$' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
+    // A `$` that would expand, and a `\` before a `$`, are escaped.
+    [{ project: '', file: 'c.test.ts', name: 'costs $HOME' }, `flakeproof measure --cmd "npx vitest run c.test.ts -t '^costs \\\\\\$HOME$'" --trials 20 --out .flakeproof/fresh-rate.json`],
   ])('%j', (test, command) => {
     expect(freshRunCommand(test)).toBe(command)
+  })
+
+  it.each([
+    // [name, the -t pattern Vitest must receive: the name anchored, regex characters escaped]
+    ['cache > refresh', '^cache refresh$'],
+    ['f(x) > "ok".', '^f\\(x\\) "ok"\\.$'],
+    ['costs $HOME', '^costs \\$HOME$'],
+    ['back\\slash `tick`', '^back\\\\slash `tick`$'],
+  ])('%j reaches Vitest as the pattern %j through two shells (the user\'s, then measure\'s)', (name, pattern) => {
+    const command = freshRunCommand({ project: '', file: 'a.test.ts', name })
+    // The user's shell splits the printed command; `measure` runs its --cmd with sh -c, which splits again.
+    const inner = execFileSync('sh', ['-c', `set -- ${command}; printf %s "$4"`], { encoding: 'utf8' })
+    expect(execFileSync('sh', ['-c', `set -- ${inner}; printf %s "$6"`], { encoding: 'utf8' })).toBe(pattern)
   })
 
   it('is what the English advice quotes', () => {
