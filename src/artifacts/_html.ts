@@ -21,3 +21,8 @@ export function ms(x: number): string {
 export function n(x: number): string {
   return String(Math.round(x * 100) / 100)
 }
+
+/** The first non-empty line of an error or an output, at most 300 characters: what a row or a summary shows. */
+export function firstLine(text: string): string {
+  return (text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').slice(0, 300)
+}
