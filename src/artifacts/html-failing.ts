@@ -7,8 +7,8 @@ import type { HtmlText } from './html-text.js'
  * A drawn test's failing repetitions, each a `<details>`: the summary line says which (number,
  * mode, duration, worker, order) and its first error line; opened, it shows the error, the stack
  * with every frame in the user's code linked to its file, and the captured output. `anchor` is the
- * id prefix of the test's article (`s1`): a repetition is `s1-r5`, a proof run `s1-p5`, so strip
- * marks link to them.
+ * id prefix of the test's article (`s1`): a repetition's body is `s1-r5`, a proof run's `s1-p5`, so
+ * strip marks link to them.
  */
 export function renderFailing(
   anchor: string,
@@ -72,10 +72,12 @@ function renderOne(id: string, f: FailingExecution, source: SourceContext | unde
     ...(f.previousTest === null ? [] : [`<dt>${t.ranAfter}</dt><dd><code>${esc(f.previousTest)}</code></dd>`]),
     ...(f.origin === null ? [] : [`<dt>${t.readFrom}</dt><dd><code>${esc(f.origin)}</code></dd>`]),
   ]
+  // The id is on the body, not the <details>: following a link to an element inside a closed
+  // <details> opens it (Chromium, without any script); a link to the <details> itself would not.
   return [
-    `<details class="rep" id="${esc(id)}">`,
+    '<details class="rep">',
     `<summary><span class="repfacts">${facts.join(' · ')}</span>${first === '' ? '' : ` <code class="first">${esc(first)}</code>`}</summary>`,
-    `<dl class="facts">${rows.join('')}</dl>`,
+    `<dl class="facts" id="${esc(id)}">${rows.join('')}</dl>`,
     '</details>',
   ].join('')
 }

@@ -4,8 +4,9 @@ import { createHash } from 'node:crypto'
  * report.html's one script, inline and allowed by its hash in the page's Content-Security-Policy
  * (no other script can run, no request can leave). It only adds: search, a verdict filter and
  * sorting of the rate table (the toolbar is `hidden` until the script shows it), and opening the
- * failing repetition a strip mark or a `#s1-r5` address points at. Without it the page is whole:
- * every repetition is a `<details>` a click opens, and Chromium opens one a link targets.
+ * failing repetition a strip mark or a `#s1-r5` address points at, in every browser. Without it
+ * the page is whole: every repetition is a `<details>` a click opens, and Chromium opens the one a
+ * followed link points into.
  * Words come from the page (data-* attributes), so one script serves every language.
  */
 export const HTML_SCRIPT = `(() => {
@@ -14,8 +15,9 @@ export const HTML_SCRIPT = `(() => {
     const target = id && document.getElementById(id);
     if (!target) return;
     for (let node = target; node; node = node.parentElement) if (node.tagName === 'DETAILS') node.open = true;
-    target.scrollIntoView({ block: 'start' });
-    const summary = target.querySelector('summary');
+    const details = target.closest('details');
+    const summary = details && details.querySelector('summary');
+    (summary || target).scrollIntoView({ block: 'start' });
     if (summary) summary.focus({ preventScroll: true });
   };
   document.addEventListener('click', (event) => {

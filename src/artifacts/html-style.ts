@@ -52,7 +52,7 @@ details.rep > summary { cursor: pointer; padding: .3rem .5rem; list-style-positi
 details.rep > summary .first { color: var(--fail); }
 details.rep[open] > summary { border-bottom: 1px solid var(--line); background: var(--band); }
 details.rep > dl { padding: 0 .5rem; }
-details.rep:target, details.rep:focus-within { outline: 2px solid var(--focus); outline-offset: 1px; }
+details.rep:has(:target), details.rep:focus-within { outline: 2px solid var(--focus); outline-offset: 1px; }
 details.stable > summary { cursor: pointer; }
 ul.stable-list { columns: 2 24rem; padding-left: 1.2rem; }
 ul.stable-list li { break-inside: avoid; overflow-wrap: anywhere; }

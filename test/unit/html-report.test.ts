@@ -188,9 +188,9 @@ describe('drilling into a test', () => {
 
   it('shows each failing repetition behind a click: number, mode, duration, worker, order, error, stack and output', () => {
     const flaky = article(IDS.flaky)
-    const reps = [...(flaky?.querySelectorAll('details.rep[id^="s1-r"]') ?? [])]
-    // Trials 5, 10, 15 and 20 of 20 failed: all four in full, closed.
-    expect(reps.map((d) => d.id)).toEqual(['s1-r5', 's1-r10', 's1-r15', 's1-r20'])
+    const reps = [...(flaky?.querySelectorAll('details.rep') ?? [])]
+    // Trials 5, 10, 15 and 20 of 20 failed: all four in full, closed; then the proof's failed run 3.
+    expect(reps.map((d) => d.querySelector('dl').id)).toEqual(['s1-r5', 's1-r10', 's1-r15', 's1-r20', 's1-p3'])
     expect(reps.every((d) => !d.hasAttribute('open'))).toBe(true)
     const first = reps[0]
     expect(first?.querySelector('summary')?.textContent).toBe('#5 · fast · 5.00 ms · worker 1 · order 2 STALE cache entry on call 5')
@@ -198,7 +198,7 @@ describe('drilling into a test', () => {
     expect(first?.querySelector('pre.stack')?.textContent).toContain('at /proj/tests/a.test.ts:7:11')
     expect(first?.querySelector('pre.output')?.textContent).toBe('call 5\n')
     // The proof's failing run, from proof_facts.jsonl, with its stderr.
-    expect(flaky?.querySelector('details#s1-p3 pre.output')?.textContent).toBe('warning: retrying\n')
+    expect(flaky?.querySelector('#s1-p3 pre.output')?.textContent).toBe('warning: retrying\n')
   })
 
   it('makes each failing strip mark a link to its repetition, titled with its error', () => {
