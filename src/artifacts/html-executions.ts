@@ -16,7 +16,7 @@ export const DURATION_POINTS = 200
 const ERROR_CHARS = 300
 /** Failing executions of a detailed subject shown in full (error, stack, output); later ones are counted. */
 export const FAILURES_IN_FULL = 20
-/** Characters kept of each text of a failing execution shown in full: its head and tail, a marker between. */
+/** Characters (escaped for HTML) kept of each text of a failing execution shown in full: its head and tail, a marker between. */
 export const TEXT_CHARS = { error: 2000, stack: 3000, stdout: 1500, stderr: 1500 } as const
 
 export type ExecutionMode = 'fast' | 'single' | 'slow' | 'paired' | 'proof'
@@ -179,12 +179,18 @@ export function toFailingExecution(line: ExecutionLine): FailingExecution {
   }
 }
 
-/** At most `limit` characters: the head and the tail (where a stack or a log says most), the cut said between. */
+/**
+ * At most `limit` characters once escaped for HTML (`<` counts as the four of `&lt;`), so markup-heavy
+ * output costs the page no more than plain text: the head and the tail (where a stack or a log says
+ * most), the cut said between.
+ */
 export function capText(text: string, limit: number): string {
-  if (text.length <= limit) return text
-  const head = Math.ceil(limit * 0.6)
-  const tail = limit - head
-  return `${text.slice(0, head)}\n… [${text.length - limit} characters cut] …\n${text.slice(text.length - tail)}`
+  let cost = 0
+  for (let i = 0; i < text.length && cost <= limit; i++) cost += escapedLength(text.charCodeAt(i))
+  if (cost <= limit) return text
+  const head = fit(text, limit * 0.6, 0, 1)
+  const tail = fit(text, limit * 0.4, text.length - 1, -1)
+  return `${text.slice(0, head)}\n… [${text.length - head - tail} characters cut] …\n${text.slice(text.length - tail)}`
 }
 
 /** Bins executions (`failed[i]` of trial `trials[i]`) into at most STRIP_MARKS marks. */
@@ -205,6 +211,23 @@ export function binStrip(mode: ExecutionMode, trials: ArrayLike<number>, failed:
 // --- internal ---
 
 const MODES = new Set<ExecutionMode>(['fast', 'single', 'slow', 'paired', 'proof'])
+
+/** Characters of `&lt;` `&gt;` `&amp;` `&quot;` `&#39;` (_html.ts `esc`), 1 for any other. */
+function escapedLength(code: number): number {
+  return code === 60 || code === 62 ? 4 : code === 38 || code === 39 ? 5 : code === 34 ? 6 : 1
+}
+
+/** How many characters from `start`, walking by `step`, fit in `budget` escaped characters. */
+function fit(text: string, budget: number, start: number, step: 1 | -1): number {
+  let cost = 0
+  let n = 0
+  for (let i = start; i >= 0 && i < text.length; i += step) {
+    cost += escapedLength(text.charCodeAt(i))
+    if (cost > budget) break
+    n++
+  }
+  return n
+}
 const MODE_ORDER: ExecutionMode[] = ['fast', 'single', 'slow', 'paired', 'proof']
 
 /** Outcomes of one mode: typed arrays, one byte and one int per execution of a detailed subject. */

@@ -102,6 +102,8 @@ a.marklink:focus .hit { fill: var(--focus); fill-opacity: .35; }
      name column keeps a readable width instead of one character per line. */
   .scroll table:not(.rates) { min-width: 30rem; }
   .scroll table:not(.rates) th[scope="row"] { min-width: 12rem; }
+  /* A caption is as wide as its table; its words stay on the screen and wrap there, scrolled or not. */
+  .scroll caption .cap { position: sticky; left: 0; display: inline-block; max-width: calc(100vw - 2.5rem); }
   dl.facts { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: .3rem; }
 }

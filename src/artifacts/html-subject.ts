@@ -59,7 +59,7 @@ export function renderSubject(bundle: HtmlBundle, s: Subject, index: number, exe
     proofFailed === 0 ? '' : renderFailing(id, proofSummary, 'proof', { facts: 'proof_facts.jsonl', present: executions.proof !== undefined }, executions.source, t),
     predicates.length === 0
       ? ''
-      : `<div class="scroll"><table class="predicates"><caption>${t.predicatesCaption}</caption><thead><tr>${t.predicateColumns
+      : `<div class="scroll"><table class="predicates"><caption><span class="cap">${t.predicatesCaption}</span></caption><thead><tr>${t.predicateColumns
           .map((c, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${c}</th>`)
           .join('')}</tr></thead><tbody>${predicates
           .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code></th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td></tr>`)
@@ -155,7 +155,7 @@ function conditionsTable(bundle: HtmlBundle, id: string, t: HtmlText): string {
       `<tr><th scope="row">${esc(t.comparisonKinds[c.kind] ?? c.kind)}</th><td>${side(c.a)}</td><td>${side(c.b)}</td><td class="num">${c.p_value.toPrecision(3)}</td><td>${c.tag ? esc(t.tags[c.tag] ?? c.tag) : '–'}</td></tr>`,
   )
   const notes = comparisons.map((c) => `<li>${esc(t.notes.comparison(c))}</li>`)
-  return `<div class="scroll"><table class="conditions"><caption>${t.conditionsCaption}</caption><thead><tr>${t.conditionColumns.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div><ul class="notes">${notes.join('')}</ul>`
+  return `<div class="scroll"><table class="conditions"><caption><span class="cap">${t.conditionsCaption}</span></caption><thead><tr>${t.conditionColumns.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div><ul class="notes">${notes.join('')}</ul>`
 }
 
 function durations(summary: ExecutionSummary, label: string, t: HtmlText): string {

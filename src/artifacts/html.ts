@@ -131,7 +131,7 @@ function renderRateTable(bundle: HtmlBundle, t: HtmlText): string {
   return [
     ...head,
     '<div class="scroll"><table class="rates">',
-    `<caption>${t.ratesCaption(subjects.length, stable, TABLE_ROWS, subjects.length - shown.length)}</caption>`,
+    `<caption><span class="cap">${t.ratesCaption(subjects.length, stable, TABLE_ROWS, subjects.length - shown.length)}</span></caption>`,
     `<thead><tr><th scope="col">${testMode ? t.columns.test : t.columns.command}</th><th scope="col" class="num">${t.columns.failed}</th><th scope="col" class="num">${t.columns.rate}</th><th scope="col" class="num">${t.columns.interval(confidence)}</th><th scope="col">${t.columns.verdict}</th><th scope="col" class="plotcol">${rateAxis(max, t.plot)}</th></tr></thead>`,
     `<tbody>${rows.join('\n')}</tbody>`,
     '</table></div>',
@@ -178,7 +178,7 @@ function undrawnTable(bundle: HtmlBundle, rest: Subject[], t: HtmlText): string 
     return `<tr data-item data-id="${esc(s.id)}" data-verdict="${esc(s.verdict)}" data-tags="${esc(tagsOf(bundle, s.id).join(' '))}"><th scope="row"><code>${esc(s.id)}</code></th><td class="num">${s.failures}/${s.trials}</td><td class="num">${pct(s.rate)}</td><td>${error === undefined ? '–' : `<code>${esc(firstLine(error))}</code>`}</td></tr>`
   })
   const more = rest.length - rows.length
-  return `<div class="scroll"><table class="undrawn"><caption>${t.notDrawn(rest.length, DETAILED_SUBJECTS)}${more > 0 ? ` ${t.moreInRate(more)}` : ''}</caption><thead><tr><th scope="col">${t.columns.test}</th><th scope="col" class="num">${t.columns.failed}</th><th scope="col" class="num">${t.columns.rate}</th><th scope="col">${t.firstErrorColumn}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+  return `<div class="scroll"><table class="undrawn"><caption><span class="cap">${t.notDrawn(rest.length, DETAILED_SUBJECTS)}${more > 0 ? ` ${t.moreInRate(more)}` : ''}</span></caption><thead><tr><th scope="col">${t.columns.test}</th><th scope="col" class="num">${t.columns.failed}</th><th scope="col" class="num">${t.columns.rate}</th><th scope="col">${t.firstErrorColumn}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
 }
 
 /** The stable tests by name, collapsed: they are what most of a suite is, and rarely what a reader wants first. */
@@ -227,7 +227,7 @@ function renderObserver(bundle: HtmlBundle, t: HtmlText): string {
     ...head,
     entries.length === 0
       ? `<p data-empty="observer">${t.noneObserved}</p>`
-      : `<div class="scroll"><table class="observed"><caption>${t.observerCaption(alpha, shown.length, entries.length)}</caption><thead><tr><th scope="col">${c.test}</th><th scope="col" class="num">${c.fast}</th><th scope="col" class="num">${c.gapped}</th><th scope="col" class="num">${c.p}</th><th scope="col">${c.result}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
+      : `<div class="scroll"><table class="observed"><caption><span class="cap">${t.observerCaption(alpha, shown.length, entries.length)}</span></caption><thead><tr><th scope="col">${c.test}</th><th scope="col" class="num">${c.fast}</th><th scope="col" class="num">${c.gapped}</th><th scope="col" class="num">${c.p}</th><th scope="col">${c.result}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
     notes.length === 0 ? '' : `<ul class="notes">${notes.join('')}</ul>`,
     // The run's sum over every observed test: a sentence of its own only when it is not the one test's.
     entries.length > 1 ? `<p class="note">${esc(t.notes.observer(observer, observer.confidence))}</p>` : '',
@@ -244,7 +244,7 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
   if (rate.tests === undefined) {
     const note = runsNeeded ? t.notes.plan(runsNeeded, rate) : null
     const planned = runsNeeded
-      ? `<div class="scroll"><table class="plan"><caption>${t.planCaption(pct(runsNeeded.planned_rate), t.basis[runsNeeded.basis] ?? esc(runsNeeded.basis))}</caption><thead><tr><th scope="col">${t.planColumns.confidence}</th><th scope="col" class="num">${t.planColumns.runs}</th></tr></thead><tbody>${runsNeeded.table.map((r) => `<tr><th scope="row">${r.confidence}</th><td class="num">${r.runs}</td></tr>`).join('')}</tbody></table></div>${note ? `<p class="note">${esc(note)}</p>` : ''}`
+      ? `<div class="scroll"><table class="plan"><caption><span class="cap">${t.planCaption(pct(runsNeeded.planned_rate), t.basis[runsNeeded.basis] ?? esc(runsNeeded.basis))}</span></caption><thead><tr><th scope="col">${t.planColumns.confidence}</th><th scope="col" class="num">${t.planColumns.runs}</th></tr></thead><tbody>${runsNeeded.table.map((r) => `<tr><th scope="row">${r.confidence}</th><td class="num">${r.runs}</td></tr>`).join('')}</tbody></table></div>${note ? `<p class="note">${esc(note)}</p>` : ''}`
       : rate.verdict === 'non-idempotent'
         ? `<p>${esc(t.independence.noNumber('trial'))}</p>`
         : `<p data-empty="plan">${t.notPlanned}</p>`
@@ -266,7 +266,7 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
     ...head,
     rows.length === 0
       ? `<p data-empty="plan">${t.nothingToPlan}</p>`
-      : `<div class="scroll"><table class="plan"><caption>${t.policyCaption(policy ? policy.confidence : null)}</caption><thead><tr><th scope="col">${c.test}</th><th scope="col" class="num">${c.runs}</th><th scope="col" class="num">${c.retry}</th><th scope="col" class="num">${c.quarantine}</th><th scope="col">${c.proof}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
+      : `<div class="scroll"><table class="plan"><caption><span class="cap">${t.policyCaption(policy ? policy.confidence : null)}</span></caption><thead><tr><th scope="col">${c.test}</th><th scope="col" class="num">${c.runs}</th><th scope="col" class="num">${c.retry}</th><th scope="col" class="num">${c.quarantine}</th><th scope="col">${c.proof}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
     proofLine,
     '</section>',
   ].join('\n')

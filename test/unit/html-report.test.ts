@@ -133,8 +133,8 @@ describe('renderHtmlReport', () => {
     const bundle = { rate: commandRate({ command: 'vitest run', trials: 100_000, failures: 100_000, rate: 1, ci_low: 0.99996, ci_high: 1, tests }) }
     const detailed = detailedSubjects(bundle).map((s) => s.id)
     const collector = new ExecutionCollector(detailed)
-    // 100 000-character texts: each is cut to its TEXT_CHARS head and tail.
-    const long = 'x'.repeat(100_000)
+    // 100 000-character texts, all markup: each is cut to TEXT_CHARS characters as the page writes them (`<` as `&lt;`).
+    const long = '<b>"&</b>'.repeat(11_112)
     for (const subject of detailed) {
       for (let trial = 1; trial <= 100_000; trial++) {
         const failed = trial % 5 === 0
@@ -145,8 +145,9 @@ describe('renderHtmlReport', () => {
     expect(summaries.subjects.get(detailed[0] ?? '')).toMatchObject({ failures: 20_000 })
     expect(summaries.subjects.get(detailed[0] ?? '')?.failing).toHaveLength(FAILURES_IN_FULL)
     const html = renderHtmlReport(bundle, summaries)
-    // About 2 MB of plots and tables (above) plus 20 tests × 20 failures × (2 000 + 3 000 + 1 500 + 1 500) characters = 3.2 MB.
-    expect(html.length).toBeLessThan(6_000_000)
+    // About 2.5 MB of plots and tables (above) plus 20 tests × 20 failures × (2 000 + 3 000 + 1 500 + 1 500) characters = 3.2 MB,
+    // and a few hundred characters of markup per repetition.
+    expect(html.length).toBeLessThan(6_500_000)
     expect(html.match(/<details class="rep"/g)).toHaveLength(DETAILED_SUBJECTS * FAILURES_IN_FULL)
     expect(html).toContain(`The first ${FAILURES_IN_FULL} of 20000 in full`)
   })
@@ -282,14 +283,13 @@ describe('links to the source', () => {
   })
 
   it.each([
-    // [length, limit, kept characters]: 60% head, 40% tail.
-    [10, 10, 10],
-    [30, 10, 10],
-  ])('caps a %i-character text at %i characters, head and tail', (length, limit, kept) => {
-    const text = 'h'.repeat(length / 2) + 't'.repeat(length / 2)
-    const capped = capText(text, limit)
-    expect(capped.replace(/\n… \[\d+ characters cut\] …\n/, '')).toHaveLength(kept)
-    if (length > limit) expect(capped).toBe(`hhhhhh\n… [20 characters cut] …\ntttt`)
-    expect(TEXT_CHARS.stack).toBe(3000)
+    // [text, limit, capped]: 60% of the limit for the head, 40% for the tail, counted as escaped for HTML.
+    ['h'.repeat(5) + 't'.repeat(5), 10, 'hhhhhttttt'],
+    ['h'.repeat(15) + 't'.repeat(15), 10, 'hhhhhh\n… [20 characters cut] …\ntttt'],
+    // `<` is `&lt;` on the page, four characters each: the head's 6 holds one, the tail's 4 one.
+    ['<'.repeat(10), 10, '<\n… [8 characters cut] …\n<'],
+  ])('caps %j at %i escaped characters, head and tail', (text, limit, capped) => {
+    expect(capText(text, limit)).toBe(capped)
+    expect(TEXT_CHARS).toEqual({ error: 2000, stack: 3000, stdout: 1500, stderr: 1500 })
   })
 })
