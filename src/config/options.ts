@@ -49,7 +49,7 @@ export const FLAG = {
     description: 'confidence of intervals and plans, in (0, 1) (z = 1.96 at 0.95)',
     value: probability('--confidence', 'open', '0.95').prefault('0.95'),
   },
-  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md', value: oneOf('--lang', ['en', 'ko']).default('en') },
+  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md and report.html', value: oneOf('--lang', ['en', 'ko']).default('en') },
 } as const satisfies Record<string, Flag>
 
 type Text = ReturnType<typeof text>
