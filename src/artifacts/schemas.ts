@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { BisectFileSchema } from './bisect-schema.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
@@ -192,5 +193,6 @@ export const ARTIFACT_SCHEMAS = {
   history: { file: 'history.json', schema: HistoryFileSchema },
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
+  bisect: { file: 'bisect.json', schema: BisectFileSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -9,6 +9,7 @@ import { renderVitestFlags } from '../config/vitest-options.js'
 import { renderJestFlags } from '../config/jest-options.js'
 import { FlakeproofError, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../core/rate.js'
+import { bisect } from './commands/bisect.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
@@ -27,7 +28,7 @@ import { joinShellWords } from './_shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history]
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history, bisect]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
