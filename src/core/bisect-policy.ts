@@ -23,6 +23,8 @@ export interface StepLimits {
   remaining: number
   /** Commits that can still be observed (one that could not be set up or run is left out). */
   observable: (commit: number) => boolean
+  /** The floor on information per execution, BATCH_EFFICIENCY unless given (the calibration bench varies it). */
+  efficiency?: number
 }
 
 export interface Step {
@@ -66,7 +68,7 @@ export function chooseStep(tallies: readonly Tally[], priors: RatePriors, poster
   for (let j = 0; j < n; j++) if (limits.observable(j)) bestSingle = Math.max(bestSingle, single[j] as number)
   if (bestSingle <= 1e-12) {
     const first = costs.processPerExecution ? 1 : Math.min(FIRST_BATCH, limits.remaining)
-    const commit = process.env.MIDFIRST ? medianOf(posterior) : limits.observable(bad) ? bad : firstObservable(n, limits)
+    const commit = limits.observable(bad) ? bad : firstObservable(n, limits)
     return { commit, batch: first, gainBits: 0, costMs: costOf(commit, first) }
   }
   const middle = medianOf(posterior)
@@ -79,7 +81,7 @@ export function chooseStep(tallies: readonly Tally[], priors: RatePriors, poster
     let passes = false
     for (let j = 0; j < n; j++) {
       const g = gain[j] as number
-      if (!limits.observable(j) || g / m < BATCH_EFFICIENCY * bestSingle) continue
+      if (!limits.observable(j) || g / m < (limits.efficiency ?? BATCH_EFFICIENCY) * bestSingle) continue
       passes = true
       const cost = costOf(j, m)
       const score = g / cost

@@ -21,6 +21,8 @@ export interface BisectProblem {
   priors: RatePriors
   confidence: number
   maxExecutions: number
+  /** See BATCH_EFFICIENCY; the calibration bench compares other values. */
+  batchEfficiency?: number
 }
 
 /** What one step gave: `executions` at `commit`, of which `failures` failed, in `starts` process starts. */
@@ -86,6 +88,7 @@ export class BisectLedger {
     return chooseStep(this.tallies, this.problem.priors, this._posterior.probability, costs, {
       remaining: Math.max(1, this.problem.maxExecutions - this.executions),
       observable: (commit) => !this.unobservable.has(commit),
+      ...(this.problem.batchEfficiency === undefined ? {} : { efficiency: this.problem.batchEfficiency }),
     })
   }
 
@@ -97,8 +100,8 @@ export class BisectLedger {
 }
 
 /** A whole bisection with a synchronous observer: the simulation's loop. */
-export function runBisect(problem: BisectProblem & { costs: StepCosts; observe: (commit: number, batch: number) => Visit }): BisectSummary {
-  const ledger = new BisectLedger(problem)
+export function runBisect(problem: BisectProblem & { costs: StepCosts; observe: (commit: number, batch: number) => Visit; seen?: readonly Tally[] }): BisectSummary {
+  const ledger = new BisectLedger(problem, problem.seen)
   while (ledger.stopReason() === undefined) {
     const step = ledger.next(problem.costs)
     ledger.record(problem.observe(step.commit, step.batch))

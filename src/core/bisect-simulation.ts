@@ -21,6 +21,10 @@ export interface SimulationSettings {
   maxExecutions: number
   costs: Omit<StepCosts, 'visitMs'>
   priors?: RatePriors
+  /** The floor on information per execution of a batch (BATCH_EFFICIENCY by default). */
+  batchEfficiency?: number
+  /** Executions measured at the bad commit before the bisection (`--prior-from rate.json`), drawn from its rate. */
+  priorAtBad?: number
 }
 
 export interface TrialResult {
@@ -39,11 +43,21 @@ export function simulateBisect(scenario: Scenario, settings: SimulationSettings,
   const random = seededRandom(seed)
   const culprit = 1 + Math.floor(random() * (scenario.commits - 1))
   const draws = Array.from({ length: scenario.commits }, () => seededRandom(Math.floor(random() * 2 ** 32)))
+  // Drawn apart from the bad commit's own sequence, so a prior never changes what the bisection sees there.
+  const measure = seededRandom(Math.floor(random() * 2 ** 32))
+  const seen = Array.from({ length: scenario.commits }, () => ({ trials: 0, failures: 0 }))
+  const atBad = seen[scenario.commits - 1] as { trials: number; failures: number }
+  for (let i = 0; i < (settings.priorAtBad ?? 0); i++) {
+    atBad.trials++
+    if (measure() < scenario.after) atBad.failures++
+  }
   const summary = runBisect({
+    seen,
     commits: scenario.commits,
     priors: settings.priors ?? BISECT_PRIORS,
     confidence: settings.confidence,
     maxExecutions: settings.maxExecutions,
+    ...(settings.batchEfficiency === undefined ? {} : { batchEfficiency: settings.batchEfficiency }),
     costs: { ...settings.costs, visitMs: () => 0 },
     observe: (commit, batch): Visit => {
       const rate = commit >= culprit ? scenario.after : scenario.before
