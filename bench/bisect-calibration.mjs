@@ -28,51 +28,45 @@ const SCENARIOS = [
 ]
 
 /** A start that costs as much as 100 repetitions: Vitest's or Jest's start-up (~1 s) against a unit test's repetition (~10 ms). */
-const START_IN_REPETITIONS = 100
-const MODES = {
-  cmd: { label: '`--cmd` (one process per execution)', costs: { startMs: 1, repetitionMs: 0, processPerExecution: true } },
-  batches: { label: `\`--vitest\` / \`--jest\` (batches; a start costs ${START_IN_REPETITIONS} repetitions)`, costs: { startMs: START_IN_REPETITIONS, repetitionMs: 1, processPerExecution: false } },
-}
+const START = 100
+const CMD = { startMs: 1, repetitionMs: 0, processPerExecution: true }
+const BATCHES = { startMs: START, repetitionMs: 1, processPerExecution: false }
 
 const rows = (values.smoke ? SCENARIOS.slice(0, 2) : SCENARIOS).map((scenario) => {
-  const run = (mode, extra = {}) => calibrate(scenario, { confidence, maxExecutions: 100_000, costs: MODES[mode].costs, ...extra }, trials, seed)
-  const row = { scenario, cmd: run('cmd'), batches: run('batches'), prior: run('cmd', { priorAtBad: 100 }) }
+  const run = (costs, extra = {}) => calibrate(scenario, { confidence, maxExecutions: 100_000, costs, ...extra }, trials, seed)
+  const row = { scenario, cmd: run(CMD), executions: run(BATCHES), time: run(BATCHES, { batchEfficiency: 0 }), prior: run(CMD, { priorAtBad: 100 }) }
   process.stderr.write(`${scenario.commits} commits ${scenario.before} → ${scenario.after}: done\n`)
   return row
 })
 
 const f = (x, digits = 1) => x.toFixed(digits)
 const acc = (c) => `${f(c.accuracy, 3)} ± ${f(c.standardError, 3)}`
+const rates = (s) => `${s.commits} | ${s.before} → ${s.after}`
+/** Time in repetitions: every start costs START, every repetition 1; each git-bayesect execution is a start and a repetition. */
+const time = (c) => Math.round(c.starts.mean * START + c.executions.mean)
 const lines = [
-  `Seeded simulation, ${trials} bisections per row (seed ${seed}), confidence ${confidence}, no prior rate unless said, the culprit uniform over the commits after the good one. Accuracy ± its standard error √(a(1−a)/n); executions count every in-process repetition as one; "starts" are process starts. git-bayesect's figures are those of its own calibration script (200 trials per row), where every execution is one process start. Batches may carry no less than ${BATCH_EFFICIENCY} of the information per execution of the best single execution (BATCH_EFFICIENCY in src/core/bisect-policy.ts).`,
+  `Seeded simulation, ${trials} bisections per row (seed ${seed}), confidence ${confidence}, no prior rate unless said, the culprit uniform over the commits after the good one. Accuracy ± its standard error √(a(1−a)/n). Executions count every in-process repetition as one; starts are process starts. git-bayesect's figures are from its own calibration script (200 trials per row), where every execution is one process.`,
   '',
-  `| commits | rate before → after | git-bayesect: accuracy | mean | p50 | p95 executions | ${MODES.cmd.label}: accuracy | mean | p50 | p95 executions | ${MODES.batches.label}: accuracy | mean | p50 | p95 executions | mean starts |`,
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map(({ scenario: s, cmd, batches }) =>
-    [
-      s.commits,
-      `${s.before} → ${s.after}`,
-      s.bayesect.accuracy,
-      s.bayesect.mean,
-      s.bayesect.p50,
-      s.bayesect.p95,
-      acc(cmd),
-      f(cmd.executions.mean),
-      cmd.executions.p50,
-      cmd.executions.p95,
-      acc(batches),
-      f(batches.executions.mean),
-      batches.executions.p50,
-      batches.executions.p95,
-      f(batches.starts.mean),
-    ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+  '**One process per execution** (`--cmd`), against git-bayesect:',
+  '',
+  '| commits | rate before → after | git-bayesect accuracy | mean | p50 | p95 executions | bisect accuracy | mean | p50 | p95 executions |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map(({ scenario: s, cmd }) => `| ${rates(s)} | ${s.bayesect.accuracy} | ${s.bayesect.mean} | ${s.bayesect.p50} | ${s.bayesect.p95} | ${acc(cmd)} | ${f(cmd.executions.mean)} | ${cmd.executions.p50} | ${cmd.executions.p95} |`),
+  '',
+  `**Batches of repetitions in one process** (\`--vitest\`, \`--jest\`), a start costing ${START} repetitions. Time is in repetitions (${START} per start, 1 per repetition); git-bayesect's is ${START + 1} per execution. \`--optimize executions\` (the default) lets a batch lose at most ${Math.round((1 - BATCH_EFFICIENCY) * 100)}% of the information per execution of the best single execution; \`--optimize time\` lets the measured costs alone decide.`,
+  '',
+  '| commits | rate before → after | `--optimize executions`: accuracy | mean | p95 executions | mean starts | time | `--optimize time`: accuracy | mean executions | mean starts | time | git-bayesect: starts | time |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    ({ scenario: s, executions: e, time: t }) =>
+      `| ${rates(s)} | ${acc(e)} | ${f(e.executions.mean)} | ${e.executions.p95} | ${f(e.starts.mean)} | ${time(e)} | ${acc(t)} | ${f(t.executions.mean)} | ${f(t.starts.mean)} | ${time(t)} | ${s.bayesect.mean} | ${Math.round(s.bayesect.mean * (START + 1))} |`,
   ),
   '',
-  `With a measured rate: the same bisections, one process per execution, given a rate.json of 100 executions at the bad commit (\`--prior-from\`; those 100 are not counted below).`,
+  '**With a measured rate**: one process per execution, given a rate.json of 100 executions at the bad commit (`--prior-from`; those 100 are not counted).',
   '',
   '| commits | rate before → after | accuracy | mean | p50 | p95 executions | mean executions against git-bayesect |',
   '|---|---|---|---|---|---|---|',
-  ...rows.map(({ scenario: s, prior }) => `| ${s.commits} | ${s.before} → ${s.after} | ${acc(prior)} | ${f(prior.executions.mean)} | ${prior.executions.p50} | ${prior.executions.p95} | ${f((prior.executions.mean / s.bayesect.mean) * 100, 0)}% |`),
+  ...rows.map(({ scenario: s, prior }) => `| ${rates(s)} | ${acc(prior)} | ${f(prior.executions.mean)} | ${prior.executions.p50} | ${prior.executions.p95} | ${f((prior.executions.mean / s.bayesect.mean) * 100, 0)}% |`),
 ]
 const table = lines.join('\n')
 process.stdout.write(`${table}\n`)

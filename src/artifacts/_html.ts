@@ -21,3 +21,22 @@ export function ms(x: number): string {
 export function n(x: number): string {
   return String(Math.round(x * 100) / 100)
 }
+
+/**
+ * The start of a self-contained page up to `<body>`: inline CSS only, and a Content-Security-Policy
+ * under which no request may leave the page, even one a future edit adds by mistake.
+ */
+export function pageHead(title: string, style: string): string[] {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<title>${esc(title)}</title>`,
+    `<style>${style}</style>`,
+    '</head>',
+    '<body>',
+  ]
+}

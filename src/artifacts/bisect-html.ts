@@ -1,4 +1,4 @@
-import { esc, n, pct } from './_html.js'
+import { esc, n, pageHead, pct } from './_html.js'
 import { headline } from './bisect-report.js'
 import type { BisectFile } from './bisect-schema.js'
 import { HTML_STYLE } from './html-style.js'
@@ -12,16 +12,7 @@ import { HTML_STYLE } from './html-style.js'
 export function renderBisectHtml(file: BisectFile): string {
   const title = `flakeproof bisect: ${file.subject.command}`
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
-    `<title>${esc(title)}</title>`,
-    `<style>${HTML_STYLE}${BISECT_STYLE}</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead(title, `${HTML_STYLE}${BISECT_STYLE}`),
     '<header>',
     '<h1>Which commit changed the failure rate</h1>',
     `<p class="muted"><code>${esc(file.subject.kind === 'cmd' ? file.subject.command : `flakeproof ${file.subject.kind} ${file.subject.command}`)}</code> · ${esc(short(file.good.sha))} (good) → ${esc(short(file.bad.sha))} (bad) · started ${esc(file.started_at)}</p>`,

@@ -1,4 +1,4 @@
-import { esc, ms, pct } from './_html.js'
+import { esc, ms, pageHead, pct } from './_html.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
@@ -15,17 +15,7 @@ export function renderHtmlReport(bundle: HtmlBundle, executions: ExecutionSummar
   const testMode = bundle.rate.tests !== undefined
   const title = `flakeproof report: ${bundle.rate.command}`
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    // No request may leave the page, even one a future edit adds by mistake.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
-    `<title>${esc(title)}</title>`,
-    `<style>${HTML_STYLE}</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead(title, HTML_STYLE),
     '<header>',
     `<h1>${testMode ? 'Flaky tests' : 'Flaky command'}</h1>`,
     `<p class="muted"><code>${esc(bundle.rate.command)}</code> · started ${esc(bundle.rate.started_at)} · ${ms(bundle.rate.duration_ms)}</p>`,

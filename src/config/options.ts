@@ -250,6 +250,12 @@ const bisect = options([
     description: 'executions seen before: a rate.json measured at --bad, or a .flakeproof/history folder (counted at their commits)',
     value: text('--prior-from', '.flakeproof/rate.json').optional(),
   },
+  {
+    name: 'optimize',
+    placeholder: '<executions|time>',
+    description: 'executions: batches only where each repetition keeps 85% of what a single execution tells; time: batches as large as start-up costs make worth it',
+    value: oneOf('--optimize', ['executions', 'time']).default('executions'),
+  },
   { name: 'merges', description: 'visit only the merge commits of the first-parent line, so the culprit named is a merged pull request', value: z.boolean().default(false) },
   { ...FLAG.confidence, description: 'stop when one commit is the culprit with this posterior probability, in (0, 1)' },
   { name: 'max-executions', placeholder: '<n>', description: 'budget: executions in all (each repetition counts as one)', value: integer('--max-executions', 1, '2000', TRIALS_LIMIT).prefault('2000') },

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { makeTempFolder, removeTempFolder } from '../artifacts/temp-folder.js'
@@ -34,14 +35,18 @@ export class Checkouts {
   private readonly _worktrees: { dir: string; key: string | undefined; sha: string; usedAt: number }[] = []
   private _uses = 0
 
-  constructor(repo: string, setup: string | undefined, abort: AbortSignal) {
+  private readonly _prefix: string
+
+  /** `prefix`: the folder, relative to the top, that commands run in (where the user ran bisect). */
+  constructor(repo: string, prefix: string, setup: string | undefined, abort: AbortSignal) {
     this._repo = repo
+    this._prefix = prefix
     this._setup = setup
     this._abort = abort
     this.root = makeTempFolder(BISECT_TEMP_PREFIX)
   }
 
-  /** A folder holding `sha`, set up for `key`; or why it could not be had. */
+  /** The folder to run in, holding `sha`, set up for `key`; or why it could not be had. */
   async prepare(sha: string, key: string): Promise<PrepareResult> {
     try {
       let tree = this._worktrees.find((w) => w.key === key || this._setup === undefined)
@@ -61,16 +66,18 @@ export class Checkouts {
         tree.sha = sha
       }
       tree.usedAt = ++this._uses
-      if (this._setup === undefined || tree.key === key) return { dir: tree.dir, setupMs: null }
+      const dir = join(tree.dir, this._prefix)
+      if (!existsSync(dir)) return { error: `${this._prefix} does not exist at this commit` }
+      if (this._setup === undefined || tree.key === key) return { dir, setupMs: null }
       const started = performance.now()
-      const result = await runShellCommand(this._setup, { timeoutMs: null, abort: this._abort, cwd: tree.dir })
+      const result = await runShellCommand(this._setup, { timeoutMs: null, abort: this._abort, cwd: dir })
       if (result.aborted) return { error: '--setup was stopped' }
       if (result.exitCode !== 0) {
         const tail = lastLine(result.stderr) ?? lastLine(result.stdout) ?? ''
         return { error: `--setup failed (${result.signal ? `killed by ${result.signal}` : `exit code ${result.exitCode}`})${tail ? `: ${tail}` : ''}` }
       }
       tree.key = key
-      return { dir: tree.dir, setupMs: performance.now() - started }
+      return { dir, setupMs: performance.now() - started }
     } catch (error) {
       return { error: (error as Error).message }
     }

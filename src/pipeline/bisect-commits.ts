@@ -12,6 +12,8 @@ export interface RangeCommit {
 export interface CommitRange {
   /** The repository's top folder (where the temporary worktrees are added from). */
   repo: string
+  /** Where the user ran bisect, relative to the top folder ('' at the top, else ending in /): commands run there in each checkout. */
+  prefix: string
   /** Oldest first: `commits[0]` is --good, the last one is --bad; the culprit is one of the others. */
   commits: RangeCommit[]
   /** What the bisection takes for granted, in words, for the report. */
@@ -33,6 +35,7 @@ export const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock
  */
 export async function resolveRange(cwd: string, good: string, bad: string, merges: boolean): Promise<CommitRange> {
   const repo = (await gitOrUsage(['rev-parse', '--show-toplevel'], cwd, 'flakeproof bisect runs inside a git repository; cd into one')).trim()
+  const prefix = (await git(['rev-parse', '--show-prefix'], cwd)).trim()
   const goodSha = await commitOf(repo, good, '--good')
   const badSha = await commitOf(repo, bad, '--bad')
   if (goodSha === badSha) throw new FlakeproofError(`--good ${good} and --bad ${bad} are the same commit (${goodSha.slice(0, 12)}); give a good commit older than the bad one`, 'E_USAGE')
@@ -55,7 +58,7 @@ export async function resolveRange(cwd: string, good: string, bad: string, merge
     throw new FlakeproofError(`--merges: no merge commit between --good ${good} and --bad ${bad}; leave out --merges to bisect every commit of the line`, 'E_USAGE')
   }
   const commits = [goodCommit as RangeCommit, ...chosen]
-  return { repo, commits, assumptions: assumptionsOf(merges, line.length, chosen.length), setupKey: await setupKeys(repo, goodSha, badSha, commits) }
+  return { repo, prefix, commits, assumptions: assumptionsOf(merges, line.length, chosen.length), setupKey: await setupKeys(repo, goodSha, badSha, commits) }
 }
 
 // --- internal ---

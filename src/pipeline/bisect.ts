@@ -21,6 +21,8 @@ export interface BisectSettings {
   setup: string | undefined
   confidence: number
   maxExecutions: number
+  /** executions: batches keep BATCH_EFFICIENCY of a single execution's information; time: no floor, cost alone decides. */
+  optimize: 'executions' | 'time'
   priorFrom: string | undefined
   self: SelfCommand
 }
@@ -39,7 +41,13 @@ export async function bisectCommand(settings: BisectSettings, context: PipelineC
   const range = await resolveRange(settings.cwd, settings.good, settings.bad, settings.merges)
   const prior = settings.priorFrom === undefined ? null : priorExecutions(settings.priorFrom, range)
   const ledger = new BisectLedger(
-    { commits: range.commits.length, priors: BISECT_PRIORS, confidence: settings.confidence, maxExecutions: settings.maxExecutions },
+    {
+      commits: range.commits.length,
+      priors: BISECT_PRIORS,
+      confidence: settings.confidence,
+      maxExecutions: settings.maxExecutions,
+      ...(settings.optimize === 'time' ? { batchEfficiency: 0 } : {}),
+    },
     prior?.tallies,
   )
   const candidates = range.commits.length - 1
@@ -51,7 +59,7 @@ export async function bisectCommand(settings: BisectSettings, context: PipelineC
   const meter = new CostMeter(settings.subject.kind === 'cmd')
   const ready = new Set<string>()
   const visits: BisectVisit[] = []
-  const checkouts = new Checkouts(range.repo, settings.setup, context.control.abort)
+  const checkouts = new Checkouts(range.repo, range.prefix, settings.setup, context.control.abort)
   let batches = 0
   let stop: StopReason | 'interrupted' | 'unobservable' | undefined
   try {
@@ -209,6 +217,7 @@ function buildBisectFile(
     good: { sha: good.sha, subject: good.subject },
     bad: { sha: bad.sha, subject: bad.subject },
     history: settings.merges ? 'merges' : 'first-parent',
+    optimize: settings.optimize,
     assumptions: range.assumptions,
     confidence: settings.confidence,
     status,

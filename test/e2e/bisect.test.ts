@@ -30,14 +30,20 @@ v=$(printf '%d' "0x$(printf '%s:%s' "$id" "$n" | md5sum | cut -c1-8)")
 awk -v v="$v" -v rate="$rate" 'BEGIN { exit (v / 4294967296 < rate) ? 1 : 0 }'
 `
 
-/** A repository of `commits` commits (ids 0 …), the failure rate `before` until `culprit`, `after` from it on. */
-function linearRepo(commits: number, culprit: number, before: number, after: number): { repo: string; state: string; shas: string[] } {
+/** An empty repository, and a state folder beside it (outside it) for the generator's counters. */
+function emptyRepo(): { dir: string; repo: string; state: string } {
   const dir = tempDir('flakeproof-bisect-test-')
   const repo = join(dir, 'repo')
   const state = join(dir, 'state')
   mkdirSync(repo)
   mkdirSync(state)
   git(repo, 'init', '-q', '-b', 'main')
+  return { dir, repo, state }
+}
+
+/** A repository of `commits` commits (ids 0 …), the failure rate `before` until `culprit`, `after` from it on. */
+function linearRepo(commits: number, culprit: number, before: number, after: number): { repo: string; state: string; shas: string[] } {
+  const { repo, state } = emptyRepo()
   writeFileSync(join(repo, 'check.sh'), CHECK_SH)
   const shas: string[] = []
   for (let i = 0; i < commits; i++) {
@@ -126,12 +132,7 @@ describe('flakeproof bisect, interrupted', () => {
 
 describe('flakeproof bisect --merges', () => {
   it('names the merged pull request whose branch changed the rate', async () => {
-    const dir = tempDir('flakeproof-bisect-test-')
-    const repo = join(dir, 'repo')
-    const state = join(dir, 'state')
-    mkdirSync(repo)
-    mkdirSync(state)
-    git(repo, 'init', '-q', '-b', 'main')
+    const { dir, repo, state } = emptyRepo()
     writeFileSync(join(repo, 'check.sh'), CHECK_SH)
     const commit = (id: number, rate: number, message: string): void => {
       writeFileSync(join(repo, 'rate.txt'), `${rate}\n`)
@@ -162,12 +163,7 @@ describe('flakeproof bisect --merges', () => {
 
 describe('flakeproof bisect --vitest: batches of repetitions in one Vitest process', () => {
   it('finds the commit that made a Vitest test flaky, in fewer process starts than executions', async () => {
-    const dir = tempDir('flakeproof-bisect-test-')
-    const repo = join(dir, 'repo')
-    const state = join(dir, 'state')
-    mkdirSync(repo)
-    mkdirSync(state)
-    git(repo, 'init', '-q', '-b', 'main')
+    const { dir, repo, state } = emptyRepo()
     writeFileSync(join(repo, '.gitignore'), 'node_modules/\n')
     writeFileSync(join(repo, 'package.json'), '{ "type": "module", "private": true }\n')
     // The same lockfile at every commit: --setup runs once, and its node_modules serves every commit.
@@ -203,13 +199,15 @@ describe('flakeproof bisect --vitest: batches of repetitions in one Vitest proce
     const before = snapshot(repo)
     // --setup links this package's Vitest into each checkout, as `npm ci` would install it.
     const setup = `mkdir -p node_modules && ln -s ${join(ROOT, 'node_modules/vitest')} node_modules/vitest`
-    const result = await settle(bisect(['--good', shas[0] as string, '--vitest', 'cache.test.js', '--setup', setup, '--out-dir', out], repo, { BISECT_STATE: state }))
+    // --optimize time: a Vitest start costs hundreds of repetitions here, so the batches grow as large as that makes worth it.
+    const result = await settle(bisect(['--good', shas[0] as string, '--vitest', 'cache.test.js', '--setup', setup, '--optimize', 'time', '--out-dir', out], repo, { BISECT_STATE: state }))
     expect(result.stderr).toContain('The culprit is')
     expect(result.code).toBe(0)
     const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
     expect(file.culprit).toMatchObject({ sha: shas[3], position: 3 })
     expect(file.subject).toMatchObject({ kind: 'vitest', command: 'cache.test.js' })
-    expect(file.process_starts).toBeLessThan(file.executions)
+    expect(file.optimize).toBe('time')
+    expect(file.process_starts * 4).toBeLessThan(file.executions)
     expect(file.visits.some((v) => v.executions > 1 && v.process_starts === 1)).toBe(true)
     expect(file.costs.start_ms).toBeGreaterThan(0)
     expect(file.costs.repetition_ms).toBeGreaterThan(0)
@@ -217,6 +215,27 @@ describe('flakeproof bisect --vitest: batches of repetitions in one Vitest proce
     expect(snapshot(repo)).toBe(before)
     expect(existsSync(join(repo, 'node_modules'))).toBe(false)
   }, 300_000)
+})
+
+describe('flakeproof bisect --prior-from', () => {
+  it('starts from a rate measured at --bad, counted apart from its own executions', async () => {
+    const { repo, state, shas } = linearRepo(16, 11, 0.05, 0.5)
+    const dir = tempDir()
+    // The measurement runs at HEAD (the bad commit) with its own counter folder, as a user's earlier one would.
+    const measureState = join(dir, 'measure-state')
+    mkdirSync(measureState)
+    const measured = await settle(spawn(process.execPath, [BIN, 'measure', '--cmd', `sh check.sh ${measureState}`, '--trials', '40', '--out', join(dir, 'rate.json')], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }))
+    expect(measured.code).toBe(0)
+    const rate = JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')) as { trials: number; failures: number }
+    const result = await settle(bisect(['--good', shas[0] as string, '--cmd', `sh check.sh ${state}`, '--prior-from', join(dir, 'rate.json'), '--out-dir', join(dir, 'out')], repo))
+    expect(result.code).toBe(0)
+    const file = readArtifact(join(dir, 'out', 'bisect.json'), BisectFileSchema)
+    expect(file.prior).toEqual({ from: join(dir, 'rate.json'), executions: 40, failures: rate.failures })
+    expect(file.culprit.sha).toBe(shas[11])
+    // The prior's executions sit at --bad beside the bisection's own; `executions` counts only the latter.
+    expect(file.commits.at(-1)?.trials).toBe(40 + file.visits.filter((v) => v.position === 15).reduce((n, v) => n + v.executions, 0))
+    expect(file.executions).toBe(file.visits.reduce((n, v) => n + v.executions, 0))
+  }, 120_000)
 })
 
 describe('flakeproof bisect, bad usage', () => {

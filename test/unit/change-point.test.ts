@@ -124,6 +124,13 @@ describe('chooseStep', () => {
     expect(step.costMs).toBe(1000 + 10 * step.batch)
   })
 
+  it('with no floor (--optimize time), lets the measured costs alone size the batch: larger than with the floor', () => {
+    const frugal = chooseStep(tallies, UNINFORMED, posterior, inProcess, limits)
+    const fast = chooseStep(tallies, UNINFORMED, posterior, inProcess, { ...limits, efficiency: 0 })
+    expect(fast.batch).toBeGreaterThan(frugal.batch)
+    expect(fast.gainBits / fast.costMs).toBeGreaterThanOrEqual(frugal.gainBits / frugal.costMs)
+  })
+
   it('never asks for more executions than the budget has left, nor at a commit that cannot be observed', () => {
     const step = chooseStep(tallies, UNINFORMED, posterior, inProcess, { remaining: 3, observable: (j) => j !== 16 && j !== 15 })
     expect(step.batch).toBeLessThanOrEqual(3)

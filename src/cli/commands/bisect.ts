@@ -13,7 +13,7 @@ export const bisect = defineCommand({
   name: 'bisect',
   summary: 'find the commit that changed a failure rate (e.g. 2% → 30%): Bayesian, calibrated, with batches of in-process repetitions',
   usage:
-    '--good <rev> [--bad <rev>] (--cmd "<command>" | --vitest "<vitest args>" | --jest "<jest args>") [--setup "<command>"] [--prior-from <rate.json|history dir>] [--merges] [--confidence <c>] [--max-executions <n>] [--timeout-ms <ms>] [--out-dir <dir>]',
+    '--good <rev> [--bad <rev>] (--cmd "<command>" | --vitest "<vitest args>" | --jest "<jest args>") [--setup "<command>"] [--prior-from <rate.json|history dir>] [--optimize <executions|time>] [--merges] [--confidence <c>] [--max-executions <n>] [--timeout-ms <ms>] [--out-dir <dir>]',
   writes: 'bisect.json (culprit, its probability, alternatives, rates before/after, every visit), bisect.md, bisect.html in --out-dir; temporary git worktrees under the OS temp folder, removed at the end',
   example: 'flakeproof bisect --good v1.4.0 --bad HEAD --vitest "src/cache.test.ts" --setup "npm ci"',
   ...BISECT,
@@ -31,6 +31,7 @@ export const bisect = defineCommand({
         setup: o.setup,
         confidence: o.confidence.value,
         maxExecutions: o['max-executions'],
+        optimize: o.optimize,
         priorFrom: o['prior-from'],
         self: { node: process.execPath, bin: fileURLToPath(new URL('../bin.js', import.meta.url)) },
       },
