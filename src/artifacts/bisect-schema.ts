@@ -38,7 +38,7 @@ export const BisectFileSchema = z.object({
   good: commitRef,
   bad: commitRef,
   history: z.enum(['first-parent', 'merges']).describe('first-parent: every commit of the first-parent line; merges: only its merge commits.'),
-  optimize: z.enum(['executions', 'time']).describe('executions: a batch keeps at least 85% of the information per execution of the best single one; time: batch sizes by information per measured cost alone.'),
+  optimize: z.enum(['time', 'executions']).describe('time: batch sizes by expected information per measured cost alone; executions: a batch keeps at least 85% of the information per execution of the best single one.'),
   assumptions: z.array(z.string()),
   confidence: z.number().gt(0).lt(1),
   status: z

@@ -253,8 +253,8 @@ const bisect = options([
   {
     name: 'optimize',
     placeholder: '<executions|time>',
-    description: 'executions: batches only where each repetition keeps 85% of what a single execution tells; time: batches as large as start-up costs make worth it',
-    value: oneOf('--optimize', ['executions', 'time']).default('executions'),
+    description: 'time: batch sizes by expected information per measured cost (start-up against repetition); executions: a batch only where each repetition still tells 85% of what one execution could',
+    value: oneOf('--optimize', ['time', 'executions']).default('time'),
   },
   { name: 'merges', description: 'visit only the merge commits of the first-parent line, so the culprit named is a merged pull request', value: z.boolean().default(false) },
   { ...FLAG.confidence, description: 'stop when one commit is the culprit with this posterior probability, in (0, 1)' },

@@ -23,7 +23,7 @@ export interface StepLimits {
   remaining: number
   /** Commits that can still be observed (one that could not be set up or run is left out). */
   observable: (commit: number) => boolean
-  /** The floor on information per execution, BATCH_EFFICIENCY unless given (the calibration bench varies it). */
+  /** The floor on information per execution of a batch: BATCH_EFFICIENCY unless given (0 for `--optimize time`). */
   efficiency?: number
 }
 
@@ -40,11 +40,13 @@ export interface Step {
 export const BATCH_SIZES: readonly number[] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]
 
 /**
- * The least information per execution a batch may carry, as a share of the best single execution's.
- * A batch is cheaper per execution in start-ups but blind inside (its 10th execution cannot go where
- * the first 9 say it should), so it is allowed only where that loses at most 15% of what each
- * execution could tell: executions stay about as few as one-at-a-time bisection needs, and starts
- * drop wherever one execution says little (low rates). Chosen by the calibration (docs/bisect.md).
+ * With `--optimize executions`: the least information per execution a batch may carry, as a share
+ * of the best single execution's. A batch is cheaper per execution in start-ups but blind inside
+ * (its 10th execution cannot go where the first 9 say it should), so it is then allowed only where
+ * that loses at most 15% of what each execution could tell: executions stay about as few as
+ * one-at-a-time bisection needs, and starts drop only where one execution says little (low rates).
+ * The default, `--optimize time`, has no floor (0): the measured costs alone size the batch.
+ * Compared in the calibration (docs/bisect.md).
  */
 export const BATCH_EFFICIENCY = 0.85
 
@@ -61,8 +63,7 @@ export function chooseStep(tallies: readonly Tally[], priors: RatePriors, poster
   const n = tallies.length
   const bad = n - 1
   const batches = BATCH_SIZES.filter((m) => m <= limits.remaining && (m === 1 || !costs.processPerExecution))
-  const costOf = (commit: number, m: number): number =>
-    costs.visitMs(commit) + (costs.processPerExecution ? m * (costs.startMs + costs.repetitionMs) : costs.startMs + m * costs.repetitionMs)
+  const costOf = (commit: number, m: number): number => costs.visitMs(commit) + cheapestCost(costs, m)
   const single = informationGain(tallies, priors, posterior, 1)
   let bestSingle = 0
   for (let j = 0; j < n; j++) if (limits.observable(j)) bestSingle = Math.max(bestSingle, single[j] as number)
@@ -72,9 +73,14 @@ export function chooseStep(tallies: readonly Tally[], priors: RatePriors, poster
     return { commit, batch: first, gainBits: 0, costMs: costOf(commit, first) }
   }
   const middle = medianOf(posterior)
+  // Executions at j tell at most which side of j the change is: H(P(k ≤ j)) bits, however many.
+  // Once the largest of those, per the cheapest cost of a batch of m, is below the best score
+  // found, no larger batch can beat it.
+  const bound = sideEntropyBound(posterior)
   let chosen: Step | undefined
   let chosenScore = Number.NEGATIVE_INFINITY
   for (const m of batches) {
+    if (bound / cheapestCost(costs, m) < chosenScore) break
     const gain = m === 1 ? single : informationGain(tallies, priors, posterior, m)
     // Information from m executions at one commit is concave in m, so gain/m only falls: once no
     // commit passes the efficiency floor, no larger batch will.
@@ -98,6 +104,22 @@ export function chooseStep(tallies: readonly Tally[], priors: RatePriors, poster
 }
 
 // --- internal ---
+
+/** A batch of m at a commit already prepared. */
+function cheapestCost(costs: StepCosts, m: number): number {
+  return costs.processPerExecution ? m * (costs.startMs + costs.repetitionMs) : costs.startMs + m * costs.repetitionMs
+}
+
+/** max over j of the binary entropy of P(k ≤ j), in bits (at most 1). */
+function sideEntropyBound(posterior: readonly number[]): number {
+  let mass = 0
+  let bound = 0
+  for (const p of posterior) {
+    mass = Math.min(1, mass + p)
+    if (mass > 0 && mass < 1) bound = Math.max(bound, -mass * Math.log2(mass) - (1 - mass) * Math.log2(1 - mass))
+  }
+  return bound
+}
 
 function firstObservable(n: number, limits: StepLimits): number {
   for (let j = n - 1; j >= 0; j--) if (limits.observable(j)) return j

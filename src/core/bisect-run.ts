@@ -10,8 +10,9 @@ import { type ChangePointPosterior, changePointPosterior, JEFFREYS, type RatePri
 /**
  * The rate priors of a bisection with no measured rate: Beta(½, 2) before the change (mean 0.2: the
  * commit the user calls good more likely passes than fails) and Jeffreys' Beta(½, ½) after it. Against
- * Jeffreys on both sides it saved 2–5% of the executions in the calibration at the same accuracy
- * (docs/bisect.md); a measured rate given with --prior-from is added as executions on top of these.
+ * Jeffreys on both sides it used 0–5% fewer executions on the calibration's scenarios at the same
+ * accuracy (docs/bisect.md, "The model"); a measured rate given with --prior-from is added as
+ * executions on top of these.
  */
 export const BISECT_PRIORS: RatePriors = { before: { alpha: 0.5, beta: 2 }, after: JEFFREYS }
 
@@ -21,7 +22,7 @@ export interface BisectProblem {
   priors: RatePriors
   confidence: number
   maxExecutions: number
-  /** See BATCH_EFFICIENCY; the calibration bench compares other values. */
+  /** The floor on information per execution of a batch (BATCH_EFFICIENCY unless given; 0 for `--optimize time`). */
   batchEfficiency?: number
 }
 

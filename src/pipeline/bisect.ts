@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { BisectFile, BisectVisit } from '../artifacts/bisect-schema.js'
 import { BISECT_PRIORS, BisectLedger, type StopReason } from '../core/bisect-run.js'
-import type { StepCosts } from '../core/bisect-policy.js'
+import { BATCH_EFFICIENCY, type StepCosts } from '../core/bisect-policy.js'
 import { splitAt, type Tally } from '../core/change-point.js'
 import { describeRate } from '../core/rate.js'
 import { FlakeproofError } from '../errors.js'
@@ -21,8 +21,8 @@ export interface BisectSettings {
   setup: string | undefined
   confidence: number
   maxExecutions: number
-  /** executions: batches keep BATCH_EFFICIENCY of a single execution's information; time: no floor, cost alone decides. */
-  optimize: 'executions' | 'time'
+  /** time: information per measured cost alone sizes the batches; executions: a batch keeps BATCH_EFFICIENCY of a single execution's information. */
+  optimize: 'time' | 'executions'
   priorFrom: string | undefined
   self: SelfCommand
 }
@@ -46,7 +46,7 @@ export async function bisectCommand(settings: BisectSettings, context: PipelineC
       priors: BISECT_PRIORS,
       confidence: settings.confidence,
       maxExecutions: settings.maxExecutions,
-      ...(settings.optimize === 'time' ? { batchEfficiency: 0 } : {}),
+      batchEfficiency: settings.optimize === 'time' ? 0 : BATCH_EFFICIENCY,
     },
     prior?.tallies,
   )

@@ -199,8 +199,8 @@ describe('flakeproof bisect --vitest: batches of repetitions in one Vitest proce
     const before = snapshot(repo)
     // --setup links this package's Vitest into each checkout, as `npm ci` would install it.
     const setup = `mkdir -p node_modules && ln -s ${join(ROOT, 'node_modules/vitest')} node_modules/vitest`
-    // --optimize time: a Vitest start costs hundreds of repetitions here, so the batches grow as large as that makes worth it.
-    const result = await settle(bisect(['--good', shas[0] as string, '--vitest', 'cache.test.js', '--setup', setup, '--optimize', 'time', '--out-dir', out], repo, { BISECT_STATE: state }))
+    // A Vitest start costs hundreds of repetitions here (both measured), so the batches grow as large as that makes worth it.
+    const result = await settle(bisect(['--good', shas[0] as string, '--vitest', 'cache.test.js', '--setup', setup, '--out-dir', out], repo, { BISECT_STATE: state }))
     expect(result.stderr).toContain('The culprit is')
     expect(result.code).toBe(0)
     const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)

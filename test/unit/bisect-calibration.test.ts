@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { BATCH_EFFICIENCY } from '../../src/core/bisect-policy.js'
 import { calibrate, simulateBisect } from '../../src/core/bisect-simulation.js'
 
 /**
@@ -13,10 +14,11 @@ describe('bisect calibration (seeded simulation)', () => {
   const inProcess = { startMs: 100, repetitionMs: 1, processPerExecution: false }
 
   it.each([
-    ['one process per execution', 32, 0.1, 0.6, cmd],
-    ['in-process batches, a start costing 100 repetitions', 32, 0.05, 0.3, inProcess],
-  ] as const)('%s: %i commits, %d → %d, is right at least 95% of the time', (_, commits, before, after, costs) => {
-    const result = calibrate({ commits, before, after }, { confidence, maxExecutions: 5000, costs }, 300, 20260523)
+    ['one process per execution', 32, 0.1, 0.6, cmd, 0],
+    ['batches sized by cost (--optimize time), a start costing 100 repetitions', 32, 0.05, 0.3, inProcess, 0],
+    ['batches that keep 85% of the information per execution (--optimize executions)', 32, 0.05, 0.3, inProcess, BATCH_EFFICIENCY],
+  ] as const)('%s: %i commits, %d → %d, is right at least 95% of the time', (_, commits, before, after, costs, batchEfficiency) => {
+    const result = calibrate({ commits, before, after }, { confidence, maxExecutions: 5000, costs, batchEfficiency }, 300, 20260523)
     expect(result.converged).toBe(1)
     expect(result.accuracy).toBeGreaterThanOrEqual(confidence - 2 * result.standardError)
     expect(result.executions.p50).toBeLessThanOrEqual(result.executions.p95)
