@@ -53,13 +53,13 @@ const lines = [
   '|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(({ scenario: s, cmd }) => `| ${rates(s)} | ${s.bayesect.accuracy} | ${s.bayesect.mean} | ${s.bayesect.p50} | ${s.bayesect.p95} | ${acc(cmd)} | ${f(cmd.executions.mean)} | ${cmd.executions.p50} | ${cmd.executions.p95} |`),
   '',
-  `**Batches of repetitions in one process** (\`--vitest\`, \`--jest\`), a start costing ${START} repetitions. Time is in repetitions (${START} per start, 1 per repetition); git-bayesect's is ${START + 1} per execution. \`--optimize executions\` (the default) lets a batch lose at most ${Math.round((1 - BATCH_EFFICIENCY) * 100)}% of the information per execution of the best single execution; \`--optimize time\` lets the measured costs alone decide.`,
+  `**Batches of repetitions in one process** (\`--vitest\`, \`--jest\`), a start costing ${START} repetitions. Time is in repetitions (${START} per start, 1 per repetition); git-bayesect's is ${START + 1} per execution. \`--optimize time\` (the default) lets the expected information per measured cost alone size each batch; \`--optimize executions\` lets a batch lose at most ${Math.round((1 - BATCH_EFFICIENCY) * 100)}% of the information per execution of the best single execution.`,
   '',
-  '| commits | rate before → after | `--optimize executions`: accuracy | mean | p95 executions | mean starts | time | `--optimize time`: accuracy | mean executions | mean starts | time | git-bayesect: starts | time |',
+  '| commits | rate before → after | `--optimize time`: accuracy | mean executions | mean starts | time | `--optimize executions`: accuracy | mean | p95 executions | mean starts | time | git-bayesect: starts | time |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     ({ scenario: s, executions: e, time: t }) =>
-      `| ${rates(s)} | ${acc(e)} | ${f(e.executions.mean)} | ${e.executions.p95} | ${f(e.starts.mean)} | ${time(e)} | ${acc(t)} | ${f(t.executions.mean)} | ${f(t.starts.mean)} | ${time(t)} | ${s.bayesect.mean} | ${Math.round(s.bayesect.mean * (START + 1))} |`,
+      `| ${rates(s)} | ${acc(t)} | ${f(t.executions.mean)} | ${f(t.starts.mean)} | ${time(t)} | ${acc(e)} | ${f(e.executions.mean)} | ${e.executions.p95} | ${f(e.starts.mean)} | ${time(e)} | ${s.bayesect.mean} | ${Math.round(s.bayesect.mean * (START + 1))} |`,
   ),
   '',
   '**With a measured rate**: one process per execution, given a rate.json of 100 executions at the bad commit (`--prior-from`; those 100 are not counted).',

