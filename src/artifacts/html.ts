@@ -1,7 +1,8 @@
-import { esc, ms, pageHead, pct } from './_html.js'
+import { esc, ms, pct } from './_html.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
+import { pageHead } from './_html.js'
 import { concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, type HtmlBundle, type Subject, TABLE_ROWS } from './html-subjects.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { BisectFileSchema } from './bisect-schema.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
+import { BisectFileSchema } from './bisect-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
