@@ -21,7 +21,7 @@ export interface SimulationSettings {
   maxExecutions: number
   costs: Omit<StepCosts, 'visitMs'>
   priors?: RatePriors
-  /** The floor on information per execution of a batch (BATCH_EFFICIENCY by default). */
+  /** The floor on information per execution of a batch: BATCH_EFFICIENCY (`--optimize executions`) unless given; 0 is `--optimize time`, the command's default. */
   batchEfficiency?: number
   /** Executions measured at the bad commit before the bisection (`--prior-from rate.json`), drawn from its rate. */
   priorAtBad?: number
