@@ -73,10 +73,9 @@ export function chooseStep(tallies: readonly Tally[], priors: RatePriors, poster
     return { commit, batch: first, gainBits: 0, costMs: costOf(commit, first) }
   }
   const middle = medianOf(posterior)
-  // Executions at j tell at most which side of j the change is: H(P(k ≤ j)) bits, however many.
-  // Once the largest of those, per the cheapest cost of a batch of m, is below the best score
-  // found, no larger batch can beat it.
-  const bound = sideEntropyBound(posterior)
+  // No batch can tell more about k than there is to know, the posterior's entropy: once that, per
+  // the cheapest cost of a batch of m, is below the best score found, no larger batch can beat it.
+  const bound = entropyBits(posterior)
   let chosen: Step | undefined
   let chosenScore = Number.NEGATIVE_INFINITY
   for (const m of batches) {
@@ -110,15 +109,11 @@ function cheapestCost(costs: StepCosts, m: number): number {
   return costs.processPerExecution ? m * (costs.startMs + costs.repetitionMs) : costs.startMs + m * costs.repetitionMs
 }
 
-/** max over j of the binary entropy of P(k ≤ j), in bits (at most 1). */
-function sideEntropyBound(posterior: readonly number[]): number {
-  let mass = 0
-  let bound = 0
-  for (const p of posterior) {
-    mass = Math.min(1, mass + p)
-    if (mass > 0 && mass < 1) bound = Math.max(bound, -mass * Math.log2(mass) - (1 - mass) * Math.log2(1 - mass))
-  }
-  return bound
+/** The entropy of a distribution, in bits. */
+function entropyBits(p: readonly number[]): number {
+  let h = 0
+  for (const x of p) if (x > 0) h -= x * Math.log2(x)
+  return h
 }
 
 function firstObservable(n: number, limits: StepLimits): number {
