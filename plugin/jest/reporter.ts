@@ -4,8 +4,10 @@ import {
   cap,
   type FlakeproofVitestOptions,
   formatTestId,
+  isFlakeproofError,
   type JournalTest,
   messageOf,
+  oneLineError,
   type Repetition,
   type ReportedTest,
   resolveOutDir,
@@ -92,7 +94,7 @@ export default class FlakeproofJestReporter {
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     const version = jestVersion(this._rootDir)
-    const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
+    const resolved = inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
@@ -110,8 +112,8 @@ export default class FlakeproofJestReporter {
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const outDir = resolveOutDir(this._rootDir, settled)
-    const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
+    const outDir = inOneLine(() => resolveOutDir(this._rootDir, settled))
+    const proof = this._proving ? inOneLine(() => selectProof(base, this._rootDir, outDir, settled)) : undefined
     this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
     const run = this._session.open()
     process.once('exit', () => this._session.release())
@@ -228,6 +230,19 @@ export default class FlakeproofJestReporter {
 }
 
 // --- internal ---
+
+/**
+ * Jest prints a reporter's error as its stack under "An error occurred while adding the reporter";
+ * a user's mistake reads better as its one line, which already names the option, the value and the fix.
+ */
+function inOneLine<T>(run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (!isFlakeproofError(error)) throw error
+    throw oneLineError(`flakeproof: ${error.message}`, error)
+  }
+}
 
 /** Jest's text for a file that failed outside its tests, without its heading and indentation. */
 function suiteFailure(text: string | null | undefined): string {

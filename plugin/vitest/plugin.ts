@@ -8,10 +8,10 @@ import {
   assertAllReplaceable,
   assertReplaceable,
   type FlakeproofVitestOptions,
-  FLAKEPROOF_ERROR,
   FlakeproofError,
   hintsFor,
   MEASUREMENT_FILES,
+  oneLineError,
   type ProofSelection,
   type ResolvedVitestOptions,
   resolveJunitPath,
@@ -104,7 +104,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
       if (resolved.budget !== undefined && !wrapped) {
-        throw stackless(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
+        throw oneLineError(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
       }
       // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without
       // it); when recording, browser mode's journal command for any browser project (_browser.ts).
@@ -124,7 +124,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         if (!listsProjects(server.config.root, server.config.test)) return
         if (!resolved || wrapped || (globalThis as Record<symbol, unknown>)[INSTALLED]) return
         const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
-        throw stackless(
+        throw oneLineError(
           `flakeproof: ${which} have config files of their own, which a plugin in the root config never reaches, so nothing would be repeated; ` +
             `run \`${WRAPPER_HINTS.again('--flaky-repeat <n>')} [vitest args]\` (it covers every project), or add flakeproof() to each project config`,
         )
@@ -199,17 +199,10 @@ function withoutStack<T>(run: () => T): T {
     return run()
   } catch (error) {
     if (!(error instanceof FlakeproofError)) throw error
-    throw stackless(`flakeproof: ${error.message}`, error)
+    throw oneLineError(`flakeproof: ${error.message}`, error)
   }
 }
 
-/** FLAKEPROOF_ERROR lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
-function stackless(message: string, ours?: FlakeproofError): Error {
-  const plain = new Error(message)
-  if (ours) Object.defineProperty(plain, FLAKEPROOF_ERROR, { value: ours })
-  plain.stack = message
-  return plain
-}
 
 /**
  * Whether flakeproof's reporter is already in place. Checked by a brand, not `instanceof`: Vite

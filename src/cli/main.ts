@@ -25,6 +25,7 @@ import { repeat } from './commands/repeat.js'
 import { report } from './commands/report.js'
 import { schema } from './commands/schema.js'
 import { joinShellWords } from '../core/shell-words.js'
+import { helpWidth, renderOverview as renderHelpOverview, unknownCommand, unknownFlag } from './help.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
@@ -43,6 +44,8 @@ export async function runMain(argv: readonly string[]): Promise<void> {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv
+  // `flakeproof help measure` is `flakeproof measure --help`: one help, reached either way.
+  if (name === 'help' && rest[0] !== undefined && !rest[0].startsWith('-')) return main([rest[0], '--help'])
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(renderOverview())
     return name === undefined ? 2 : 0
@@ -54,9 +57,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const runner = RUNNER_COMMANDS.find((r) => r.runner.name === name)
   if (runner) return runRunner(runner, rest)
   const spec = COMMANDS.find((c) => c.name === name)
-  if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(renderHelp(spec))
+  if (!spec) return usageError(unknownCommand(stripAnsi(name), [...COMMANDS.map((c) => c.name), ...RUNNER_COMMANDS.map((r) => r.runner.name)]))
+  // After `--` the words are the command's (`repeat … -- pytest --help`), not a request for help.
+  const own = spec.rest === undefined || !rest.includes('--') ? rest : rest.slice(0, rest.indexOf('--'))
+  if (own.includes('--help') || own.includes('-h')) {
+    process.stdout.write(renderHelp(spec, helpWidth()))
     return 0
   }
 
@@ -103,7 +108,7 @@ async function main(argv: readonly string[]): Promise<number> {
 async function runRunner(command: RunnerCommand, args: string[]): Promise<number> {
   const { name } = command.runner
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(renderRunnerHelp(command))
+    process.stdout.write(renderRunnerHelp(command, helpWidth()))
     return 0
   }
   try {
@@ -134,7 +139,7 @@ function parseOptions(spec: CommandSpec, given: string[]): unknown {
       tokens: true,
     })
   } catch (error) {
-    throw new Error(rephraseParseError(error as Error & { code?: string }))
+    throw new Error(rephraseParseError(error as Error & { code?: string }, spec))
   }
   refuseRepeatedFlags(parsed.tokens)
   const values = spec.positionals ? { ...parsed.values, [spec.positionals]: parsed.positionals } : parsed.values
@@ -174,11 +179,11 @@ function attachNegativeValues(spec: CommandSpec, args: string[]): string[] {
   return joined
 }
 
-function rephraseParseError(error: Error & { code?: string }): string {
+function rephraseParseError(error: Error & { code?: string }, spec: CommandSpec): string {
   const flag = /'([^']+)'/.exec(error.message)?.[1]
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown flag ${flag ?? ''}`.trim()
+      return flag === undefined ? 'unknown flag' : unknownFlag(flag, spec.flags.map((f) => f.name))
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       return `${flag?.split(' ')[0] ?? 'a flag'} needs a value`
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
@@ -246,24 +251,14 @@ function reportStopped(name: string, why: string, context: TerminalContext, opti
 function usageError(message: string, command?: string): number {
   const help = command === undefined ? 'flakeproof --help' : `flakeproof ${command} --help`
   // Messages may quote a value or a file's text: its escape codes must not reach the terminal.
-  process.stderr.write(`${logLine(`flakeproof ${stripAnsi(message).replace(/\.$/, '')}. See \`${help}\`.`, process.env)}\n`)
+  const said = stripAnsi(message).replace(/\.$/, '')
+  const sentence = said.endsWith('?') ? said : `${said}.`
+  process.stderr.write(`${logLine(`flakeproof${command === undefined ? ':' : ''} ${sentence} See \`${help}\`.`, process.env)}\n`)
   return 2
 }
 
 function renderOverview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length))
-  return [
-    'flakeproof: turn "it passed when I ran it again" into numbers.',
-    '',
-    'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
-    '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    ...RUNNER_COMMANDS.map((r) => `  ${r.runner.name.padEnd(width)}  ${r.summary}`),
-    '',
-    'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 3 results could not be written',
-    '(or a trial could not start), 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP.',
-    '',
-  ].join('\n')
+  return renderHelpOverview(COMMANDS, RUNNER_COMMANDS, helpWidth())
 }
 
 function readVersion(): string {

@@ -5,6 +5,8 @@ import {
   type FlakeproofVitestOptions,
   type ResolvedVitestOptions,
   renderVitestFlags,
+  unknownOption,
+  unknownVitestFlag,
   resolveVitestOptions,
   VITEST_FLAGS,
   VitestOptionsSchema,
@@ -67,10 +69,9 @@ export function runnerFlags(runner: RunnerInfo): Partial<typeof VITEST_FLAGS> {
   return Object.fromEntries(Object.entries(VITEST_FLAGS).filter(([, flag]) => flag.needs === null || runner.can[flag.needs])) as Partial<typeof VITEST_FLAGS>
 }
 
-/** The `--flaky-*` lines of `flakeproof <runner> --help`: those of the flags it takes. */
-export function renderRunnerFlags(runner: RunnerInfo): string[] {
-  const taken = runnerFlags(runner)
-  return renderVitestFlags().filter((line) => (line.trimStart().split(' ')[0] as string) in taken)
+/** The `--flaky-*` lines of `flakeproof <runner> --help` for `width` columns: those of the flags it takes, by group. */
+export function renderRunnerFlags(runner: RunnerInfo, width: number): string[] {
+  return renderVitestFlags(width, Object.keys(runnerFlags(runner)))
 }
 
 /**
@@ -92,13 +93,13 @@ export function resolveRunnerOptions(
     const name = arg.split('=')[0] as string
     if (!name.startsWith('--flaky-') || name in taken) continue
     const flag = VITEST_FLAGS[name as FlagName]
-    if (!flag) throw new FlakeproofError(`unknown flag ${name}; flakeproof's ${runner.title} flags are ${Object.keys(taken).join(', ')}`, 'E_USAGE')
+    if (!flag) throw new FlakeproofError(unknownVitestFlag(name, runner.title, Object.keys(taken)), 'E_USAGE')
     throw new FlakeproofError(`${name} ${missing(runner, flag.needs as Capability, version)}`, 'E_USAGE')
   }
   for (const key of Object.keys(configured)) {
     if (!(key in VitestOptionsSchema.shape)) {
       const options = Object.keys(VitestOptionsSchema.shape).filter((k) => takesOption(runner, k))
-      throw new FlakeproofError(`unknown option \`${key}\` in ${runner.optionsWhere}; options are ${options.join(', ')}`, 'E_USAGE')
+      throw new FlakeproofError(unknownOption(key, runner.optionsWhere, options), 'E_USAGE')
     }
     if (!takesOption(runner, key)) throw new FlakeproofError(`option \`${key}\` in ${runner.optionsWhere} ${missing(runner, needsOf(key) as Capability, version)}`, 'E_USAGE')
   }

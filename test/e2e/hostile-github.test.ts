@@ -36,7 +36,7 @@ describe('commands under GITHUB_ACTIONS', () => {
     const result = await runCliIn(dir, [`measur${INJECTED}`], GITHUB)
     expect(result.code).toBe(2)
     expect(commandsIn(result)).toEqual([])
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^flakeproof unknown command `measur%0A::error::INJECTED ##%5Badd-mask\]MASKED`; commands: /)])
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^flakeproof: unknown command `measur%0A::error::INJECTED ##%5Badd-mask\]MASKED`; commands: /)])
   })
 
   it('##[add-mask] inside a JSON result is escaped in JSON, which still reads the same', async () => {

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ObserverFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/jest-flaky')
@@ -112,6 +113,15 @@ describe('the reporter and setup file in a Jest config, turned on by FLAKEPROOF_
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 200, failures: 40 })
     rmSync(out, { recursive: true, force: true })
   }, 120_000)
+
+  it('a misspelt reporter option is one line saying what was meant, with no stack', async () => {
+    const config = join(tempDir(), 'jest.config.js')
+    const reporter = join(ROOT, 'dist/plugin/jest/reporter.js')
+    writeFileSync(config, `module.exports = ${JSON.stringify({ rootDir: FIXTURE, testMatch: ['**/tests/counter.test.js'], reporters: ['default', [reporter, { confidense: 0.9 }]] })}\n`)
+    const result = await runNodeIn(FIXTURE, [JEST, '--config', config], { FLAKEPROOF_REPEAT: '3' })
+    expect(result.code).toBe(1)
+    expect(stripAnsi(result.stderr).trim()).toBe('flakeproof: unknown option `confidense` in the flakeproof/jest/reporter options; did you mean `confidence`?')
+  }, 60_000)
 })
 
 describe('Jest arguments pass through', () => {
@@ -174,6 +184,7 @@ describe('flakeproof jest refuses bad input before any test runs', () => {
   it.each([
     [['--flaky-seed', '3'], 2, "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
     [['--flaky-bogus'], 2, 'unknown flag --flaky-bogus'],
+    [['--flaky-repet', '5'], 2, 'unknown flag --flaky-repet; did you mean --flaky-repeat? See `flakeproof jest --help`.'],
     [['--flaky-repeat', '0'], 2, '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat'], 2, '--flaky-repeat needs a value'],
     [['--flaky-repeat', '5', '--flaky-confidence', '2'], 2, '--flaky-confidence must be a number strictly between 0 and 1 (got 2)'],

@@ -9,6 +9,7 @@ import {
   SummaryFileSchema,
 } from '../../src/artifacts/schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { type CliResult, readArtifact, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
 
 const FLAKY = 'tests/counter.test.ts > fails on every fifth call'
@@ -148,12 +149,15 @@ describe('the other ways to start it', { timeout: 60_000 }, () => {
   it.each([
     [['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat', '20', '--flaky-confidence', '1'], '--flaky-confidence must be a number strictly between 0 and 1 (got 1)'],
-    [['--flaky-repaet', '20'], 'unknown flag --flaky-repaet'],
-  ])('rejects %j before any test runs', async (flags, message) => {
+    [['--flaky-repaet', '20'], 'unknown flag --flaky-repaet; did you mean --flaky-repeat?'],
+  ])('rejects %j before any test runs, in one line under Vitest\'s banner', async (flags, message) => {
     const out = tempDir()
     const result = await runVitest(['run', '--', ...flags, '--flaky-out', out, '--flaky-out-anywhere'])
     expect(result.code).toBe(1)
-    expect(result.stdout + result.stderr).toContain(message)
+    const output = stripAnsi(result.stdout + result.stderr)
+    // Once, as the line itself: no brackets around it, no stack under it, no `{ [cause] }`.
+    expect(output.split('\n').filter((line) => line.includes(message))).toEqual([`flakeproof: ${message}`])
+    expect(output).not.toMatch(/^\s+at |\[cause\]/m)
     expect(result.stdout).not.toMatch(/Test Files/)
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })

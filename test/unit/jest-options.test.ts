@@ -30,7 +30,10 @@ describe('resolveRunnerOptions for Jest', () => {
   it.each([
     [{}, ['--flaky-seed', '3'], "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
     [{}, ['--flaky-seed=3'], '--flaky-seed is not available with Jest'],
-    [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; flakeproof\'s Jest flags are --flaky-repeat,'],
+    // `rep` begins one flag's name only; `--flaky-xyz` is near none, so every flag Jest takes is named.
+    [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; did you mean --flaky-repeat?'],
+    [{}, ['--flaky-xyz', '3'], 'unknown flag --flaky-xyz; flakeproof\'s Jest flags are --flaky-repeat,'],
+    [{ repeat: 5, confidense: 0.9 } as FlakeproofVitestOptions, [], 'unknown option `confidense` in the flakeproof/jest/reporter options; did you mean `confidence`?'],
     [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
     [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [{}, ['--flaky-junit', 'j.xml'], "--flaky-junit is not available with Jest: it needs an adapter that writes the measurement as JUnit XML, which flakeproof's Jest adapter does not do yet"],
@@ -53,7 +56,8 @@ describe('the Jest flags', () => {
   })
 
   it("print in `flakeproof jest --help` as Vitest's lines for those flags", () => {
-    expect(renderRunnerFlags(RUNNERS.jest)).toEqual(renderVitestFlags().filter((line) => shared.includes(line.trimStart().split(' ')[0] as string)))
-    expect(renderRunnerFlags(RUNNERS.jest)).toHaveLength(shared.length)
+    expect(renderRunnerFlags(RUNNERS.jest, 80)).toEqual(renderVitestFlags(80, shared))
+    const listed = renderRunnerFlags(RUNNERS.jest, 80).flatMap((line) => /^ {2}(--flaky-[a-z-]+)/.exec(line)?.[1] ?? [])
+    expect(listed.sort()).toEqual([...shared].sort())
   })
 })

@@ -16,7 +16,7 @@ export const history = defineCommand({
   name: 'history',
   summary: "per-test rates from everyday runs recorded by flakeproof/reporter: flakiest first, and where a test's rate changed",
   writes: 'history.json (ranked tests, flakes hidden by retries, rate changes at a commit), rate.json, runs_needed.json, policy.json, summary.json, flaky_report.md, report.html in --out',
-  example: 'flakeproof history --since 30d --branch main',
+  example: 'npx flakeproof history --since 30d --branch main',
   ...HISTORY,
   async run(o, { print, context }) {
     const pattern = o.glob ?? DEFAULT_GLOB

@@ -8,7 +8,7 @@ export const investigate = defineCommand({
   name: 'investigate',
   summary: 'measure → plan → collect → facts → observe → policy → proof → report, into one folder',
   writes: 'rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, observer.json, policy.json, proof.json, summary.json, flaky_report.md, report.html',
-  example: 'flakeproof investigate --cmd "node examples/lab/job.js" --fixed-cmd "node examples/lab/job.js --fixed"',
+  example: 'npx flakeproof investigate --cmd "npm test" --fixed-cmd "npm test"',
   ...INVESTIGATE,
   async run(o, { print, context }) {
     const { summary, complete, bundle } = await runInvestigation(o, context)

@@ -9,7 +9,7 @@ export const measure = defineCommand({
   name: 'measure',
   summary: 'run a command N times; write its failure rate with the trial count and a Wilson interval',
   writes: 'rate.json: command, trials, failures, rate, ci_low, ci_high, gap_ms, verdict, complete, …',
-  example: 'flakeproof measure --cmd "node examples/lab/job.js" --trials 200 --out .flakeproof/rate.json',
+  example: 'npx flakeproof measure --cmd "npm test" --trials 200 --out .flakeproof/rate.json',
   ...MEASURE,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')

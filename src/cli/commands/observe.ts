@@ -10,7 +10,7 @@ export const observe = defineCommand({
   name: 'observe',
   summary: 'measure again with gaps and compare gapped vs fast (Fisher exact test): does slowing down hide it?',
   writes: 'observer.json: fast {trials, failures, rate, ci_low, ci_high, gap_ms}, slow {…}, p_value, changed, note',
-  example: 'flakeproof observe --cmd "node examples/lab/job.js" --fast .flakeproof/rate.json --slow-trials 20 --gap-ms 2000 --out .flakeproof/observer.json',
+  example: 'npx flakeproof observe --cmd "npm test" --fast .flakeproof/rate.json --slow-trials 20 --gap-ms 2000 --out .flakeproof/observer.json',
   ...OBSERVE,
   async run(o, { print, context }) {
     const given = o.fast === undefined ? undefined : readJsonFile(o.fast, RateFileSchema, '--fast', 'Pass a rate.json written by `flakeproof measure`.')

@@ -10,7 +10,7 @@ export const report = defineCommand({
   name: 'report',
   summary: 'summarise a folder of results into summary.json, a four-section flaky_report.md and report.html',
   writes: 'summary.json, flaky_report.md and report.html in --dir',
-  example: 'flakeproof report --dir .flakeproof --open',
+  example: 'npx flakeproof report --dir .flakeproof --open',
   ...REPORT,
   async run(o, { print, context }) {
     const bundle = readBundle(o.dir)
