@@ -24,6 +24,11 @@ export interface RunnerInfo {
   readonly can: Readonly<Record<Capability, boolean>>
   /** Where options are given in code, for errors: `flakeproof({...})`. */
   readonly optionsWhere: string
+  /**
+   * What the runner's own marks and counts mean during a measurement, said once after its summary
+   * (they count each test once, however its repetitions went); by whether `--flaky-fail-on-flaky` is on.
+   */
+  readonly ticks?: { readonly advisory: string; readonly failOnFlaky: string }
 }
 
 const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, true])) as Record<Capability, boolean>
@@ -33,7 +38,17 @@ const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.key
  * src/core/hints.ts). Jest's adapter repeats, observes and proves; the rest is to come.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
-  vitest: { name: 'vitest', title: 'Vitest', can: ALL, optionsWhere: 'flakeproof({...})' },
+  vitest: {
+    name: 'vitest',
+    title: 'Vitest',
+    can: ALL,
+    optionsWhere: 'flakeproof({...})',
+    // The recorder settles each test's state from its repetitions (plugin/vitest/_recorder.ts `_settle`).
+    ticks: {
+      advisory: "Vitest's ✓ and its Tests count above are per test: ✓ passed at least one repetition, ✗ failed them all; flakeproof counts every repetition",
+      failOnFlaky: "Vitest's ✓ and its Tests count above are per test: ✓ passed every repetition, ✗ failed at least one; flakeproof counts every repetition",
+    },
+  },
   jest: {
     name: 'jest',
     title: 'Jest',

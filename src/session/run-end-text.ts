@@ -6,6 +6,7 @@ import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-sch
 import type { RunError } from '../artifacts/test-schemas.js'
 import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
+import { shellLines, wrap } from '../core/text-layout.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
 import { renderTable } from './_table.js'
@@ -24,6 +25,10 @@ export interface RunEndContext {
   confidence: number
   /** Suggested commands, in the runner's syntax. */
   hints: Hints
+  /** Columns of the terminal: every line fits, but a command (src/core/text-layout.ts `terminalWidth`). */
+  width: number
+  /** What the runner's own ✓ and counts above meant in this measurement (RunnerInfo `ticks`), when it prints them. */
+  ticks?: string | undefined
 }
 
 /**
@@ -41,6 +46,8 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
   // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
   if (context.calibration) return [...lines, title + pc.dim(`calibration: ${result.tests.length} test(s), ${context.repeat} runs each`)]
+  // Right under the runner's summary, before flakeproof's numbers that may contradict its ticks.
+  if (context.ticks !== undefined && context.repeat > 1) lines.push(...wrap(context.ticks, context.width, 2, 0).map((line) => pc.dim(line)))
   lines.push(title + pc.dim(`${result.tests.length} test(s), files in ${where}`))
   if (result.summary) lines.push(pc.dim(`  report: ${join(where, 'report.html')}`))
   for (const test of unfinished) {
@@ -64,19 +71,22 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   const once = result.tests.filter((o) => o.tally.once).length
   if (once > 0 && context.recording) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
   const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
-  if (concerning.length > 0) lines.push(...renderTable(concerning))
+  if (concerning.length > 0) lines.push(...renderTable(concerning, context))
   else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
   else lines.push(pc.green('  no flaky or broken test'))
   lines.push(...conditionLines(result.conditions))
   for (const { tally, verdict } of concerning) {
     if (verdict !== 'non-idempotent') continue
-    lines.push(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
+    const said = (text: string, first: number, rest: number): string[] => wrap(text, context.width, rest, first).map((line, i) => pc.dim(i === 0 ? `${' '.repeat(first)}${line}` : line))
+    lines.push('', ...said(`non-idempotent: ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`, 2, 4))
     const fresh = tally.fresh
-    if (fresh) lines.push(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials })}`))
+    if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
     else {
       const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
-      const advice = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole)
-      if (advice !== '') lines.push(pc.dim(`    ${advice}`))
+      // The command is set apart (MARK), to stand on lines of its own that still run when pasted.
+      const [advice = '', command] = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole, (c) => `${MARK}${c}${MARK}`).split(MARK)
+      if (advice !== '') lines.push(...said(advice, 4, 6))
+      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
     }
   }
   return lines
@@ -94,6 +104,9 @@ export function describeRound(condition: RoundCondition, seed: number | null): s
 }
 
 // --- internal ---
+
+/** Sets a command apart inside a sentence, to be split out of it: no test name or command holds a NUL. */
+const MARK = '\u0000'
 
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
 function conditionLines(conditions: ConditionsFile | undefined): string[] {

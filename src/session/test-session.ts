@@ -13,6 +13,7 @@ import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-opti
 import { fractionFromNumber } from '../core/fraction.js'
 import type { Hints } from '../core/hints.js'
 import { measuringModeOf } from '../core/repetition.js'
+import { terminalWidth } from '../core/text-layout.js'
 import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
 import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
@@ -377,7 +378,11 @@ export class TestSession implements RoundsReporter {
     if (failure || this._lost > 0) this._log(pc.yellow(this._describeUnwritten(failure, log.written)), 'warn')
     if (!result) return undefined
     const calibration = options.budget !== undefined
-    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._log(line)
+    const ticks = this._settings.mode === 'measure' ? runner.ticks?.[options.failOnFlaky ? 'failOnFlaky' : 'advisory'] : undefined
+    // Vitest's logger writes to stdout, Jest's adapter to stderr: the width of whichever is a terminal.
+    const width = terminalWidth(process.stdout.isTTY ? process.stdout : process.stderr, process.env)
+    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints(), width, ticks }
+    for (const line of renderRunEnd(result, context)) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {
