@@ -47,7 +47,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
   if (context.calibration) return [...lines, title + pc.dim(`calibration: ${result.tests.length} test(s), ${context.repeat} runs each`)]
   // Right under the runner's summary, before flakeproof's numbers that may contradict its ticks.
-  if (context.ticks !== undefined && context.repeat > 1) lines.push(...wrap(context.ticks, context.width, 2, 0).map((line) => pc.dim(line)))
+  if (context.ticks !== undefined && context.repeat > 1) lines.push(...wrap(context.ticks, context.width, 2, 2).map((line, i) => pc.dim(i === 0 ? `  ${line}` : line)))
   lines.push(title + pc.dim(`${result.tests.length} test(s), files in ${where}`))
   if (result.summary) lines.push(pc.dim(`  report: ${join(where, 'report.html')}`))
   for (const test of unfinished) {
