@@ -4,7 +4,7 @@ import { integer, oneOf, probability, TIMER_LIMIT, TRIALS_LIMIT, text } from './
 /**
  * Every command-line flag, declared once: its name, placeholder, help text and value schema, whose
  * `.prefault()` is the default as the user would type it. The argv parser, each command's option
- * schema, `--help` (src/cli/spec.ts) and the README check (test/e2e/schema-help.test.ts) all come
+ * schema, `--help` (src/cli/spec.ts) and the docs check (test/e2e/schema-help.test.ts) all come
  * from these declarations. Rules involving two flags are `superRefine`s that say how to fix them.
  */
 export interface Flag {

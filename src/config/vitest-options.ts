@@ -74,7 +74,7 @@ export function argsAfterSeparator(argv: readonly string[]): string[] {
  * Every `--flaky-*` flag of every test runner, declared once: the capability of the runner's adapter it
  * needs (src/config/capabilities.ts; null: every adapter takes it), the option it sets, its value's
  * kind, its placeholder and help. The flag parser below, each runner's `--help`, the refusal of a flag
- * an adapter lacks and the README check all read this table; the defaults are the schema's.
+ * an adapter lacks and the docs check (docs/vitest.md, test/e2e/schema-help.test.ts) all read this table; the defaults are the schema's.
  */
 export const VITEST_FLAGS = {
   '--flaky-repeat': { group: 'measure', needs: 'repeat', key: 'repeat', kind: 'integer', placeholder: '<n>', help: 'repetitions of each selected test (or FLAKEPROOF_REPEAT)', example: '200' },
