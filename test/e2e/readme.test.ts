@@ -1,6 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import type { OnlyWhenFailFile, PolicyFile, RateFile } from '../../src/artifacts/schemas.js'
+import { OnlyWhenFailFileSchema, PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { stripAnsi } from '../../src/core/ansi.js'
+import { hintContextOf, hintsFor } from '../../src/core/hints.js'
+import { byConcern, type TestOutcome } from '../../src/pipeline/test-bundle.js'
+import { renderTable } from '../../src/session/_table.js'
 import { ROOT } from '../utils.js'
 
 /**
@@ -45,3 +51,47 @@ describe.each(DOCS)('%s', (page) => {
     expect(missing).toEqual([])
   })
 })
+
+/**
+ * The README's terminal block, rendered by the code's current table from a recorded run's files
+ * (test/fixtures/recorded-runs/<name>/: its README says how it was recorded), so the block cannot go
+ * stale when the table changes. `npm run docs:output` (FLAKEPROOF_UPDATE_DOCS=1) writes it in.
+ */
+describe('the README output blocks', () => {
+  it.each(['vitest-basic'])('%s is what the table renders from its recorded run, at 80 columns', (name) => {
+    const dir = join(ROOT, 'test/fixtures/recorded-runs', name)
+    const read = <T>(file: string, schema: { parse(value: unknown): T }): T => schema.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')))
+    const rendered = renderRecorded(read('rate.json', RateFileSchema), read('policy.json', PolicyFileSchema), read('only_when_fail.json', OnlyWhenFailFileSchema))
+    const marker = `<!-- output: ${name} `
+    const at = README.indexOf(marker)
+    expect(at, marker).toBeGreaterThan(-1)
+    const open = README.indexOf('```\n', at) + 4
+    const close = README.indexOf('```\n', open)
+    const block = `${rendered.join('\n')}\n`
+    if (process.env.FLAKEPROOF_UPDATE_DOCS === '1') writeFileSync(join(ROOT, 'README.md'), README.slice(0, open) + block + README.slice(close))
+    else expect(README.slice(open, close)).toBe(block)
+  })
+})
+
+/** The end-of-run table for the tests a run's files hold, as the session renders it from their tallies. */
+function renderRecorded(rate: RateFile, policy: PolicyFile, onlyWhenFail: OnlyWhenFailFile): string[] {
+  const outcomes = (rate.tests ?? [])
+    .filter((test) => test.verdict !== 'stable')
+    .map((test) => ({
+      // Only what the table reads of a tally: the rest of a TestOutcome does not reach it.
+      tally: {
+        id: test.id,
+        project: test.project,
+        file: test.file,
+        name: test.name,
+        errors: onlyWhenFail.tests?.[test.id]?.errors_on_failure ?? [],
+        fast: { failures: test.failures, trials: test.trials },
+        slow: { failures: 0, trials: 0, gapMs: 0 },
+      },
+      verdict: test.verdict,
+      ci: { low: test.ci_low, high: test.ci_high },
+      greenRuns: policy.tests?.[test.id]?.green_runs_required ?? null,
+    }) as unknown as TestOutcome)
+    .sort(byConcern)
+  return renderTable(outcomes, { width: 80, hints: hintsFor(hintContextOf(rate)), confidence: rate.confidence, repeat: rate.trials }).map(stripAnsi)
+}
