@@ -103,7 +103,8 @@ function legend(outcomes: readonly TestOutcome[], { width, confidence }: TableCo
   const gapped = outcomes.find((o) => o.tally.slow.trials > 0)
   if (gapped) {
     const { failures, trials, gapMs } = gapped.tally.slow
-    lines.push(...paragraph(`slow ${failures}/${trials}: ${failures} of ${trials} repetitions run after a pause of ${gapMs} ms failed; a count unlike the one before it means time between runs matters.`, width, 2, 4))
+    const fast = gapped.tally.fast
+    lines.push(...paragraph(`slow ${failures}/${trials}: of ${trials} repetitions each after a pause of ${gapMs} ms, ${failures} failed, against ${fast.failures}/${fast.trials} without the pause; a difference means time between runs matters (observer.json says whether it is one).`, width, 2, 4))
   }
   return lines.length === 0 ? [] : ['', ...lines.map((line) => pc.dim(line))]
 }

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { OnlyWhenFailFile, PolicyFile, RateFile } from '../../src/artifacts/schemas.js'
-import { OnlyWhenFailFileSchema, PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import type { ObserverFile, OnlyWhenFailFile, PolicyFile, RateFile } from '../../src/artifacts/schemas.js'
+import { ObserverFileSchema, OnlyWhenFailFileSchema, PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import { hintContextOf, hintsFor } from '../../src/core/hints.js'
 import { byConcern, type TestOutcome } from '../../src/pipeline/test-bundle.js'
@@ -53,28 +53,38 @@ describe.each(DOCS)('%s', (page) => {
 })
 
 /**
- * The README's terminal block, rendered by the code's current table from a recorded run's files
- * (test/fixtures/recorded-runs/<name>/: its README says how it was recorded), so the block cannot go
- * stale when the table changes. `npm run docs:output` (FLAKEPROOF_UPDATE_DOCS=1) writes it in.
+ * The terminal blocks of the README and the guides, rendered by the code's current table from a
+ * recorded run's files (test/fixtures/recorded-runs/<name>/: its README says how it was recorded),
+ * so no block goes stale when the table changes. `npm run docs:output` (FLAKEPROOF_UPDATE_DOCS=1)
+ * writes them in.
  */
-describe('the README output blocks', () => {
-  it.each(['vitest-basic'])('%s is what the table renders from its recorded run, at 80 columns', (name) => {
+const BLOCKS: readonly [name: string, page: string][] = [
+  ['vitest-basic', 'README.md'],
+  ['vitest-basic-observe', 'docs/vitest.md'],
+  ['jest-basic-observe', 'docs/jest.md'],
+]
+
+describe('the output blocks of the docs', () => {
+  it.each(BLOCKS)('%s in %s is what the table renders from its recorded run, at 80 columns', (name, page) => {
     const dir = join(ROOT, 'test/fixtures/recorded-runs', name)
-    const read = <T>(file: string, schema: { parse(value: unknown): T }): T => schema.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')))
-    const rendered = renderRecorded(read('rate.json', RateFileSchema), read('policy.json', PolicyFileSchema), read('only_when_fail.json', OnlyWhenFailFileSchema))
+    const read = <T>(file: string, schema: { parse(value: unknown): T }): T | undefined => (existsSync(join(dir, file)) ? schema.parse(JSON.parse(readFileSync(join(dir, file), 'utf8'))) : undefined)
+    const rate = read('rate.json', RateFileSchema)
+    expect(rate, `${dir}/rate.json`).toBeDefined()
+    const rendered = renderRecorded(rate as RateFile, read('policy.json', PolicyFileSchema), read('only_when_fail.json', OnlyWhenFailFileSchema), read('observer.json', ObserverFileSchema))
+    const text = readFileSync(join(ROOT, page), 'utf8')
     const marker = `<!-- output: ${name} `
-    const at = README.indexOf(marker)
+    const at = text.indexOf(marker)
     expect(at, marker).toBeGreaterThan(-1)
-    const open = README.indexOf('```\n', at) + 4
-    const close = README.indexOf('```\n', open)
+    const open = text.indexOf('```\n', at) + 4
+    const close = text.indexOf('```\n', open)
     const block = `${rendered.join('\n')}\n`
-    if (process.env.FLAKEPROOF_UPDATE_DOCS === '1') writeFileSync(join(ROOT, 'README.md'), README.slice(0, open) + block + README.slice(close))
-    else expect(README.slice(open, close)).toBe(block)
+    if (process.env.FLAKEPROOF_UPDATE_DOCS === '1') writeFileSync(join(ROOT, page), text.slice(0, open) + block + text.slice(close))
+    else expect(text.slice(open, close)).toBe(block)
   })
 })
 
 /** The end-of-run table for the tests a run's files hold, as the session renders it from their tallies. */
-function renderRecorded(rate: RateFile, policy: PolicyFile, onlyWhenFail: OnlyWhenFailFile): string[] {
+function renderRecorded(rate: RateFile, policy: PolicyFile | undefined, onlyWhenFail: OnlyWhenFailFile | undefined, observer: ObserverFile | undefined): string[] {
   const outcomes = (rate.tests ?? [])
     .filter((test) => test.verdict !== 'stable')
     .map((test) => ({
@@ -84,14 +94,20 @@ function renderRecorded(rate: RateFile, policy: PolicyFile, onlyWhenFail: OnlyWh
         project: test.project,
         file: test.file,
         name: test.name,
-        errors: onlyWhenFail.tests?.[test.id]?.errors_on_failure ?? [],
+        errors: onlyWhenFail?.tests?.[test.id]?.errors_on_failure ?? [],
         fast: { failures: test.failures, trials: test.trials },
-        slow: { failures: 0, trials: 0, gapMs: 0 },
+        slow: slowOf(observer, test.id),
       },
       verdict: test.verdict,
       ci: { low: test.ci_low, high: test.ci_high },
-      greenRuns: policy.tests?.[test.id]?.green_runs_required ?? null,
+      greenRuns: policy?.tests?.[test.id]?.green_runs_required ?? null,
     }) as unknown as TestOutcome)
     .sort(byConcern)
   return renderTable(outcomes, { width: 80, hints: hintsFor(hintContextOf(rate)), confidence: rate.confidence, repeat: rate.trials }).map(stripAnsi)
+}
+
+/** A test's gapped repetitions as observer.json has them; none when the run did not observe. */
+function slowOf(observer: ObserverFile | undefined, id: string): { failures: number; trials: number; gapMs: number } {
+  const slow = observer?.tests?.[id]?.slow
+  return slow ? { failures: slow.failures, trials: slow.trials, gapMs: slow.gap_ms } : { failures: 0, trials: 0, gapMs: 0 }
 }
