@@ -13,8 +13,9 @@ export interface TableContext {
   hints: Hints
   /** Of the intervals and of the green runs' plan, e.g. 0.95. */
   confidence: number
-  /** Repetitions asked for per test: what a cut-short test is measured again with. */
+  /** Repetitions asked for per test, and whole-run rounds (1 without): what a cut-short test is measured again with. */
   repeat: number
+  rounds?: number | undefined
 }
 
 /**
@@ -120,7 +121,8 @@ function nextSteps(outcomes: readonly TestOutcome[], context: TableContext): str
     steps.push({ text: 'broken: it fails every time, a plain bug; run it alone and read the error:', command: hints.runTest({ project, file, name }, false) })
   }
   if (first('flaky')) steps.push({ text: 'flaky: find the cause in report.html; once fixed, prove it (its green runs):', command: hints.again('--flaky-proof') })
-  if (first('partial')) steps.push({ text: 'partial: cut short before all its repetitions ran; measure it again:', command: hints.again(`--flaky-repeat ${repeat}`) })
+  const again = (context.rounds ?? 1) > 1 ? `--flaky-rounds ${context.rounds} --flaky-repeat ${repeat}` : `--flaky-repeat ${repeat}`
+  if (first('partial')) steps.push({ text: 'partial: cut short before all its repetitions ran; measure it again:', command: hints.again(again) })
   if (steps.length === 0) return []
   const lines = ['', pc.bold('  next:')]
   for (const { text, command } of steps) {

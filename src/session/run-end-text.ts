@@ -19,6 +19,8 @@ export interface RunEndContext {
   calibration: boolean
   /** Repetitions asked for (the calibration's count). */
   repeat: number
+  /** Whole-run rounds asked for (`--flaky-rounds`; 1 without). */
+  rounds?: number | undefined
   /** The recording runner ran (not a plain run): typecheck tests, which it does not repeat, are named. */
   recording: boolean
   /** Of the intervals shown. */

@@ -381,7 +381,7 @@ export class TestSession implements RoundsReporter {
     const ticks = this._settings.mode === 'measure' ? runner.ticks?.[options.failOnFlaky ? 'failOnFlaky' : 'advisory'] : undefined
     // Vitest's logger writes to stdout, Jest's adapter to stderr: the width of whichever is a terminal.
     const width = terminalWidth(process.stdout.isTTY ? process.stdout : process.stderr, process.env)
-    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints(), width, ticks }
+    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, rounds: this._of, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints(), width, ticks }
     for (const line of renderRunEnd(result, context)) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {

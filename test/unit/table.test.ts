@@ -105,6 +105,12 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     ])
   })
 
+  it('measures a cut-short test again as the run was made: its rounds too', () => {
+    const partial = outcome({ id: 'a.test.ts > p', name: 'p', verdict: 'partial', fast: [1, 16], ci: [0.011, 0.283], greenRuns: 47 })
+    const lines = render([partial], { ...at(80), repeat: 3, rounds: 6 })
+    expect(lines.slice(-2)).toEqual(['    partial: cut short before all its repetitions ran; measure it again:', '      npx flakeproof vitest --flaky-rounds 6 --flaky-repeat 3'])
+  })
+
   it('writes a newline in a test name as \\n, so the id stays one line', () => {
     const lines = render([outcome({ id: 'a.test.ts > two\nlines', name: 'two\nlines', verdict: 'flaky', fast: [1, 10], ci: [0.1, 0.5], greenRuns: 30 })], at(80))
     expect(lines.slice(0, 2)).toEqual(['  FLAKY  1/10  [10.0%, 50.0%]  fix: 30 green runs', '    a.test.ts > two\\nlines'])
