@@ -125,5 +125,6 @@ export function runNodeIn(cwd: string, args: string[], env: Record<string, strin
  * that simulate it set them).
  */
 export function childEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('GITHUB_') && key !== 'NODE_ENV' && key !== 'TEST'))
+  // COLUMNS too: output is laid out for it (src/core/text-layout.ts), and a test's child is not a terminal: 80 unless the test sets it.
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('GITHUB_') && key !== 'NODE_ENV' && key !== 'TEST' && key !== 'COLUMNS'))
 }

@@ -65,6 +65,20 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     expect(output).toMatch(/BROKEN\s+200\/200/)
   })
 
+  it("says after Vitest's summary what its ticks meant, and prints its own end in 80 columns", () => {
+    const output = result.stdout
+    // Vitest's `Tests  … passed` line, then flakeproof's line about the ticks above it (src/config/runners.ts).
+    const ticks = output.indexOf("Vitest's ✓ and its Tests count above are per test")
+    const summary = output.search(/^\s+Tests\s+\d/m)
+    expect(summary).toBeGreaterThan(-1)
+    expect(ticks).toBeGreaterThan(summary)
+    expect(output.slice(ticks).search(/^\s+Tests\s+\d/m)).toBe(-1)
+    // Not a terminal and no COLUMNS: 80 (src/core/text-layout.ts). Every line of flakeproof's end fits.
+    expect(output.slice(ticks).split('\n').filter((line) => line.length > 80)).toEqual([])
+    // The broken test's next step is its own runner's command for it alone.
+    expect(output).toContain("npx vitest run tests/counter.test.ts -t '^always fails$'")
+  })
+
   it('streams one valid fact line per test execution', () => {
     const lines = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => TestFactSchema.parse(JSON.parse(l)))
     expect(lines).toHaveLength(12 * 200)
