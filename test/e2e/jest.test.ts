@@ -107,6 +107,10 @@ describe('the reporter and setup file in a Jest config, turned on by FLAKEPROOF_
     rmSync(out, { recursive: true, force: true })
     const result = await runNodeIn(FIXTURE, [JEST, '--config', 'jest.reporter.config.js'], { FLAKEPROOF_REPEAT: '200' })
     expect(result.stderr).toContain('FLAKY')
+    // The end of the run suggests Jest's commands only (src/core/hints.ts), never Vitest's.
+    const end = result.stderr.slice(result.stderr.lastIndexOf('\n flakeproof '))
+    expect(end).toContain('npx flakeproof jest --flaky-proof')
+    expect(end).not.toContain('vitest')
     for (const name of ['rate.json', 'facts.jsonl', 'only_when_fail.json', 'runs_needed.json', 'policy.json', 'summary.json', 'flaky_report.md']) {
       expect(existsSync(join(out, name)), name).toBe(true)
     }
