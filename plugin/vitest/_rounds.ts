@@ -4,6 +4,7 @@ import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
 import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
 import { startLoad } from './_load.js'
+import { relativeFile } from './_test-ids.js'
 
 /** What the loop tells the reporter before each round, and asks of it. */
 export interface RoundsReporter {
@@ -11,6 +12,11 @@ export interface RoundsReporter {
   readonly roundsOpen: boolean
   planRound(round: PlannedRound, of: number): void
   endRounds(): void
+  /** The loop will run fresh-state rounds when asked: the reporter holds its files back for them. */
+  expectFreshEvidence(): void
+  /** After the planned rounds: the fresh-state rounds the measurement asks for (src/pipeline/fresh-evidence.ts), and the files they run. */
+  freshEvidence(): { rounds: number; files: readonly { project: string; file: string }[] } | undefined
+  planFreshRound(round: number, of: number): void
 }
 
 /** Set in the environment of each round's workers: a test or fixture may read its round's condition. */
@@ -45,7 +51,9 @@ export function planRounds(options: Pick<ResolvedVitestOptions, 'rounds' | 'dive
  */
 export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, reporter: RoundsReporter): void {
   const plan = planRounds(options, () => Date.now() % 1_000_000)
-  if (plan.length <= 1 || vitest.config.watch) return
+  // A budget's calibration is three repetitions of timing, no measurement to gather evidence for.
+  if (vitest.config.watch || options.proof || options.budget !== undefined) return
+  reporter.expectFreshEvidence()
   const loadProcs = options.loadProcs ?? availableParallelism()
   if (options.divergence && vitest.projects.every((p) => workersOf(vitest, p.config) <= 1)) {
     vitest.logger.warn(
@@ -60,6 +68,15 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       for (const round of plan.slice(1)) {
         if (!reporter.roundsOpen) break
         await underCondition(vitest, round, plan.length, loadProcs, reporter, () => vitest.runTestSpecifications(specifications, true))
+      }
+      // Fresh-state evidence: the files of the tests whose single switch chance explains too well,
+      // run again whole (a test may need its siblings), each run with new workers.
+      const evidence = reporter.roundsOpen ? reporter.freshEvidence() : undefined
+      const files = new Set(evidence?.files.map((f) => JSON.stringify([f.project, f.file])))
+      const fresh = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
+      for (let k = 1; evidence && fresh.length > 0 && k <= evidence.rounds && reporter.roundsOpen; k++) {
+        reporter.planFreshRound(k, evidence.rounds)
+        await vitest.runTestSpecifications(fresh, true)
       }
       return first
     } finally {

@@ -3,6 +3,7 @@ import { join, relative, resolve } from 'node:path'
 import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import { decidingCommand } from '../../src/artifacts/deciding-command.js'
 import { freshRateText } from '../../src/artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
@@ -81,6 +82,12 @@ export default class FlakeproofReporter implements Reporter {
   private _seedOfRound: number | null = null
   private _roundErrors: RunError[] = []
   private _roundsIncomplete = false
+  /** The loop runs fresh-state rounds when asked (src/pipeline/fresh-evidence.ts); the one under way (1-based), of how many. */
+  private _freshExpected = false
+  private _fresh: { rounds: number; files: { project: string; file: string }[] } | undefined
+  private _freshRound = 0
+  /** The measurement's end, held while its fresh-state evidence is gathered. */
+  private _pending: { collected: Collected; runErrors: RunError[]; complete: boolean; unfinished: ReportedTest[] } | undefined
 
   constructor(options: ReporterOptions = {}) {
     const { runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced, ...rest } = options
@@ -109,9 +116,10 @@ export default class FlakeproofReporter implements Reporter {
     this._guard('onTestRunEnd', () => {
       const ended: Unfinished = reason === 'interrupted' ? { kind: 'interrupted' } : { kind: 'crashed', cause: describeCrash(errors), at: Date.now(), died: () => true }
       const runErrors = this._runErrors(modules, errors)
-      if (reason !== 'interrupted' && this._round < this._of) this._endRound(ended, runErrors)
+      if (this._freshRound > 0) this._endFreshRound(reason === 'interrupted')
+      else if (reason !== 'interrupted' && this._round < this._of) this._endRound(ended, runErrors)
       else {
-        this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete)
+        this._end(this._collected(modules), ended, [...this._roundErrors, ...runErrors], reason !== 'interrupted' && !this._roundsIncomplete, reason !== 'interrupted')
         // Everyday runs only (docs/contracts.md §11): not a measuring run's repetitions, nor watch mode's edit-and-rerun.
         if (!this._options.runnerMode && this._options.history && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
           this._degradeGracefully(() => recordVitestHistory(this._outDir(), this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t)))
@@ -134,8 +142,23 @@ export default class FlakeproofReporter implements Reporter {
   /** Whole-run rounds stopped before the last one ran (an error of Vitest's between rounds): what ran is written, incomplete. */
   endRounds(): void {
     this._guard('endRounds', () => {
-      if (this._recorder) this._end({ modules: new Set(), tests: new Set() }, { kind: 'interrupted' }, this._roundErrors, false)
+      // Fresh-state rounds cut short, or never run: the measurement is whole, its suspects undecided.
+      if (this._pending) this._finishPending()
+      else if (this._recorder) this._end({ modules: new Set(), tests: new Set() }, { kind: 'interrupted' }, this._roundErrors, false)
     })
+  }
+
+  expectFreshEvidence(): void {
+    this._freshExpected = true
+  }
+
+  freshEvidence(): { rounds: number; files: readonly { project: string; file: string }[] } | undefined {
+    return this._fresh
+  }
+
+  planFreshRound(round: number, of: number): void {
+    this._freshRound = round
+    this._log(pc.dim(`[flakeproof] fresh-state round ${round} of ${of}`))
   }
 
   // --- internal ---
@@ -165,6 +188,10 @@ export default class FlakeproofReporter implements Reporter {
     this._next = undefined
     this._condition = next?.condition ?? 'base'
     this._seedOfRound = next?.seed ?? null
+    if (this._recorder && this._freshRound > 0) {
+      this._journal?.nextRound()
+      return
+    }
     if (this._recorder && this._round < this._of) {
       this._round++
       this._journal?.nextRound()
@@ -225,6 +252,10 @@ export default class FlakeproofReporter implements Reporter {
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
+    if (this._freshRound > 0) {
+      this._degradeGracefully(() => this._recorder?.recordFreshEvidence(test, this._freshRound))
+      return
+    }
     if (this._degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
   }
 
@@ -240,7 +271,8 @@ export default class FlakeproofReporter implements Reporter {
     const stopped = `Vitest stopped before the run ended (exit code ${code})`
     // Only a test whose own worker is gone failed with it; the others were merely stopped.
     const died = (test: JournalTest): boolean => test.pid !== undefined && !isProcessAlive(test.pid)
-    this._end({ modules: new Set(), tests: new Set() }, { kind: 'crashed', cause: stopped, at: Date.now(), died }, [{ project: null, file: null, error: stopped }], false)
+    if (this._pending) this._finishPending()
+    else this._end({ modules: new Set(), tests: new Set() }, { kind: 'crashed', cause: stopped, at: Date.now(), died }, [{ project: null, file: null, error: stopped }], false)
   }
 
   /** A whole-run round that is not the last ended: tests its crash cut short are recorded for this round, and its errors kept. */
@@ -254,7 +286,36 @@ export default class FlakeproofReporter implements Reporter {
     this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
   }
 
-  private _end(collected: Collected, ended: Unfinished, runErrors: RunError[], complete: boolean): void {
+  /**
+   * The measurement ended (its last round, or a stop). When it ended normally and the loop can run
+   * fresh-state rounds, the tests that need them hold the files back until they ran (`fresh`).
+   */
+  private _end(collected: Collected, ended: Unfinished, runErrors: RunError[], complete: boolean, fresh = false): void {
+    const recorder = this._recorder
+    if (!recorder) return this._finish(collected, runErrors, complete, [])
+    const unfinished = this._recoverUnfinished(ended)
+    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    const request = fresh && this._freshExpected ? this._degradeGracefully(() => recorder.freshEvidenceRequest()) : undefined
+    if (!request) return this._finish(collected, runErrors, complete, unfinished)
+    const files = [...new Map(request.tests.map((t) => [JSON.stringify([t.project, t.file]), { project: t.project, file: t.file }])).values()]
+    this._fresh = { rounds: request.rounds, files }
+    this._pending = { collected, runErrors, complete, unfinished }
+    this._log(pc.dim(`[flakeproof] fresh-state evidence: ${request.rounds} more rounds of ${files.length} file(s), for ${request.tests.length} test(s) whose single switch chance explains too well to decide alone`))
+  }
+
+  /** A fresh-state round ended; the last one (or a stop) finishes the measurement held for it. */
+  private _endFreshRound(interrupted: boolean): void {
+    if (interrupted || this._freshRound >= (this._fresh?.rounds ?? 0)) this._finishPending()
+  }
+
+  private _finishPending(): void {
+    const pending = this._pending
+    this._pending = undefined
+    this._freshRound = 0
+    if (pending) this._finish(pending.collected, pending.runErrors, pending.complete, pending.unfinished)
+  }
+
+  private _finish(collected: Collected, runErrors: RunError[], complete: boolean, unfinished: ReportedTest[]): void {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
     this._progress = undefined
@@ -262,8 +323,6 @@ export default class FlakeproofReporter implements Reporter {
     if (!this._recorder) return
     const recorder = this._recorder
     this._recorder = undefined
-    const unfinished = this._recoverUnfinished(ended)
-    for (const test of unfinished) this._degradeGracefully(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
@@ -441,8 +500,13 @@ export default class FlakeproofReporter implements Reporter {
     else log(pc.green('  no flaky or broken test'))
     for (const line of conditionLines(result.conditions)) log(line)
     for (const { tally, verdict } of concerning) {
+      if (verdict === 'undetermined') {
+        log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''}`))
+        log(pc.dim(`    ${INDEPENDENCE_TEXT.en.decide(decidingCommand({ command: this._options.command ?? 'vitest run', test: tally, independence: tally.independence, trials: tally.fast.trials }))}`))
+        continue
+      }
       if (verdict !== 'non-idempotent') continue
-      log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
+      log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''}`))
       const fresh = tally.fresh
       if (fresh) log(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, this._options.confidence), failure_rounds: fresh.failureTrials })}`))
       else log(pc.dim(`    ${INDEPENDENCE_TEXT.en.freshRun({ project: tally.project, file: tally.file, name: tally.name })}`))

@@ -1,4 +1,5 @@
 import type { ReportBundle } from './bundle.js'
+import { countOf } from './counts-text.js'
 import { code, table } from './markdown-tests.js'
 import type { ProofFile, RateFile } from './schemas.js'
 
@@ -70,11 +71,11 @@ const level = (confidence: number | undefined): string => `${+((confidence ?? 0.
 
 function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {
   const tests = rate.tests ?? []
-  const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent')
+  const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent' || t.verdict === 'undetermined')
   const broken = tests.filter((t) => t.verdict === 'broken')
   const partial = tests.filter((t) => t.verdict === 'partial')
   const required = (t: TestRate): string => String(policy?.tests?.[t.id]?.green_runs_required ?? runsNeeded?.tests?.[t.id]?.runs ?? '–')
-  const row = (t: TestRate): string[] => [code(t.id), `${t.failures}/${t.trials}`, pct(t.rate), interval(t)]
+  const row = (t: TestRate): string[] => [code(t.id), countOf(t.failures, t.trials), pct(t.rate), interval(t)]
   const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`]
   const lines = [
     `**${flaky.length} flaky, ${broken.length} broken** of ${tests.length} tests, ${rate.trials} rounds` +
@@ -94,7 +95,7 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
 function quarantineTable(quarantined: readonly QuarantinedTest[]): string[] {
   if (quarantined.length === 0) return []
   const ran = quarantined.some((q) => q.outcome !== undefined)
-  const rows = quarantined.map((q) => [code(q.id), ...(ran ? [q.outcome ?? '–'] : []), q.since, cell(q.reason), `${q.failures}/${q.trials}`])
+  const rows = quarantined.map((q) => [code(q.id), ...(ran ? [q.outcome ?? '–'] : []), q.since, cell(q.reason), countOf(q.failures, q.trials)])
   return [`### Quarantined (${quarantined.length})`, '', ...capped(rows, (shown) => table(['Test', ...(ran ? ['This run'] : []), 'Since', 'Reason', 'Failed'], [...shown])), '']
 }
 
@@ -109,7 +110,7 @@ function renderCommand(rate: RateFile, { policy, runsNeeded }: Partial<ReportBun
   return [
     ...table(
       ['Verdict', 'Failed', 'Rate', `${level(rate.confidence)} interval`, 'Runs a fix must pass'],
-      [[rate.verdict, `${rate.failures}/${rate.trials}`, pct(rate.rate), interval(rate), required === undefined ? '–' : String(required)]],
+      [[rate.verdict, countOf(rate.failures, rate.trials), pct(rate.rate), interval(rate), required === undefined ? '–' : String(required)]],
     ),
     ...(rate.complete ? [] : ['', `**Incomplete**: ${rate.trials} of ${rate.requested_trials} trials ran.`]),
     '',

@@ -38,10 +38,13 @@ export function concerningSubjects(bundle: HtmlBundle): Subject[] {
     .sort((a, b) => b.ci_low - a.ci_low || b.failures - a.failures || a.id.localeCompare(b.id))
 }
 
-/** Drawn in detail: command mode its one subject whatever its verdict; test mode the flaky and non-idempotent tests. */
+/** Drawn in detail: command mode its one subject whatever its verdict; test mode the flaky, non-idempotent and undetermined tests. */
 export function detailedSubjects(bundle: HtmlBundle): Subject[] {
   if (bundle.rate.tests === undefined) return allSubjects(bundle)
-  return concerningSubjects(bundle)
-    .filter((s) => s.verdict === 'flaky' || s.verdict === 'non-idempotent')
-    .slice(0, DETAILED_SUBJECTS)
+  return concerningSubjects(bundle).filter(isDetailed).slice(0, DETAILED_SUBJECTS)
+}
+
+/** Tests whose failures mix with passes: the ones the page draws. */
+export function isDetailed(s: Pick<Subject, 'verdict'>): boolean {
+  return s.verdict === 'flaky' || s.verdict === 'non-idempotent' || s.verdict === 'undetermined'
 }

@@ -1,8 +1,11 @@
+import { hasNoRate } from '../core/verdict.js'
 import { esc, ms, pct } from './_html.js'
+import { proofRunsText } from './counts-text.js'
+import { decidingCommand } from './deciding-command.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
-import { concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, type HtmlBundle, type Subject, TABLE_ROWS } from './html-subjects.js'
+import { concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, type HtmlBundle, isDetailed, type Subject, TABLE_ROWS } from './html-subjects.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 
 /**
@@ -46,7 +49,7 @@ export function renderHtmlReport(bundle: HtmlBundle, executions: ExecutionSummar
 
 // --- internal ---
 
-const VERDICTS = ['flaky', 'broken', 'non-idempotent', 'partial', 'stable'] as const
+const VERDICTS = ['flaky', 'broken', 'non-idempotent', 'undetermined', 'partial', 'stable'] as const
 const MODE_NAMES: Record<StripSegment['mode'], string> = { fast: 'fast (no gap)', single: 'single run', slow: 'gapped', paired: 'fast, between gapped ones', proof: 'proof' }
 
 /** Ids in the page are derived from position, never from user text. */
@@ -114,7 +117,7 @@ function renderRateTable(bundle: HtmlBundle): string {
 function renderDetails(bundle: HtmlBundle, executions: ExecutionSummaries): string {
   const subjects = detailedSubjects(bundle)
   const testMode = bundle.rate.tests !== undefined
-  const candidates = testMode ? concerningSubjects(bundle).filter((s) => s.verdict === 'flaky' || s.verdict === 'non-idempotent').length : 1
+  const candidates = testMode ? concerningSubjects(bundle).filter(isDetailed).length : 1
   const articles = subjects.map((s, i) => renderSubject(bundle, s, i, executions.subjects.get(s.id)))
   return [
     '<section aria-labelledby="h-details">',
@@ -147,7 +150,9 @@ function renderSubject(bundle: HtmlBundle, s: Subject, index: number, summary: E
   const note =
     independence && s.verdict === 'non-idempotent'
       ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${esc(INDEPENDENCE_TEXT.en.freshRun(testMode ? subjectOf(bundle, s.id) : s.id))}</p>`
-      : independence
+      : independence && s.verdict === 'undetermined'
+        ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.undetermined(independence, unit))} ${esc(INDEPENDENCE_TEXT.en.decide(decidingCommand({ command: bundle.rate.command, ...(testMode ? { test: subjectOf(bundle, s.id) } : {}), independence, trials: s.trials })))}</p>`
+        : independence
         ? (() => {
             const clue = INDEPENDENCE_TEXT.en.clue(independence, unit)
             return clue === null ? '' : `<p class="note">${esc(clue)}</p>`
@@ -199,7 +204,7 @@ function renderObserver(bundle: HtmlBundle): string {
   const { observer, rate } = bundle
   const head = ['<section aria-labelledby="h-observer">', '<h2 id="h-observer">Did slowing down change it?</h2>']
   if (!observer) {
-    const why = rate.verdict === 'non-idempotent' ? 'the trials are not independent, so a gapped run would measure the state they leave, not their timing' : 'no observer.json in this folder'
+    const why = hasNoRate(rate.verdict) ? 'the trials may not be independent, so a gapped run would measure the state they leave, not their timing' : 'no observer.json in this folder'
     return [...head, `<p data-empty="observer">Not observed: ${why}.</p>`, '</section>'].join('\n')
   }
   const alpha = Number((1 - observer.confidence).toPrecision(6))
@@ -236,8 +241,8 @@ function renderFixed(bundle: HtmlBundle): string {
   if (rate.tests === undefined) {
     const planned = runsNeeded
       ? `<div class="scroll"><table class="plan"><caption>Consecutive passes needed at rate ${pct(runsNeeded.planned_rate)} (${runsNeeded.basis})</caption><thead><tr><th scope="col">confidence</th><th scope="col" class="num">runs</th></tr></thead><tbody>${runsNeeded.table.map((r) => `<tr><th scope="row">${r.confidence}</th><td class="num">${r.runs}</td></tr>`).join('')}</tbody></table></div>${runsNeeded.note ? `<p class="note">${esc(runsNeeded.note)}</p>` : ''}`
-      : rate.verdict === 'non-idempotent'
-        ? `<p>${esc(INDEPENDENCE_TEXT.en.noNumber('trial'))}</p>`
+      : hasNoRate(rate.verdict)
+        ? `<p>${esc(rate.verdict === 'undetermined' && rate.independence ? INDEPENDENCE_TEXT.en.undetermined(rate.independence, 'trial') : INDEPENDENCE_TEXT.en.noNumber('trial'))}</p>`
         : '<p data-empty="plan">Not planned yet (no runs_needed.json).</p>'
     const decided = policy
       ? `<dl class="facts" data-headline="policy"><dt>green runs required</dt><dd>${policy.green_runs_required} (confidence ${policy.confidence})</dd><dt>retry budget</dt><dd>${policy.retry_budget ?? 'none: it fails every time'}</dd><dt>quarantine after</dt><dd>${policy.quarantine_after ?? '–'} consecutive failure(s) with retries</dd></dl>`
@@ -248,8 +253,8 @@ function renderFixed(bundle: HtmlBundle): string {
   const rows = subjects.map((s) => {
     const decided = policy?.tests?.[s.id]
     const proven = proof?.tests?.[s.id]
-    const proofCell = !proven ? '–' : proven.status === 'ran' ? `${proven.trials}/${proven.required} runs, ${proven.failures} failed: ${proven.passed ? 'PASSED' : 'FAILED'}` : proven.status
-    const runs = decided ? String(decided.green_runs_required) : s.verdict === 'non-idempotent' ? 'no number: not independent' : '–'
+    const proofCell = !proven ? '–' : proven.status === 'ran' ? `${proofRunsText(proven.trials, proven.required)}, ${proven.failures} failed: ${proven.passed ? 'PASSED' : 'FAILED'}` : proven.status
+    const runs = decided ? String(decided.green_runs_required) : s.verdict === 'non-idempotent' ? 'no number: not independent' : s.verdict === 'undetermined' ? 'no number: undetermined' : '–'
     return `<tr data-id="${esc(s.id)}"><th scope="row"><code>${esc(s.id)}</code></th><td class="num">${runs}</td><td class="num">${decided?.retry_budget ?? '–'}</td><td class="num">${decided?.quarantine_after ?? '–'}</td><td>${esc(proofCell)}</td></tr>`
   })
   return [

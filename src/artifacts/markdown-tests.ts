@@ -1,4 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
+import { CONCERN } from '../core/verdict.js'
+import { decidingCommand } from './deciding-command.js'
 import { nextStepForReports } from './next-step-reports.js'
 import type { ReportBundle } from './bundle.js'
 import { freshRateText } from './fresh-rate-text.js'
@@ -29,7 +31,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
-    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, t))),
+    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, rate.command, t))),
     '',
     `## ${t.onlyWhenFails}`,
     '',
@@ -63,16 +65,21 @@ export function table(header: string[], rows: string[][]): string[] {
 }
 
 function byConcern(a: TestRate, b: TestRate): number {
-  const rank = (test: TestRate): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[test.verdict]
+  const rank = (test: TestRate): number => CONCERN[test.verdict]
   return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
 }
 
-function renderIndependence(test: TestRate, t: Messages): string[] {
+function renderIndependence(test: TestRate, command: string, t: Messages): string[] {
   const { independence } = test
   if (!independence) return []
+  const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {
     const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(test)
-    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
+    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')}${evidence} ${measure}`]
+  }
+  if (test.verdict === 'undetermined') {
+    const decide = t.independence.decide(decidingCommand({ command, test, independence, trials: test.trials }))
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${t.independence.undetermined(independence, 'repetition')}${evidence} ${decide}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
@@ -129,9 +136,12 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
   const overall = proof
     ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]
     : [`- ${t.notMeasured(nextRun(rate, '--flaky-proof'))}`]
-  const unplanned = failing
-    .filter((test) => test.verdict === 'non-idempotent')
-    .map((test) => `- ${code(test.id)}: ${t.independence.noNumber('repetition')}`)
+  const unplanned = failing.flatMap((test) => {
+    if (test.verdict === 'non-idempotent') return [`- ${code(test.id)}: ${t.independence.noNumber('repetition')}`]
+    if (test.verdict !== 'undetermined') return []
+    const decide = t.independence.decide(decidingCommand({ command: rate.command, test, independence: test.independence ?? { switch_at: null, switched_to: null }, trials: test.trials }))
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${decide}`]
+  })
   const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
   return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...overall]
 }

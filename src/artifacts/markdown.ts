@@ -1,4 +1,6 @@
+import { hasNoRate } from '../core/verdict.js'
 import type { ReportBundle } from './bundle.js'
+import { decidingCommand } from './deciding-command.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
 import type { ObserverFile, OnlyWhenFailFile, RateFile } from './schemas.js'
@@ -29,7 +31,7 @@ export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
     '',
     `## ${t.observation}`,
     '',
-    ...(!bundle.observer && rate.verdict === 'non-idempotent' ? [`- ${t.notObserved}`] : renderObserver(bundle.observer, t)),
+    ...(!bundle.observer && hasNoRate(rate.verdict) ? [`- ${t.notObserved}`] : renderObserver(bundle.observer, t)),
     '',
     `## ${t.fixed}`,
     '',
@@ -50,8 +52,14 @@ function renderIndependence(rate: RateFile, t: Messages): string[] {
   const { independence } = rate
   if (independence === null && rate.jobs > 1) return [`- ${t.independence.notTested(rate.jobs)}`]
   if (!independence) return []
+  if (rate.verdict === 'undetermined') return [`- ${t.independence.undetermined(independence, 'trial')}`, `- ${decideLine(rate, t)}`]
   const summary = `- ${t.independence.summary(independence, 'trial')}`
   return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshRun(rate.command)}`] : [summary]
+}
+
+function decideLine(rate: RateFile, t: Messages): string {
+  const independence = rate.independence ?? { switch_at: null, switched_to: null }
+  return t.independence.decide(decidingCommand({ command: rate.command, independence, trials: rate.trials }))
 }
 
 function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[] {
@@ -88,8 +96,9 @@ function renderObserver(observer: ObserverFile | undefined, t: Messages): string
 
 function renderFixed(bundle: ReportBundle, t: Messages): string[] {
   const { rate, runsNeeded, policy, proof } = bundle
-  if (rate.verdict === 'non-idempotent' && !runsNeeded && !policy && !proof) {
-    return [`- ${t.independence.noNumber('trial')}`, `- ${t.independence.freshRun(rate.command)}`]
+  if (hasNoRate(rate.verdict) && !runsNeeded && !policy && !proof) {
+    const how = rate.verdict === 'undetermined' ? decideLine(rate, t) : t.independence.freshRun(rate.command)
+    return [`- ${t.independence.noNumber('trial')}`, `- ${how}`]
   }
   const lines: string[] = []
   if (runsNeeded) {

@@ -1,3 +1,4 @@
+import { proofRunsText } from './counts-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 
 /** What the markdown report says, in each language; the same keys in every one. */
@@ -9,9 +10,11 @@ const EN = {
     broken: 'Broken (fails every time).',
     partial: 'Partial evidence.',
     'non-idempotent': 'Non-idempotent: its trials are not independent.',
+    undetermined: 'Undetermined: its trials switched once, a shape chance makes too often to call either way.',
   },
   independence: INDEPENDENCE_TEXT.en,
   nonIdempotent: 'non-idempotent',
+  undetermined: 'undetermined',
   notObserved: 'Not observed: the trials are not independent (see above), so slowing them down would measure the state they leave, not their timing.',
   trialsFailed: (f: number, n: number) => `Failed ${f} of ${n} trials.`,
   howOften: 'How often',
@@ -57,7 +60,7 @@ const EN = {
   yes: 'yes',
   no: 'no',
   fixTestHeader: ['Test', 'runs needed', 'retry budget', 'quarantine after', 'proof'],
-  proofCell: (n: number, required: number, f: number, passed: boolean) => `${n}/${required} runs, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
+  proofCell: (n: number, required: number, f: number, passed: boolean) => `${proofRunsText(n, required)}, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
   proofStatus: { 'not-selected': 'not selected', missing: 'MISSING (test not found)' },
   proofOverall: (passed: boolean, n: number) => `Proof run: **${passed ? 'PASSED' : 'FAILED'}** (${n} test(s) proven).`,
 }
@@ -70,9 +73,11 @@ const KO: Messages = {
     broken: '매번 실패합니다.',
     partial: '증거가 부분적입니다.',
     'non-idempotent': '반복 실행에 의존합니다 (non-idempotent): 시도끼리 독립이 아닙니다.',
+    undetermined: '판정 보류 (undetermined): 결과가 한 번 바뀌었지만, 우연으로도 자주 나오는 모양이라 어느 쪽으로도 판정할 수 없습니다.',
   },
   independence: INDEPENDENCE_TEXT.ko,
   nonIdempotent: '반복 의존 (non-idempotent)',
+  undetermined: '판정 보류 (undetermined)',
   notObserved: '관측하지 않았습니다: 시도끼리 독립이 아니므로 (위 참고), 느리게 실행해도 타이밍이 아니라 남은 상태를 측정하게 됩니다.',
   trialsFailed: (f: number, n: number) => `${n}번 중 ${f}번 실패했습니다.`,
   howOften: '얼마나 자주인가',

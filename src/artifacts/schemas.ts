@@ -118,8 +118,12 @@ export const ObserverFileSchema = z.object({
   slow: observation,
   confidence: z.number().gt(0).lt(1),
   p_value: probability.describe("Fisher's exact test, two-sided, fast vs slow."),
-  changed: z.boolean().describe('p_value < 1 - confidence.'),
+  changed: z.boolean().describe('p_value < 1 - confidence; with interleaved repetitions, paired_p_value < 1 - confidence.'),
   note: z.string(),
+  paired: observation.optional().describe('The fast trials interleaved with the gapped ones, a seeded coin deciding which of each pair is gapped.'),
+  paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike (what `changed` says)."),
+  drift_p_value: probability.optional().describe('Fisher, the first fast block against paired fast: a change here is time or load, not the gap.'),
+  assignment_seed: z.number().int().nonnegative().optional().describe('Seed of the coin that made each gapped/fast pair: --flaky-seed when given, else drawn and recorded here.'),
   tests: testMap(TestObserverSchema).optional(),
 })
 export type ObserverFile = z.infer<typeof ObserverFileSchema>

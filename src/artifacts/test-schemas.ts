@@ -23,6 +23,30 @@ export const TestModeSchema = z
   .enum(['fast', 'slow', 'proof', 'single', 'paired'])
   .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
 
+const counts = z.object({ trials: count, failures: count })
+
+export const FreshEvidenceSchema = z
+  .object({
+    rounds: count.describe('Fresh-state rounds that ran the test, after the measurement.'),
+    budget: count.describe('Fresh rounds planned: the fewest whose exact repetition of the switch would be significant.'),
+    fresh_first: counts.describe('The first execution in each fresh process.'),
+    in_process: counts.describe('The executions after it in the same processes.'),
+    p_value: probability.describe("Fisher's exact test, two-sided, fresh_first against in_process."),
+    decided: z.enum(['non-idempotent', 'flaky', 'undetermined']),
+    note: z.string(),
+  })
+  .describe('A single switch too likely by chance to decide alone (independence.switch_significant false), decided from fresh processes (docs/contracts.md §5).')
+export type FreshEvidence = z.infer<typeof FreshEvidenceSchema>
+
+export const GroupSplitSchema = z
+  .object({
+    by: z.enum(['origin', 'commit']).describe('origin: the merged folders; commit: the commits of its history.'),
+    failing: z.array(z.string()),
+    passing: z.array(z.string()),
+    p_value: probability.describe('The share of the equally likely choices of its failing executions that leave every group all failed or all passed.'),
+  })
+  .describe('Every group failed all its executions or none, unlikely by chance: the count is no flake rate, so the verdict is partial.')
+
 export const TestRateSchema = z.object({
   id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
   project: z.string(),
@@ -36,6 +60,8 @@ export const TestRateSchema = z.object({
     .superRefine(failuresWithinTrials)
     .optional()
     .describe('Whole-run rounds only: the first execution of the test in each round, with fresh module state (what one ordinary run sees); failure_rounds are 1-based.'),
+  fresh_evidence: FreshEvidenceSchema.optional(),
+  split: GroupSplitSchema.optional(),
 }).superRefine(failuresWithinTrials)
 export type TestRate = z.infer<typeof TestRateSchema>
 
@@ -107,7 +133,7 @@ export const TestObserverSchema = z.object({
   fast: observation,
   slow: observation,
   p_value: probability,
-  changed: z.boolean(),
+  changed: z.boolean().describe('p < 1 - confidence: paired_p_value when there are paired repetitions (the randomised comparison), else p_value.'),
   note: z.string(),
   paired: observation.optional().describe('The fast repetitions interleaved with the gapped ones: the same time span and machine load as `slow`.'),
   paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike."),

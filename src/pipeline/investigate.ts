@@ -5,6 +5,7 @@ import { writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, removeFiles } from '../artifacts/write.js'
 import type { InvestigateOptions } from '../config/options.js'
 import { fractionFromCounts } from '../core/fraction.js'
+import { hasNoRate } from '../core/verdict.js'
 import type { PipelineContext } from './context.js'
 import { analyzeFacts } from './facts.js'
 import { measureCommand, type TrialSettings } from './measure.js'
@@ -38,7 +39,7 @@ export interface InvestigateResult {
 /**
  * The whole sequence into one folder: measure (also collecting facts from the same trials), plan,
  * facts, observe (gapped trials against the measurement), policy, proof of the fixed command with
- * the planned number of runs, report. A non-idempotent measurement stops after facts: its rate is
+ * the planned number of runs, report. A non-idempotent (or undetermined) measurement stops after facts: its rate is
  * no probability, so there is nothing to plan, observe or prove from it (the report says why).
  */
 export async function investigate(o: InvestigateOptions, context: PipelineContext): Promise<InvestigateResult> {
@@ -60,8 +61,8 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
 
   bundle.onlyWhenFail = analyzeFacts(facts)
   writeBundle(dir, { onlyWhenFail: bundle.onlyWhenFail })
-  if (rate.verdict === 'non-idempotent') {
-    context.log('non-idempotent: no plan, observation, policy or proof follows from a rate of trials that are not independent')
+  if (hasNoRate(rate.verdict)) {
+    context.log(`${rate.verdict}: no plan, observation, policy or proof follows from a rate of trials that ${rate.verdict === 'undetermined' ? 'may not be' : 'are not'} independent`)
     return finish(dir, bundle, o, true)
   }
   const basis = choosePlanningBasis(rate)

@@ -1,9 +1,10 @@
+import { decidingCommand } from '../artifacts/deciding-command.js'
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import { type Fact, type RateFile, RateFileSchema } from '../artifacts/schemas.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
-import { computeVerdict } from '../core/verdict.js'
+import { computeVerdict, dependenceOf } from '../core/verdict.js'
 import { describeRate } from '../core/rate.js'
 import { zForConfidence } from '../core/wilson.js'
 import type { PipelineContext } from './context.js'
@@ -49,7 +50,7 @@ export function buildRateFile(settings: TrialSettings, confidence: number, count
     gap_ms: settings.gapMs,
     confidence,
     z: zForConfidence(confidence),
-    verdict: computeVerdict(counts.failures, counts.trials, independence?.pattern),
+    verdict: computeVerdict(counts.failures, counts.trials, dependenceOf(independence)),
     timed_out: counts.timedOut,
     timeout_ms: settings.timeoutMs,
     jobs: settings.jobs,
@@ -68,5 +69,8 @@ function explainIndependence(rate: RateFile, context: PipelineContext): void {
   if (rate.jobs > 1) context.log(text.notTested(rate.jobs))
   else if (rate.verdict === 'non-idempotent' && rate.independence) {
     context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshRun(rate.command)}`)
+  } else if (rate.verdict === 'undetermined' && rate.independence) {
+    const decide = text.decide(decidingCommand({ command: rate.command, independence: rate.independence, trials: rate.trials }))
+    context.log(`undetermined: ${text.undetermined(rate.independence, 'trial')} ${decide}`)
   }
 }

@@ -2,9 +2,9 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import type { MergeSource } from '../artifacts/merge-source.js'
 import type { Fact } from '../artifacts/schemas.js'
 import type { RunError, TestFact } from '../artifacts/test-schemas.js'
-import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { complement, fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
-import { computeVerdict } from '../core/verdict.js'
+import { computeVerdict, hasNoRate } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
 import { analyzeFacts } from './facts.js'
 import { buildRateFile } from './measure.js'
@@ -72,7 +72,7 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
     const split = splitByOrigin(own, confidence)
     if (split) {
       const { project, file, name } = own[0] as TestFact
-      byOrigin.push({ project: project ?? '', file, error: `${name}: ${split}` })
+      byOrigin.push({ project: project ?? '', file, error: `${name}: ${split.message}` })
       cut.add(id)
     }
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
@@ -94,7 +94,8 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
       },
     }
     emit(ordered)
-    tallies.push(tallyTest(test, confidence.exact))
+    const tally = tallyTest(test, confidence.exact)
+    tallies.push(split ? { ...tally, split: split.split } : tally)
   }
   const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
   const requested = Math.max(...sources.map((s) => s.rate.requested_trials))
@@ -152,7 +153,7 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
   const bundle: ReportBundle = { rate }
   if (rate.trials === 0) return bundle
   if (ordered) bundle.onlyWhenFail = analyzeFacts(facts)
-  if (rate.verdict === 'non-idempotent') return bundle
+  if (hasNoRate(rate.verdict)) return bundle
   const basis = choosePlanningBasis(rate)
   bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
   bundle.policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
@@ -161,11 +162,12 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
 
 /**
  * A test whose outcome follows the folder it ran in: every folder all passes or all failures, both
- * kinds present, and chance at the pooled rate explains that badly (every folder uniform has
- * probability below 1 − confidence). A platform or environment difference between the jobs, not a
- * flake: the sum is no rate, so the test is `partial` and the run says why. Undefined otherwise.
+ * kinds present, and chance explains that badly (given its counts, every folder uniform has
+ * probability below 1 − confidence: splitByGroup). A platform or environment difference between the
+ * jobs, not a flake: the sum is no rate, so the test is `partial` and the run says why, with the
+ * p-value in rate.json (`split`). Undefined otherwise.
  */
-function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): string | undefined {
+function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): { message: string; split: NonNullable<TestTally['split']> } | undefined {
   const counts = new Map<string, OutcomeGroup>()
   for (const line of lines) {
     if (line.mode !== 'fast' && line.mode !== 'single') continue
@@ -175,14 +177,14 @@ function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): stri
     if (line.outcome === 'failed') group.failures++
     counts.set(key, group)
   }
-  const split = splitByGroup([...counts.values()], 1 - confidence.value)
+  const split = splitByGroup([...counts.values()], complement(confidence.exact))
   if (!split) return undefined
   const executions = (groups: readonly OutcomeGroup[]) => groups.reduce((sum, g) => sum + g.trials, 0)
   const names = (groups: readonly OutcomeGroup[]) => groups.map((g) => g.key).join(', ')
-  return (
-    `failed all ${executions(split.failing)} executions in ${names(split.failing)} and passed all ${executions(split.passing)} in ${names(split.passing)}: ` +
-    'the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own'
-  )
+  const message =
+    `failed all ${executions(split.failing)} executions in ${names(split.failing)} and passed all ${executions(split.passing)} in ${names(split.passing)} ` +
+    `(p = ${split.pValue.toPrecision(3)} by chance): the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own`
+  return { message, split: { by: 'origin', failing: split.failing.map((g) => g.key), passing: split.passing.map((g) => g.key), p_value: split.pValue } }
 }
 
 function toRepetition(line: TestFact): Repetition {

@@ -5,7 +5,7 @@ import type { RunError, TestProofSchema } from '../artifacts/test-schemas.js'
 import { compareCounts } from '../core/difference.js'
 import { complement, type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
-import { computeVerdict, type Verdict } from '../core/verdict.js'
+import { CONCERN, computeVerdict, dependenceOf, hasNoRate, type Verdict } from '../core/verdict.js'
 import { zForConfidence } from '../core/wilson.js'
 import { compareObservations } from './observe.js'
 import { buildRunsNeeded, choosePlanningBasis, type PlanningBasis, runsAt } from './plan.js'
@@ -44,16 +44,16 @@ interface TestPlan {
 export function outcomeOf(tally: TestTally, rounds: number, confidence: Confidence): TestOutcome {
   const rate = describeRate(tally.fast.failures, tally.fast.trials, confidence.value)
   const short = tally.cut || (tally.fast.trials < rounds && !tally.once)
-  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, tally.independence.pattern)
-  // A non-idempotent test's rate is no probability: no runs needed, no policy (omitted from their maps).
-  const basis = tally.fast.trials === 0 || verdict === 'non-idempotent' ? undefined : choosePlanningBasis(rate)
+  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, dependenceOf(tally.independence, tally.freshEvidence?.decided))
+  // A non-idempotent or undetermined test's rate is no probability: no runs needed, no policy (omitted from their maps).
+  const basis = tally.fast.trials === 0 || hasNoRate(verdict) ? undefined : choosePlanningBasis(rate)
   const plan = basis && { rate, basis, runs: runsAt(basis.rate, confidence.exact) }
   return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
 }
 
-/** Flaky first, then non-idempotent, broken, partial, stable; then by failures. */
+/** By CONCERN, then by failures. */
 export function byConcern(a: TestOutcome, b: TestOutcome): number {
-  const rank = (o: TestOutcome): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[o.verdict]
+  const rank = (o: TestOutcome): number => CONCERN[o.verdict]
   return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
 }
 
@@ -73,14 +73,14 @@ export interface TestMeasurement {
 }
 
 /**
- * Rounds (1-based) in which some test failed. A non-idempotent test's failures are left out: they
- * follow from the state its own earlier repetitions left, not from chance, and must not make the
- * whole run look flaky.
+ * Rounds (1-based) in which some test failed. A non-idempotent or undetermined test's failures are
+ * left out: they follow (or may follow) from the state its own earlier repetitions left, not from
+ * chance, and must not make the whole run look flaky. The headline says how many were left out.
  */
 export function failedRoundsOf(outcomes: readonly TestOutcome[]): number[] {
   const failed = new Set<number>()
   for (const { verdict, tally } of outcomes) {
-    if (verdict === 'non-idempotent') continue
+    if (hasNoRate(verdict)) continue
     for (const trial of tally.fast.failureTrials) failed.add(trial)
   }
   return [...failed].sort((a, b) => a - b)
@@ -121,6 +121,8 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
       verdict,
       independence: tally.independence,
       ...(tally.fresh ? { fresh: { ...describeRate(tally.fresh.failures, tally.fresh.trials, confidence.value), failure_rounds: tally.fresh.failureTrials } } : {}),
+      ...(tally.freshEvidence ? { fresh_evidence: tally.freshEvidence } : {}),
+      ...(tally.split ? { split: tally.split } : {}),
     })),
     ...(m.runErrors.length > 0 ? { run_errors: [...m.runErrors] } : {}),
   }

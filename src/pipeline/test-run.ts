@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
+import { complement } from '../core/fraction.js'
 import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
 import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
@@ -22,8 +23,13 @@ import type { ReportedTest } from './test-evidence.js'
 import { toFactLines } from './test-facts.js'
 import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
+import { freshRoundsBudget, type FreshRounds, suspectsOf, withFreshEvidence } from './fresh-evidence.js'
+import type { Repetition } from './test-evidence.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
+
+/** The fresh-state executions gathered as evidence after a measurement: one line each, apart from its facts. */
+export const EVIDENCE_FACTS = 'evidence_facts.jsonl'
 
 export interface TestRunSettings {
   /** measure: repetitions and observing; proof: required repetitions of flaky tests; single: one run, no runner. */
@@ -81,6 +87,8 @@ export class TestRunRecorder {
   private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
+  /** Fresh-state rounds run after the measurement for its suspects (fresh-evidence.ts): their budget and repetitions. */
+  private _fresh: { budget: number; byTest: Map<string, Repetition[][]>; facts: JsonLinesWriter<typeof TestFactSchema> } | undefined
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -110,27 +118,53 @@ export class TestRunRecorder {
     }
   }
 
+  /**
+   * After the measurement, before finish: the tests whose single switch chance explains too well to
+   * decide alone, and the fresh-state rounds that would decide them (fresh-evidence.ts). The runner
+   * adapter runs those rounds of their files and hands each result to `recordFreshEvidence`; one that
+   * cannot leaves them `undetermined`. Nothing to gather: undefined.
+   */
+  freshEvidenceRequest(): { rounds: number; tests: { id: string; project: string; file: string }[] } | undefined {
+    if (this._settings.mode !== 'measure') return undefined
+    const suspects = suspectsOf(this._outcomes())
+    if (suspects.length === 0) return undefined
+    const perRound = Math.max(1, Math.floor(this._settings.repeat / (this._settings.wholeRuns ?? 1)))
+    const rounds = freshRoundsBudget(perRound, complement(this._settings.confidence.exact))
+    this._fresh = { budget: rounds, byTest: new Map(), facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema) }
+    return { rounds, tests: suspects.map(({ tally }) => ({ id: tally.id, project: tally.project, file: tally.file })) }
+  }
+
+  /** One test's results in fresh-state round `round` (1-based) of the evidence asked for: kept apart from the measurement. */
+  recordFreshEvidence(test: ReportedTest, round: number): void {
+    const fresh = this._fresh
+    if (!fresh) return
+    const earlier = fresh.byTest.get(test.evidence.id) ?? []
+    const before = earlier.reduce((sum, r) => sum + r.length, 0)
+    fresh.facts.appendAll(toFactLines(test, { before, round }))
+    earlier.push(test.evidence.repetitions.filter((r) => r.mode === 'fast'))
+    fresh.byTest.set(test.evidence.id, earlier)
+  }
+
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
   finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
-    const ranBefore = earlierTests(this._rounds)
-    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
+    this._fresh?.facts.close()
     const measuring = this._settings.mode !== 'proof'
-    if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
+    if (measuring && this._tallies.size === 0 && this._rounds.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
       return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
     }
     const { confidence, lang } = this._settings
-    const ran = this._roundsRan()
-    // A test is measured against the rounds asked for (fewer is partial); the run's rate against those that ran.
-    const asked = ran === 0 || this._settings.mode === 'single' ? ran : Math.max(this._settings.repeat, ran)
-    const outcomes = [...this._tallies.values()].map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern)
+    const fresh: FreshRounds | undefined = this._fresh && { budget: this._fresh.budget, byTest: this._fresh.byTest }
+    const measured = this._outcomes()
+    const asked = this._asked()
+    const outcomes = withFreshEvidence(measured, fresh, (tally) => outcomeOf(tally, asked, confidence), confidence.exact).sort(byConcern)
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
     // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
     if (measuring) removeFiles(this._dir, DERIVED_FILES)
-    promoteRunFiles(this._run, this._dir, [this._factsName])
+    promoteRunFiles(this._run, this._dir, this._fresh ? [this._factsName, EVIDENCE_FACTS] : [this._factsName])
     discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
@@ -145,7 +179,7 @@ export class TestRunRecorder {
           complete: whole,
           runErrors,
           outcomes,
-          rounds: ran,
+          rounds: this._roundsRan(),
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
@@ -158,6 +192,20 @@ export class TestRunRecorder {
   }
 
   // --- internal ---
+
+  /** Every test's outcome as measured, whole-run rounds tallied together. */
+  private _outcomes(): TestOutcome[] {
+    const ranBefore = earlierTests(this._rounds)
+    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
+    const asked = this._asked()
+    return [...this._tallies.values()].map((tally) => outcomeOf(tally, asked, this._settings.confidence))
+  }
+
+  /** A test is measured against the rounds asked for (fewer is partial); the run's rate against those that ran. */
+  private _asked(): number {
+    const ran = this._roundsRan()
+    return ran === 0 || this._settings.mode === 'single' ? ran : Math.max(this._settings.repeat, ran)
+  }
 
   /**
    * The measurement's files: policy.json says under which conditions it was measured, and

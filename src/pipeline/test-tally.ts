@@ -4,6 +4,7 @@ import type { RankedPredicate } from '../core/isolation.js'
 import { rankPredicates, type TrialFacts } from '../core/isolation.js'
 import { isMeaningfulWord } from '../core/plain-words.js'
 import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
+import type { FreshEvidence } from '../artifacts/test-schemas.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
 
 /** Categorical facts a caller knows of one execution; undefined: not observed (test-rounds.ts). */
@@ -35,10 +36,14 @@ export interface TestTally {
   once: boolean
   /** Its worker died or the run stopped under it: fewer repetitions than planned, whatever the count. */
   cut: boolean
-  /** Runs test on the order of the fast repetitions; `one-switch` makes the test non-idempotent. */
+  /** Runs test on the order of the fast repetitions; a significant `one-switch` makes the test non-idempotent. */
   independence: Independence
   /** Whole-run rounds only: the first fast execution of each round, with fresh module state (test-rounds.ts). */
   fresh?: Tally
+  /** A suggestive switch decided from fresh processes after the measurement (fresh-evidence.ts). */
+  freshEvidence?: FreshEvidence
+  /** Its outcome followed the merged folder or the commit, unlikely by chance: no flake rate (it is `partial`). */
+  split?: { by: 'origin' | 'commit'; failing: string[]; passing: string[]; p_value: number }
 }
 
 /**

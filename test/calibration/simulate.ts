@@ -10,6 +10,8 @@ import { mergeRuns } from '../../src/pipeline/merge.js'
 import { buildTestMeasurement, byConcern, outcomeOf, type TestOutcome } from '../../src/pipeline/test-bundle.js'
 import type { Repetition, ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { toFactLines } from '../../src/pipeline/test-facts.js'
+import { complement } from '../../src/core/fraction.js'
+import { type FreshRounds, freshRoundsBudget, suspectsOf, withFreshEvidence } from '../../src/pipeline/fresh-evidence.js'
 import { earlierTests, type RoundResult, tallyRounds } from '../../src/pipeline/test-rounds.js'
 import { tallyTest } from '../../src/pipeline/test-tally.js'
 
@@ -117,13 +119,39 @@ export interface Judged {
   culprit: string | null
 }
 
-/** The verdicts a run of this design gets, by the builders TestRunRecorder.finish uses. */
-export function judgeRun(perTest: ReadonlyMap<string, readonly RoundResult[]>, design: Design): Map<string, Judged> {
+/**
+ * Fresh-state rounds for the run's suspects, as a runner adapter runs them: the whole file again in
+ * a new process per round (every test, in its order), each execution's call count restarting.
+ */
+export interface FreshRunner {
+  tests: readonly SimulatedTest[]
+  random: () => number
+}
+
+/**
+ * The verdicts a run of this design gets, by the builders TestRunRecorder.finish uses: tally (per
+ * round), outcome, fresh-state evidence for the suspects when `fresh` can run them (none: they stay
+ * undetermined, as merge and history leave them), conditions.
+ */
+export function judgeRun(perTest: ReadonlyMap<string, readonly RoundResult[]>, design: Design, fresh?: FreshRunner): Map<string, Judged> {
   const whole = design.rounds.length > 1
   const ranBefore = earlierTests(perTest)
   const tallies = [...perTest.values()].map((rounds) => (whole ? tallyRounds(rounds, CONFIDENCE.exact, ranBefore) : tallyTest((rounds[0] as RoundResult).test, CONFIDENCE.exact)))
   const asked = design.repeat * design.rounds.length
-  const outcomes = tallies.map((tally) => outcomeOf(tally, asked, CONFIDENCE)).sort(byConcern)
+  const measured = tallies.map((tally) => outcomeOf(tally, asked, CONFIDENCE))
+  const suspects = suspectsOf(measured)
+  let evidence: FreshRounds | undefined
+  if (fresh && suspects.length > 0) {
+    const budget = freshRoundsBudget(design.repeat, complement(CONFIDENCE.exact))
+    const byTest = new Map<string, Repetition[][]>()
+    for (let round = 1; round <= budget; round++) {
+      for (const [id, results] of simulateRun(fresh.tests, { ...design, rounds: [{ round, condition: 'base', seed: null }] }, fresh.random)) {
+        if (suspects.some((s) => s.tally.id === id)) byTest.set(id, [...(byTest.get(id) ?? []), (results[0] as RoundResult).test.evidence.repetitions])
+      }
+    }
+    evidence = { budget, byTest }
+  }
+  const outcomes = withFreshEvidence(measured, evidence, (tally) => outcomeOf(tally, asked, CONFIDENCE), CONFIDENCE.exact).sort(byConcern)
   const varied = new Set(design.rounds.map((r) => r.condition)).size > 1 || design.shuffle
   const conditions = varied
     ? buildConditions({ command: 'simulated', confidence: CONFIDENCE, rounds: design.rounds, loadProcs: 2, shuffle: design.shuffle, perTest, outcomes })
@@ -172,7 +200,7 @@ export function falseAlarms(p: number, design: Design, runs: number, perRun: num
   const counts: CellCounts = { runs, runsWithCulprit: 0, eligible: 0, wrong: 0, rules: Object.fromEntries(RULES.map((r) => [r, 0])) as Record<RuleName, number> }
   const tests = Array.from({ length: perRun }, (_, i) => ({ name: `t${i + 1}`, behaviour: BEHAVIOURS.bernoulli(p) }))
   for (let run = 0; run < runs; run++) {
-    const judgedRun = [...judgeRun(simulateRun(tests, design, random), design).values()]
+    const judgedRun = [...judgeRun(simulateRun(tests, design, random), design, { tests, random }).values()]
     if (judgedRun.some((j) => j.tags.includes('order-dependent'))) counts.runsWithCulprit++
     for (const judged of judgedRun) {
       const { failures, trials } = judged.outcome.tally.fast

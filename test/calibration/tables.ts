@@ -187,7 +187,7 @@ export function power(size: Size): PowerRow[] {
       for (let run = 0; run < runs; run++) {
         // The effect on t2 among 4 tests of one file, the others independent at 10%.
         const tests: SimulatedTest[] = ['t1', 't2', 't3', 't4'].map((name) => ({ name, behaviour: name === 't2' ? behaviour : BEHAVIOURS.bernoulli(0.1) }))
-        const judged = judgeRun(simulateRun(tests, design, random), design).get('a.test.ts > t2')
+        const judged = judgeRun(simulateRun(tests, design, random), design, { tests, random }).get('a.test.ts > t2')
         if (judged && found({ verdict: judged.outcome.verdict, period: judged.outcome.tally.independence.period, tags: judged.tags, culprit: judged.culprit })) hits++
       }
       rows.push({ effect, design: label, tests: runs, found: hits })

@@ -80,10 +80,11 @@ describe('analyzeHistory notices a changed rate at a commit', () => {
     expect(changes).toHaveLength(1)
     expect(changes[0]).toMatchObject({ test_id: 'a.test.ts > t', commit: 'c2', before: { runs: 10, failures: 0 }, after: { runs: 10, failures: 10 } })
     expect(changes[0]?.p_value).toBeCloseTo(2 / 184756, 12)
-    // Not a flake: every run at c2 failed and none at c1; (½¹⁰ + ½¹⁰)² ≈ 3.8e-6 by chance. Partial, with the reason.
+    // Not a flake: every run at c2 failed and none at c1; given 10 failures of 20, 2 of the C(20, 10)
+    // choices of the failing runs leave each commit uniform: 2 / 184756 = 1.08e-5. Partial, with the reason.
     expect(bundle.rate.tests?.map((t) => [t.failures, t.trials, t.verdict])).toEqual([[10, 20, 'partial']])
     expect(bundle.rate.run_errors?.map((e) => e.error)).toEqual([
-      't: failed every attempt at c2 and passed every attempt at c1: a change in the code, not chance, so its history is no flake rate; measure it at one commit',
+      't: failed every attempt at c2 and passed every attempt at c1 (p = 0.0000108 by chance): a change in the code, not chance, so its history is no flake rate; measure it at one commit',
     ])
   })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Fraction } from '../../src/core/fraction.js'
 import { EXACT_MAX_MINORITY, testIndependence } from '../../src/core/independence.js'
 import { normalCdf } from '../../src/core/normal.js'
-import { computeVerdict } from '../../src/core/verdict.js'
+import { computeVerdict, dependenceOf } from '../../src/core/verdict.js'
 
 const ALPHA: Fraction = { num: 1n, den: 20n }
 
@@ -53,24 +53,40 @@ describe('testIndependence: the exact runs distribution', () => {
     const result = testIndependence(200, failures, ALPHA)
     expect(result).toMatchObject({ runs: 80, expected_runs: 65, pattern: 'regular', period: 5, method: 'exact', switch_at: null })
     expect(result.p_value).toBeCloseTo(1.0533434591e-4, 12)
-    expect(computeVerdict(40, 200, result.pattern)).toBe('flaky')
+    expect(computeVerdict(40, 200, dependenceOf(result))).toBe('flaky')
   })
 })
 
 describe('testIndependence: one switch', () => {
+  // switch_p_value: of the C(n, k) equally likely orders of k failures in n trials, the share that
+  // is a single switch with a second block of two or more (failures first: n − k >= 2; passes
+  // first: k >= 2). PFFFFFFFFF: 1 of C(10, 9) = 10; PPPFF: PPPFF and FFPPP, 2 of C(5, 2) = 10;
+  // FPP: 1 of C(3, 1) = 3 (FPP; PPF's second block is one trial); FFFF then 12 P: 2 of C(16, 4) = 1820.
   it.each([
-    // P F F F F F F F F F: R = 2 with 9 F and 1 P has P(R <= 2) = 2/10 (of the 10 places for the P,
-    // only the two ends give 2 runs), so p = 0.4: not significant, still the textbook signature.
-    ['PFFFFFFFFF', 2, 'failed', 0.4],
-    ['PPPFF', 4, 'failed', 0.4],
-    ['FPP', 2, 'passed', 1], // 1 F, 2 P: P(R <= 2) = 2/3 (the F at an end), so p = min(1, 2·2/3) = 1
-    ['FFFFPPPPPPPPPPPP', 5, 'passed', null],
-  ])('%s switches at trial %i to %s', (sequence, at, to, p) => {
+    // Runs test: R = 2 with 9 F and 1 P has P(R <= 2) = 2/10 (only the two ends give 2 runs), p = 0.4.
+    ['PFFFFFFFFF', 2, 'failed', 0.4, 1 / 10, 'undetermined'],
+    ['PPPFF', 4, 'failed', 0.4, 2 / 10, 'undetermined'],
+    ['FPP', 2, 'passed', 1, 1 / 3, 'undetermined'], // 1 F, 2 P: P(R <= 2) = 2/3 (the F at an end), so p = min(1, 2·2/3) = 1
+    ['FFFFPPPPPPPPPPPP', 5, 'passed', null, 2 / 1820, 'non-idempotent'],
+    // One failure first of 21: 1/21 < 0.05 (1/20 would be equal to 0.05, not below).
+    [`F${'P'.repeat(20)}`, 2, 'passed', null, 1 / 21, 'non-idempotent'],
+    [`F${'P'.repeat(19)}`, 2, 'passed', null, 1 / 20, 'undetermined'],
+  ])('%s switches at trial %i to %s (switch p = %d, %s)', (sequence, at, to, p, chance, verdict) => {
     const result = run(sequence)
-    expect(result).toMatchObject({ pattern: 'one-switch', switch_at: at, switched_to: to, runs: 2 })
+    expect(result).toMatchObject({ pattern: 'one-switch', switch_at: at, switched_to: to, runs: 2, switch_significant: verdict === 'non-idempotent' })
     if (p !== null) expect(result.p_value).toBeCloseTo(p, 12)
+    expect(result.switch_p_value).toBeCloseTo(chance, 15)
     const [trials, failures] = parse(sequence)
-    expect(computeVerdict(failures.length, trials, result.pattern)).toBe('non-idempotent')
+    expect(computeVerdict(failures.length, trials, dependenceOf(result))).toBe(verdict)
+  })
+
+  it.each([
+    ['no evidence', undefined, 'undetermined'],
+    ['fresh processes repeat it', 'non-idempotent', 'non-idempotent'],
+    ['a fresh start did what the later ones did', 'flaky', 'flaky'],
+    ['fresh processes too few to tell', 'undetermined', 'undetermined'],
+  ] as const)('a suggestive PFFFFFFFFF with %s is %s', (_case, fresh, verdict) => {
+    expect(computeVerdict(9, 10, dependenceOf(run('PFFFFFFFFF'), fresh))).toBe(verdict)
   })
 
   it.each([
