@@ -1,6 +1,8 @@
+import { randomInt } from 'node:crypto'
 import { relative } from 'node:path'
 import pc from 'picocolors'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
+import { MAX_ASSIGNMENT_SEED } from '../../src/core/repetition.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
 import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
@@ -73,6 +75,7 @@ export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
 export default class FlakeproofJestReporter {
   private readonly _rootDir: string
   private readonly _seed: number | null
+  private readonly _assignmentSeed: number
   private readonly _options: (ResolvedJestOptions & { command: string }) | undefined
   private readonly _command: string
   private readonly _outDir: string
@@ -96,6 +99,8 @@ export default class FlakeproofJestReporter {
     const { command, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
+    // The gapped/fast coin: Jest's own --seed when it randomises, else drawn here (observer.json records it).
+    this._assignmentSeed = this._seed === null ? randomInt(MAX_ASSIGNMENT_SEED) : Math.abs(this._seed) % (MAX_ASSIGNMENT_SEED + 1)
     this._command = command ?? `jest ${process.argv.slice(2).join(' ')}`.trim()
     const resolved = resolveJestOptions(rest, [], process.env)
     this._options = resolved && { ...resolved, command: this._command }
@@ -113,6 +118,7 @@ export default class FlakeproofJestReporter {
       repeat: this._proof ? 1 : (resolved.repeat ?? 1),
       slowRepeat: resolved.observe && !this._proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
+      assignmentSeed: this._assignmentSeed,
       proofRuns: this._proof?.runs ?? {},
       journalDir: this._run.journal,
       rootDir: this._rootDir,
@@ -128,6 +134,7 @@ export default class FlakeproofJestReporter {
       command: this._command,
       repeat: options && !this._proof ? (options.repeat ?? 1) : 1,
       observe: options?.observe === true && !this._proof,
+      assignmentSeed: this._assignmentSeed,
       confidence: { value: options?.confidence ?? 0.95, exact: fractionFromNumber(options?.confidence ?? 0.95) },
       proofRuns: this._proof?.runs ?? {},
       ...(this._proof ? { proofFrom: this._proof.from } : {}),

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,6 +13,7 @@ import {
   resolveOutDir,
   resolveVitestOptions,
 } from '../../src/config/vitest-options.js'
+import { MAX_ASSIGNMENT_SEED } from '../../src/core/repetition.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
 import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
@@ -157,7 +159,16 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
   const { mode, proofRuns, proofFrom } = runnerOptions
   const unreproduced = mode === 'proof' && proofFrom ? unreproducedConditions(withoutStack(() => readMeasuredUnder(proofFrom)), resolved) : []
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), ...(nothingToProve ? { nothingToProve } : {}), command, unreproduced })
+  const reporter = new FlakeproofReporter({
+    ...resolved,
+    runnerMode: mode,
+    proofRuns,
+    ...(proofFrom ? { proofFrom } : {}),
+    ...(nothingToProve ? { nothingToProve } : {}),
+    command,
+    unreproduced,
+    assignmentSeed: runnerOptions.assignmentSeed,
+  })
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
@@ -220,7 +231,9 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
 }
 
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string): RunnerOptions & { nothingToProve?: string } {
-  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
+  // The gapped/fast coin: replayed from --flaky-seed, else drawn here and recorded in observer.json.
+  const assignmentSeed = options.seed ?? randomInt(MAX_ASSIGNMENT_SEED)
+  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal, assignmentSeed }
   if (!options.proof) {
     return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
   }

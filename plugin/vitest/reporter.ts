@@ -15,7 +15,7 @@ import type { ConditionsFile, RoundCondition } from '../../src/artifacts/conditi
 import { type ResolvedVitestOptions, resolveOutDir, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
 import { describeRate } from '../../src/core/rate.js'
-import { measuringModeOf } from '../../src/core/repetition.js'
+import { measuringModeOf, pairOrder } from '../../src/core/repetition.js'
 import { FlakeproofError } from '../../src/errors.js'
 import { publishToGithub, writeJunit, writeProofJunit } from '../../src/pipeline/github.js'
 import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evidence.js'
@@ -48,6 +48,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   nothingToProve?: string
   /** Set by the plugin in proof mode: the measurement's conditions this proof does not replay. */
   unreproduced?: string[]
+  /** Set by the plugin: the seed of the gapped/fast coin its runners use (recorded in observer.json). */
+  assignmentSeed?: number
 }
 
 /**
@@ -90,10 +92,10 @@ export default class FlakeproofReporter implements Reporter {
   private _pending: { collected: Collected; runErrors: RunError[]; complete: boolean; unfinished: ReportedTest[] } | undefined
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced, ...rest } = options
+    const { runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced, assignmentSeed, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
-    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced }
+    this._options = { ...parsed.data, runnerMode, proofRuns, proofFrom, command, nothingToProve, unreproduced, assignmentSeed }
   }
 
   onInit(vitest: Vitest): void {
@@ -224,6 +226,7 @@ export default class FlakeproofReporter implements Reporter {
         ...(proofFrom ? { proofFrom } : {}),
         ...(this._options.unreproduced?.length ? { unreproduced: this._options.unreproduced } : {}),
         ...(this._options.seed === undefined ? {} : { seed: this._options.seed }),
+        ...(this._options.assignmentSeed === undefined ? {} : { assignmentSeed: this._options.assignmentSeed }),
         gapMs: this._options.gapMs,
         lang: 'en',
       })
@@ -390,7 +393,7 @@ export default class FlakeproofReporter implements Reporter {
     if (!this._journal) return []
     const open = new Map([...this._journal.read().tests].filter(([id]) => !this._seen.has(id)))
     if (open.size === 0) return []
-    return recoverUnfinished(open, ended, (index) => this._modeOf(index))
+    return recoverUnfinished(open, ended, (index, id) => this._modeOf(index, id))
   }
 
   /** What this run collected: each module's id prefix (`[project] file`), and the id of every test in them, filtered ones included. */
@@ -415,9 +418,9 @@ export default class FlakeproofReporter implements Reporter {
     return found
   }
 
-  private _modeOf(index: number): RepetitionMode {
+  private _modeOf(index: number, id: string): RepetitionMode {
     if (this._options.runnerMode === 'proof') return 'proof'
-    return measuringModeOf(index, this._options.repeat ?? 1)
+    return measuringModeOf(index, this._options.repeat ?? 1, pairOrder(this._options.assignmentSeed ?? 0, id))
   }
 
   private _toReported(testCase: TestCase): ReportedTest | undefined {

@@ -5,7 +5,7 @@ import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
 import { JournalWriter } from '../../src/artifacts/journal.js'
-import { measuringModeOf } from '../../src/core/repetition.js'
+import { measuringModeOf, type PairOrder, pairOrder } from '../../src/core/repetition.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
 import { CAPTURE_LIMIT, forJournal, keepDistinct, outcomeOf, settledState } from './_repetition.js'
@@ -43,6 +43,8 @@ interface Running {
   fastFailures: number
   /** `test.fails`: a repetition passes by throwing. */
   fails: boolean
+  /** Which of each gapped/fast pair comes first, while observing. */
+  pairs: PairOrder
 }
 
 interface WorkerConfig {
@@ -107,7 +109,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     const first = !this._running.has(test.id)
     const running = this._start(test)
     const done = this._close(running)
-    const mode = this._modeOf(running.evidence.repetitions.length)
+    const mode = this._modeOf(running.evidence.repetitions.length, running.pairs)
     const observed = mode === 'fast' || mode === 'proof' || running.fastFailures > 0
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
     this._journal.write({
@@ -180,13 +182,13 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       test.repeats = required - 1
       return
     }
-    // Observing: each gapped repetition is followed by a fast one (measuringModeOf).
+    // Observing: each gapped repetition has a fast one beside it (measuringModeOf).
     test.repeats = repeat + 2 * slowRepeat - 1
   }
 
-  private _modeOf(index: number): Repetition['mode'] {
+  private _modeOf(index: number, pairs: PairOrder): Repetition['mode'] {
     if (this._options.mode === 'proof') return 'proof'
-    return measuringModeOf(index, this._options.repeat)
+    return measuringModeOf(index, this._options.repeat, pairs)
   }
 
   private _identityOf(test: Test): TestIdentity {
@@ -217,6 +219,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
         },
         fastFailures: 0,
         fails: test.fails === true,
+        pairs: pairOrder(this._options.assignmentSeed, this._idOf(test)),
       }
       this._running.set(test.id, running)
     }

@@ -50,6 +50,12 @@ export const FLAG = {
     value: probability('--confidence', 'open', '0.95').prefault('0.95'),
   },
   lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md', value: oneOf('--lang', ['en', 'ko']).default('en') },
+  seed: {
+    name: 'seed',
+    placeholder: '<n>',
+    description: 'seed of the coin that orders each gapped/fast pair of trials (recorded in observer.json; drawn when not given)',
+    value: integer('--seed', 0, '42', TIMER_LIMIT).optional(),
+  },
 } as const satisfies Record<string, Flag>
 
 type Text = ReturnType<typeof text>
@@ -106,6 +112,7 @@ export const OBSERVE = options([
   { name: 'gap-ms', placeholder: '<ms>', description: 'rest before each slow trial (e.g. 2000)', value: integer('--gap-ms', 0, '2000', TIMER_LIMIT) },
   FLAG.timeoutMs,
   FLAG.confidence,
+  FLAG.seed,
   out('observer.json', 'observer.json'),
 ])
 
@@ -172,6 +179,7 @@ export const INVESTIGATE = options([
   FLAG.timeoutMs,
   FLAG.jobs,
   FLAG.confidence,
+  FLAG.seed,
   { name: 'out-dir', placeholder: '<dir>', description: 'where all files go; earlier results there are replaced', value: text('--out-dir', '.flakeproof').prefault('.flakeproof'), output: 'folder' },
   FLAG.lang,
 ])

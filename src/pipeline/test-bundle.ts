@@ -1,13 +1,12 @@
 import type { z } from 'zod'
 import type { ReportBundle } from '../artifacts/bundle.js'
-import type { ProofFile, RateFile } from '../artifacts/schemas.js'
+import type { ObserverFile, ProofFile, RateFile } from '../artifacts/schemas.js'
 import type { RunError, TestProofSchema } from '../artifacts/test-schemas.js'
-import { compareCounts } from '../core/difference.js'
-import { complement, type Fraction, fractionFromCounts } from '../core/fraction.js'
+import { type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
 import { CONCERN, computeVerdict, dependenceOf, hasNoRate, type Verdict } from '../core/verdict.js'
 import { zForConfidence } from '../core/wilson.js'
-import { compareObservations } from './observe.js'
+import { compareInterleaved } from './observe.js'
 import { buildRunsNeeded, choosePlanningBasis, type PlanningBasis, runsAt } from './plan.js'
 import { decidePolicy } from './policy.js'
 import type { TestTally } from './test-tally.js'
@@ -62,6 +61,8 @@ export interface TestMeasurement {
   /** Rounds requested. */
   repeat: number
   observe: boolean
+  /** Seed of the coin that ordered each gapped/fast pair (observer.json `assignment_seed`). */
+  assignmentSeed?: number
   confidence: Confidence
   startedAt: Date
   durationMs: number
@@ -179,7 +180,8 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
     ),
   }
 
-  return { rate, runsNeeded, onlyWhenFail, policy, ...(m.observe ? { observer: buildTestObserver(m.command, measured, confidence) } : {}) }
+  const observer = m.observe ? buildTestObserver(m.command, measured, confidence) : undefined
+  return { rate, runsNeeded, onlyWhenFail, policy, ...(observer ? { observer: m.assignmentSeed === undefined ? observer : { ...observer, assignment_seed: m.assignmentSeed } } : {}) }
 }
 
 type TestProof = z.infer<typeof TestProofSchema>
@@ -240,44 +242,32 @@ export function buildTestProof(p: TestProofRun): ProofFile {
 
 // --- internal ---
 
-/** observer.json: every observed test's fast and gapped counts compared, and all of them summed. */
-function buildTestObserver(command: string, measured: readonly TestOutcome[], confidence: Confidence) {
+/**
+ * observer.json: every observed test's fast and gapped counts compared, and all of them summed.
+ * With paired repetitions (fast ones interleaved with the gapped ones, a seeded coin deciding the
+ * order in each pair), `changed` is that randomised comparison: time, load and any period of the
+ * test's own fall on both sides alike, so only the gap can make them differ (docs/contracts.md §13.4).
+ */
+function buildTestObserver(command: string, measured: readonly TestOutcome[], confidence: Confidence): ObserverFile {
   const observed = measured.filter((o) => o.tally.slow.trials > 0)
   const side = (trials: number, failures: number, gapMs: number) => ({ ...describeRate(failures, trials, confidence.value), gap_ms: gapMs })
   const sum = (pick: (o: TestOutcome) => number): number => observed.reduce((acc, o) => acc + pick(o), 0)
-  const overall = compareObservations(
+  const gapMs = observed[0]?.tally.slow.gapMs ?? 0
+  const overall = compareInterleaved(
     `${command} (${observed.length} observed test${observed.length === 1 ? '' : 's'})`,
     side(sum((o) => o.tally.fast.trials), sum((o) => o.tally.fast.failures), 0),
-    side(sum((o) => o.tally.slow.trials), sum((o) => o.tally.slow.failures), observed[0]?.tally.slow.gapMs ?? 0),
+    side(sum((o) => o.tally.paired.trials), sum((o) => o.tally.paired.failures), 0),
+    side(sum((o) => o.tally.slow.trials), sum((o) => o.tally.slow.failures), gapMs),
     confidence,
   )
   const tests = Object.fromEntries(
     observed.map(({ tally }) => {
       const fast = side(tally.fast.trials, tally.fast.failures, 0)
-      const slow = side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs)
-      const { p_value, changed, note } = compareObservations(tally.id, fast, slow, confidence)
-      if (tally.paired.trials === 0) return [tally.id, { fast, slow, p_value, changed, note }]
       const paired = side(tally.paired.trials, tally.paired.failures, 0)
-      const interleaved = explainInterleaved(fast, paired, slow, confidence)
-      return [tally.id, { fast, slow, p_value, changed, note: `${note} ${interleaved.note}`, paired, paired_p_value: interleaved.pairedP, drift_p_value: interleaved.driftP }]
+      const slow = side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs)
+      const { schema_version, command: _, confidence: __, ...entry } = compareInterleaved(tally.id, fast, paired, slow, confidence)
+      return [tally.id, entry]
     }),
   )
   return { ...overall, tests }
 }
-
-/**
- * The gapped repetitions against the fast ones interleaved with them (same span of time, same
- * load), and the first fast block against those interleaved ones: when the fast rate itself moved
- * between the two phases, time or load explains the fast/gapped difference better than the gap.
- */
-function explainInterleaved(fast: RateDescription, paired: RateDescription, slow: RateDescription, confidence: Confidence): { pairedP: number; driftP: number; note: string } {
-  const alpha = complement(confidence.exact)
-  const gap = compareCounts(paired, slow, alpha)
-  const drift = compareCounts(fast, paired, alpha)
-  const counts = `interleaved fast ${paired.failures}/${paired.trials} against gapped ${slow.failures}/${slow.trials}, p = ${gap.pValue.toPrecision(3)}`
-  const moved = drift.significant
-    ? ` The fast rate itself moved between the first block (${fast.failures}/${fast.trials}) and the interleaved repetitions (p = ${drift.pValue.toPrecision(3)}): load or time explains the difference better than the gap.`
-    : ''
-  return { pairedP: gap.pValue, driftP: drift.pValue, note: `With time held alike (${counts}): ${gap.significant ? 'the gap itself changes it' : 'no difference found with these counts'}.${moved}` }
-}
-

@@ -48,6 +48,8 @@ export interface TestRunSettings {
   seed?: number
   /** Rest before each gapped repetition, when observing. */
   gapMs?: number
+  /** Seed of the coin that ordered each gapped/fast pair, when observing (observer.json `assignment_seed`). */
+  assignmentSeed?: number
   /** Proof mode: conditions of the measurement this proof does not replay (it then fails). */
   unreproduced?: string[]
   observe: boolean
@@ -173,6 +175,7 @@ export class TestRunRecorder {
           command: this._settings.command,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
+          ...(this._settings.assignmentSeed === undefined ? {} : { assignmentSeed: this._settings.assignmentSeed }),
           confidence,
           startedAt: this._startedAt,
           durationMs: Date.now() - this._startedAt.getTime(),

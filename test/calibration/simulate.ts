@@ -3,7 +3,7 @@ import type { HistoryRecord } from '../../src/artifacts/history.js'
 import type { MergeSource } from '../../src/artifacts/merge-source.js'
 import type { ObserverFile } from '../../src/artifacts/schemas.js'
 import type { TestFact } from '../../src/artifacts/test-schemas.js'
-import { measuringModeOf } from '../../src/core/repetition.js'
+import { MAX_ASSIGNMENT_SEED, measuringModeOf, pairOrder } from '../../src/core/repetition.js'
 import { buildConditions, type PlannedRound } from '../../src/pipeline/conditions.js'
 import { analyzeHistory } from '../../src/pipeline/history.js'
 import { mergeRuns } from '../../src/pipeline/merge.js'
@@ -296,12 +296,14 @@ export function simulateHistory(tests: readonly SimulatedTest[], runs: number, p
 /**
  * `--flaky-repeat n --flaky-observe`: `repeat` fast repetitions, then, for a test that failed one,
  * `slow` gapped repetitions interleaved with as many fast ones, as the runner assigns them
- * (`measuringModeOf`); the gap itself does nothing unless `gapped` says so. observer.json's entry.
+ * (`measuringModeOf`, the coin of each pair seeded as a run seeds it); the gap itself does nothing
+ * unless `gapped` says so. observer.json's entry.
  */
 export function simulateObserve(behaviour: Behaviour, repeat: number, slow: number, random: () => number, gapped?: Behaviour): ObservedTest | undefined {
   const repetitions: Repetition[] = []
+  const pairs = pairOrder(Math.floor(random() * MAX_ASSIGNMENT_SEED), idOf('t'))
   for (let index = 0; index < repeat + 2 * slow; index++) {
-    const mode = measuringModeOf(index, repeat)
+    const mode = measuringModeOf(index, repeat, pairs)
     if (mode !== 'fast' && !repetitions.some((r) => !r.ok)) break
     const at = { call: index + 1, condition: 'base' as const, after: new Set<string>() }
     const failed = mode === 'slow' && gapped ? gapped(at, random) : behaviour(at, random)
