@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto'
 import { relative } from 'node:path'
 import pc from 'picocolors'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
+import { proofRunsText } from '../../src/artifacts/counts-text.js'
 import { MAX_ASSIGNMENT_SEED } from '../../src/core/repetition.js'
 import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
@@ -273,7 +274,7 @@ export default class FlakeproofJestReporter {
     for (const { file, error } of this._runErrors) log(pc.red(`  ✗ ${file ?? 'outside any file'}: ${error.split('\n')[0]}`))
     if (result.proof) {
       for (const [id, p] of Object.entries(result.proof.tests ?? {})) {
-        const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
+        const status = p.status === 'ran' ? `${proofRunsText(p.trials, p.required)}, ${p.failures} failed` : p.status
         log(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
       }
       log(result.proof.passed ? pc.green('  proof passed') : pc.red('  proof FAILED'))

@@ -53,7 +53,7 @@ export function describeProgress(progress: JournalProgress, firstSeen: Map<strin
     const perRepetitionMs = done > seen.done ? (now - seen.at) / (done - seen.done) : undefined
     const left = Math.max(0, test.planned - done)
     const eta = perRepetitionMs === undefined ? '' : `, about ${formatDuration(left * perRepetitionMs)} left`
-    lines.push(`[flakeproof]   ${id}: ${done}/${test.planned}, ${failed} failed${eta}`)
+    lines.push(`[flakeproof]   ${id}: ${done} of ${test.planned}, ${failed} failed${eta}`)
   }
   return lines
 }

@@ -51,9 +51,10 @@ export function planRounds(options: Pick<ResolvedVitestOptions, 'rounds' | 'dive
  */
 export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, reporter: RoundsReporter): void {
   const plan = planRounds(options, () => Date.now() % 1_000_000)
-  // A budget's calibration is three repetitions of timing, no measurement to gather evidence for.
-  if (vitest.config.watch || options.proof || options.budget !== undefined) return
-  reporter.expectFreshEvidence()
+  // Fresh-state evidence is for a measurement: not a proof, nor a budget's calibration (three timing repetitions).
+  const fresh = !options.proof && options.budget === undefined
+  if (vitest.config.watch || (plan.length <= 1 && !fresh)) return
+  if (fresh) reporter.expectFreshEvidence()
   const loadProcs = options.loadProcs ?? availableParallelism()
   if (options.divergence && vitest.projects.every((p) => workersOf(vitest, p.config) <= 1)) {
     vitest.logger.warn(

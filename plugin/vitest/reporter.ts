@@ -4,6 +4,7 @@ import pc from 'picocolors'
 import type { UserConsoleLog } from 'vitest'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { decidingCommand } from '../../src/artifacts/deciding-command.js'
+import { proofRunsText } from '../../src/artifacts/counts-text.js'
 import { freshRateText } from '../../src/artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
@@ -484,7 +485,7 @@ export default class FlakeproofReporter implements Reporter {
     if (result.proof) {
       const proven = Object.entries(result.proof.tests ?? {})
       for (const [id, p] of proven) {
-        const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
+        const status = p.status === 'ran' ? `${proofRunsText(p.trials, p.required)}, ${p.failures} failed` : p.status
         log(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
       }
       for (const missing of result.proof.unreproduced ?? []) log(pc.red(`  ✗ not replayed: ${missing}`))
@@ -498,7 +499,7 @@ export default class FlakeproofReporter implements Reporter {
     const once = result.tests.filter((o) => o.tally.once).length
     if (once > 0 && this._options.runnerMode) log(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
     const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
-    if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
+    if (concerning.length > 0) for (const line of renderTable(concerning, result.conditions)) log(line)
     else if (runErrors.length > 0 || unfinished.length > 0) log(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
     else log(pc.green('  no flaky or broken test'))
     for (const line of conditionLines(result.conditions)) log(line)

@@ -1,5 +1,5 @@
 import type { ReportBundle } from './bundle.js'
-import { countOf } from './counts-text.js'
+import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
 import { code, table } from './markdown-tests.js'
 import type { ProofFile, RateFile } from './schemas.js'
 
@@ -79,6 +79,7 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
   const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`]
   const lines = [
     `**${flaky.length} flaky, ${broken.length} broken** of ${tests.length} tests, ${rate.trials} rounds` +
+      (uncountedTests(tests) > 0 ? ` (${uncountedTests(tests)} non-idempotent or undetermined, not counted in the rounds)` : '') +
       (rate.complete ? '' : ' — **incomplete run**: some tests have no numbers'),
     '',
   ]
@@ -123,6 +124,6 @@ function renderProof(proof: ProofFile): string[] {
   if (tests.length === 0) {
     return [`### Proof: ${verdict}`, '', `${proof.trials} of ${proof.required} required runs, ${proof.failures} failed (required from ${code(proof.required_from)}).`, '']
   }
-  const rows = tests.map(([id, p]) => [code(id), p.status === 'ran' ? `${p.trials}/${p.required}` : p.status, String(p.failures), p.passed ? 'passed' : 'FAILED'])
+  const rows = tests.map(([id, p]) => [code(id), p.status === 'ran' ? proofRunsText(p.trials, p.required) : p.status, String(p.failures), p.passed ? 'passed' : 'FAILED'])
   return [`### Proof: ${verdict}`, '', ...table(['Test', 'Runs', 'Failed', 'Result'], rows), '', `Required runs from ${code(proof.required_from)}.`, '']
 }

@@ -1,6 +1,6 @@
 import { hasNoRate } from '../core/verdict.js'
 import { esc, ms, pct } from './_html.js'
-import { proofRunsText } from './counts-text.js'
+import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
 import { decidingCommand } from './deciding-command.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
@@ -60,7 +60,9 @@ function renderHeadline(bundle: HtmlBundle): string {
   const subjects = rate.tests ?? [{ verdict: rate.verdict }]
   const counts = VERDICTS.map((v) => `<li data-verdict="${v}"><b>${subjects.filter((s) => s.verdict === v).length}</b> ${v}</li>`)
   const unit = rate.tests === undefined ? 'trials' : 'rounds'
-  const roundNote = rate.tests === undefined ? '' : ' (a round fails if any test failed its repetition)'
+  const uncounted = uncountedTests(rate.tests)
+  const left = uncounted > 0 ? `; the failures of ${uncounted} non-idempotent or undetermined test(s) are not counted: they follow the test's own repetitions` : ''
+  const roundNote = rate.tests === undefined ? '' : ` (a round fails if any test failed its repetition${left})`
   const errors = rate.run_errors ?? []
   return [
     '<section aria-labelledby="h-headline">',
@@ -97,7 +99,7 @@ function renderRateTable(bundle: HtmlBundle): string {
     const name = index === undefined ? `<code>${esc(s.id)}</code>` : `<a href="#${anchor(index)}"><code>${esc(s.id)}</code></a>`
     return (
       `<tr data-id="${esc(s.id)}" data-trials="${s.trials}" data-failures="${s.failures}" data-rate="${s.rate}" data-ci-low="${s.ci_low}" data-ci-high="${s.ci_high}">` +
-      `<th scope="row">${name}</th><td class="num failures">${s.failures}/${s.trials}</td><td class="num rate">${pct(s.rate)}</td>` +
+      `<th scope="row">${name}</th><td class="num failures">${countOf(s.failures, s.trials)}</td><td class="num rate">${pct(s.rate)}</td>` +
       `<td class="num interval">[${pct(s.ci_low)}, ${pct(s.ci_high)}]</td><td class="verdict">${s.verdict}</td>` +
       `<td class="plotcol">${intervalPlot(s, max, s.id)}</td></tr>`
     )
@@ -174,7 +176,7 @@ function renderSubject(bundle: HtmlBundle, s: Subject, index: number, summary: E
           .join('')}</tbody></table></div>`,
     // Command mode draws its one comparison in the observer section below.
     observed && testMode
-      ? `<figure>${comparisonPlot(observed.fast, observed.slow, s.id)}<figcaption>Fast ${observed.fast.failures}/${observed.fast.trials} vs gapped ${observed.slow.failures}/${observed.slow.trials}: Fisher's exact p = <span data-value="p_value">${observed.p_value.toPrecision(3)}</span>, ${observed.changed ? '<b>changed</b>' : 'not changed'}.</figcaption></figure>`
+      ? `<figure>${comparisonPlot(observed.fast, observed.slow, s.id)}<figcaption>Fast ${countOf(observed.fast.failures, observed.fast.trials)} vs gapped ${countOf(observed.slow.failures, observed.slow.trials)}: Fisher's exact p = <span data-value="p_value">${observed.p_value.toPrecision(3)}</span>, ${observed.changed ? '<b>changed</b>' : 'not changed'}.</figcaption></figure>`
       : '',
     summary && summary.durations.passed.count + summary.durations.failed.count > 0
       ? `<figure>${durationPlot(summary.durations, s.id)}<figcaption>Durations: passed (${summary.durations.passed.count}) mean ${ms(summary.durations.passed.meanMs)} (${ms(summary.durations.passed.minMs)} – ${ms(summary.durations.passed.maxMs)}), failed (${summary.durations.failed.count}) mean ${ms(summary.durations.failed.meanMs)} (${ms(summary.durations.failed.minMs)} – ${ms(summary.durations.failed.maxMs)})${thinned(summary)}.</figcaption></figure>`
@@ -211,7 +213,7 @@ function renderObserver(bundle: HtmlBundle): string {
   if (rate.tests === undefined) {
     return [
       ...head,
-      `<figure>${comparisonPlot(observer.fast, observer.slow, observer.command)}<figcaption>Fast ${observer.fast.failures}/${observer.fast.trials} [${pct(observer.fast.ci_low)}, ${pct(observer.fast.ci_high)}] vs gapped (${observer.slow.gap_ms} ms) ${observer.slow.failures}/${observer.slow.trials} [${pct(observer.slow.ci_low)}, ${pct(observer.slow.ci_high)}].</figcaption></figure>`,
+      `<figure>${comparisonPlot(observer.fast, observer.slow, observer.command)}<figcaption>Fast ${countOf(observer.fast.failures, observer.fast.trials)} [${pct(observer.fast.ci_low)}, ${pct(observer.fast.ci_high)}] vs gapped (${observer.slow.gap_ms} ms) ${countOf(observer.slow.failures, observer.slow.trials)} [${pct(observer.slow.ci_low)}, ${pct(observer.slow.ci_high)}].</figcaption></figure>`,
       `<p data-headline="observer">Fisher's exact test, two-sided: p = <span data-value="p_value">${observer.p_value.toPrecision(3)}</span>; ${observer.changed ? `<b>changed</b> (p &lt; ${alpha})` : `not changed (p ≥ ${alpha})`}.</p>`,
       `<p class="note">${esc(observer.note)}</p>`,
       '</section>',
@@ -220,7 +222,7 @@ function renderObserver(bundle: HtmlBundle): string {
   const entries = Object.entries(observer.tests ?? {})
   const rows = entries.slice(0, TABLE_ROWS).map(
     ([id, o]) =>
-      `<tr data-id="${esc(id)}"><th scope="row"><code>${esc(id)}</code></th><td class="num">${o.fast.failures}/${o.fast.trials} [${pct(o.fast.ci_low)}, ${pct(o.fast.ci_high)}]</td><td class="num">${o.slow.failures}/${o.slow.trials} [${pct(o.slow.ci_low)}, ${pct(o.slow.ci_high)}] (${o.slow.gap_ms} ms)</td><td class="num">${o.p_value.toPrecision(3)}</td><td>${o.changed ? 'changed' : 'not changed'}</td></tr>`,
+      `<tr data-id="${esc(id)}"><th scope="row"><code>${esc(id)}</code></th><td class="num">${countOf(o.fast.failures, o.fast.trials)} [${pct(o.fast.ci_low)}, ${pct(o.fast.ci_high)}]</td><td class="num">${countOf(o.slow.failures, o.slow.trials)} [${pct(o.slow.ci_low)}, ${pct(o.slow.ci_high)}] (${o.slow.gap_ms} ms)</td><td class="num">${o.p_value.toPrecision(3)}</td><td>${o.changed ? 'changed' : 'not changed'}</td></tr>`,
   )
   return [
     ...head,

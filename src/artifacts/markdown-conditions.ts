@@ -1,5 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
 import type { ConditionsFile } from './conditions-schema.js'
+import { countOf } from './counts-text.js'
 
 /**
  * The report's "Which condition the failures follow" section (docs/contracts.md §13), from
@@ -23,10 +24,10 @@ export function renderConditionsSection(conditions: ConditionsFile | undefined):
   const notes: string[] = []
   for (const [id, { comparisons, order, tags }] of tests) {
     for (const c of comparisons) {
-      lines.push(`| ${code(id)} | ${c.kind} | ${c.a.label} ${c.a.failures}/${c.a.trials} | ${c.b.label} ${c.b.failures}/${c.b.trials} | ${c.p_value.toPrecision(3)} | ${c.tag ?? '–'} |`)
+      lines.push(`| ${code(id)} | ${c.kind} | ${c.a.label} ${countOf(c.a.failures, c.a.trials)} | ${c.b.label} ${countOf(c.b.failures, c.b.trials)} | ${c.p_value.toPrecision(3)} | ${c.tag ?? '–'} |`)
     }
     if (order) {
-      lines.push(`| ${code(id)} | order: after ${code(order.culprit)} | ${order.after_culprit.failures}/${order.after_culprit.trials} | otherwise ${order.otherwise.failures}/${order.otherwise.trials} | ${order.p_value.toPrecision(3)} | ${order.tag ?? '–'} |`)
+      lines.push(`| ${code(id)} | order: after ${code(order.culprit)} | ${countOf(order.after_culprit.failures, order.after_culprit.trials)} | otherwise ${countOf(order.otherwise.failures, order.otherwise.trials)} | ${order.p_value.toPrecision(3)} | ${order.tag ?? '–'} |`)
     }
     notes.push(`- ${code(id)}${tags.length > 0 ? ` (**${tags.join(', ')}**)` : ''}: ${[...comparisons.map((c) => c.note), ...(order ? [order.note] : [])].map(oneLine).join(' ')}`)
   }

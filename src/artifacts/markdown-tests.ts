@@ -1,5 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
 import { CONCERN } from '../core/verdict.js'
+import { countOf, uncountedTests } from './counts-text.js'
 import { decidingCommand } from './deciding-command.js'
 import { nextStepForReports } from './next-step-reports.js'
 import type { ReportBundle } from './bundle.js'
@@ -25,11 +26,11 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     `## ${t.howOften}`,
     '',
-    `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high))}`,
+    `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high), uncountedTests(rate.tests))}`,
     ...(rate.complete ? [] : [`- ${t.testsIncomplete}`]),
     ...(rate.run_errors ?? []).map((e) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}`),
     '',
-    ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
+    ...table(t.testHeader, failing.map((test) => [code(test.id), countOf(test.failures, test.trials), pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, headlineVerdict(test, bundle)])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
     ...withBlankLine(failing.flatMap((test) => renderIndependence(test, rate.command, t))),
     '',
@@ -62,6 +63,11 @@ const withBlankLine = (lines: string[]): string[] => (lines.length === 0 ? [] : 
 export function table(header: string[], rows: string[][]): string[] {
   if (rows.length === 0) return []
   return [`| ${header.join(' | ')} |`, `|${' --- |'.repeat(header.length)}`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
+}
+
+/** The verdict a row shows: `order-dependent` when the order search tagged it (conditions.json). */
+function headlineVerdict(test: TestRate, { conditions }: ReportBundle): string {
+  return conditions?.tests[test.id]?.order?.tag === 'order-dependent' ? 'order-dependent' : test.verdict
 }
 
 function byConcern(a: TestRate, b: TestRate): number {
@@ -100,7 +106,7 @@ function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], 
     const trials = facts.failure_trials.slice(0, 15).join(', ') + (facts.failure_trials.length > 15 ? ', …' : '')
     const [predicate] = facts.predicates
     return [
-      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${facts.failures}/${facts.trials}): ${trials || '–'}`,
+      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${countOf(facts.failures, facts.trials)}): ${trials || '–'}`,
       ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(stripAnsi(facts.errors_on_failure[0]).split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
       ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (Increase ${predicate.increase.toFixed(3)})`] : []),
     ]
@@ -111,8 +117,8 @@ function renderObserver({ rate, observer }: ReportBundle, t: Messages): string[]
   if (!observer?.tests) return [`- ${t.notMeasured(nextRun(rate, '--flaky-repeat 200 --flaky-observe'))}`]
   const rows = Object.entries(observer.tests).map(([id, o]) => [
     code(id),
-    `${o.fast.failures}/${o.fast.trials}`,
-    `${o.slow.failures}/${o.slow.trials} (${o.slow.gap_ms} ms)`,
+    countOf(o.fast.failures, o.fast.trials),
+    `${countOf(o.slow.failures, o.slow.trials)} (${o.slow.gap_ms} ms)`,
     o.p_value.toPrecision(3),
     o.changed ? t.yes : t.no,
   ])
@@ -131,7 +137,8 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
         : proven.status === 'ran'
           ? t.proofCell(proven.trials, proven.required, proven.failures, proven.passed)
           : t.proofStatus[proven.status]
-    return [[code(test.id), String(decided.green_runs_required), String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
+    const runs = test.verdict === 'broken' ? t.brokenRuns : String(decided.green_runs_required)
+    return [[code(test.id), runs, String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
   })
   const overall = proof
     ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]

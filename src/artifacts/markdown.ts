@@ -1,5 +1,6 @@
 import { hasNoRate } from '../core/verdict.js'
 import type { ReportBundle } from './bundle.js'
+import { countOf } from './counts-text.js'
 import { decidingCommand } from './deciding-command.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
@@ -82,7 +83,7 @@ function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[]
 function renderObserver(observer: ObserverFile | undefined, t: Messages): string[] {
   if (!observer) return [`- ${t.notMeasured('flakeproof observe …')}`]
   const row = (name: string, o: ObserverFile['fast']): string =>
-    `| ${name} | ${o.gap_ms} | ${o.failures}/${o.trials} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
+    `| ${name} | ${o.gap_ms} | ${countOf(o.failures, o.trials)} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
   return [
     `| ${t.observerHeader.join(' | ')} |`,
     `|${' --- |'.repeat(t.observerHeader.length)}`,

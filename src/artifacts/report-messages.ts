@@ -44,8 +44,8 @@ const EN = {
   residual: (high: string) => `A rate up to ${high} is still consistent with the proof runs (Wilson upper end).`,
   notMeasured: (how: string) => `Not measured yet (\`${how}\`).`,
   testTitle: 'Flaky report (tests)',
-  rounds: (f: number, n: number, rate: string, low: string, high: string) =>
-    `Failed **${f} of ${n}** rounds (a round fails if any test failed its repetition): rate ${rate}, interval [${low}, ${high}].`,
+  rounds: (f: number, n: number, rate: string, low: string, high: string, uncounted = 0) =>
+    `Failed **${f} of ${n}** rounds (a round fails if any test failed its repetition${uncounted > 0 ? `; the failures of ${uncounted} non-idempotent or undetermined test(s) are not counted: they follow the test's own repetitions` : ''}): rate ${rate}, interval [${low}, ${high}].`,
   testHeader: ['Test', 'failures/trials', 'rate', 'interval', 'verdict'],
   stableHidden: (n: number) => `${n} stable test(s) not listed (no failure).`,
   testsIncomplete: 'Incomplete: not every selected test ran all its repetitions (a worker ended, or the run was stopped), or Vitest reported errors outside any test; `partial` rows are evidence too thin to call.',
@@ -60,6 +60,7 @@ const EN = {
   yes: 'yes',
   no: 'no',
   fixTestHeader: ['Test', 'runs needed', 'retry budget', 'quarantine after', 'proof'],
+  brokenRuns: 'none: it fails every time, fix it as a bug',
   proofCell: (n: number, required: number, f: number, passed: boolean) => `${proofRunsText(n, required)}, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
   proofStatus: { 'not-selected': 'not selected', missing: 'MISSING (test not found)' },
   proofOverall: (passed: boolean, n: number) => `Proof run: **${passed ? 'PASSED' : 'FAILED'}** (${n} test(s) proven).`,
@@ -107,8 +108,8 @@ const KO: Messages = {
   residual: (high: string) => `증명 실행과 모순되지 않는 실패율의 상한: ${high} (Wilson 상한).`,
   notMeasured: (how: string) => `아직 측정하지 않았습니다 (\`${how}\`).`,
   testTitle: '간헐적 실패 보고서 (테스트)',
-  rounds: (f: number, n: number, rate: string, low: string, high: string) =>
-    `**${n}번의 라운드 중 ${f}번** 실패 (한 테스트라도 실패하면 그 라운드는 실패): 실패율 ${rate}, 구간 [${low}, ${high}].`,
+  rounds: (f: number, n: number, rate: string, low: string, high: string, uncounted = 0) =>
+    `**${n}번의 라운드 중 ${f}번** 실패 (한 테스트라도 실패하면 그 라운드는 실패${uncounted > 0 ? `; 반복 의존이거나 판정 보류인 테스트 ${uncounted}개의 실패는 세지 않습니다: 그 테스트 자신의 반복을 따르기 때문입니다` : ''}): 실패율 ${rate}, 구간 [${low}, ${high}].`,
   testHeader: ['테스트', '실패/시도', '실패율', '구간', '판정'],
   stableHidden: (n: number) => `안정적인 테스트 ${n}개는 생략했습니다 (실패 없음).`,
   testsIncomplete: '불완전함: 선택된 테스트 중 일부가 반복을 다 마치지 못했거나(워커 종료 또는 실행 중단), Vitest가 테스트 밖의 오류를 보고했습니다. `partial` 행은 판단하기에 증거가 부족합니다.',
@@ -123,6 +124,7 @@ const KO: Messages = {
   yes: '예',
   no: '아니오',
   fixTestHeader: ['테스트', '필요한 횟수', '재시도 예산', '격리 기준', '증명'],
+  brokenRuns: '없음: 매번 실패하므로 버그로 고치세요',
   proofCell: (n: number, required: number, f: number, passed: boolean) => `${required}번 중 ${n}번 실행, 실패 ${f}번: ${passed ? '통과' : '실패'}`,
   proofStatus: { 'not-selected': '선택되지 않음', missing: '없음 (테스트를 찾을 수 없음)' },
   proofOverall: (passed: boolean, n: number) => `증명 실행: **${passed ? '통과' : '실패'}** (테스트 ${n}개 증명).`,

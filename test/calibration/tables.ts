@@ -260,3 +260,77 @@ function seedOf(kind: string, p: number, n: number): number {
   for (const c of `${kind}:${p}:${n}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619)
   return h >>> 0
 }
+
+/** The docs tables in markdown, from one run of every simulation at `size`. */
+export function renderTables(size: Size): string {
+  const share = (k: number, n: number): string => (n === 0 ? '–' : `${((100 * k) / n).toFixed(2)}% (${k} of ${n})`)
+  const mark = (k: number, n: number): string => (withinAlpha(k, n) ? '' : ' **over**')
+  const lines: string[] = []
+  const repeat = repeatFalseAlarms(size)
+  lines.push(
+    '### False alarms: `--flaky-repeat n` (one round, fresh-state evidence gathered for suspects)',
+    '',
+    'Independent tests failing at rate p; among those that failed some repetitions and passed others, the share given any verdict but `flaky`, or a cause:',
+    '',
+    `| p \\ n | ${REPETITIONS.join(' | ')} |`,
+    `| --- |${' --- |'.repeat(REPETITIONS.length)}`,
+    ...RATES.map((p) => `| ${p} | ${REPETITIONS.map((n) => { const c = (repeat.find((r) => r.p === p && r.n === n) as FalseAlarmRow).counts; return share(c.wrong, c.eligible) + mark(c.wrong, c.eligible) }).join(' | ')} |`),
+    '',
+    'Per rule (the same tests; a clue is written beside `flaky` and is not counted as wrong above):',
+    '',
+    `| p | n | ${RULES.slice(0, 5).join(' | ')} |`,
+    `| --- | --- |${' --- |'.repeat(5)}`,
+    ...repeat.map((r) => `| ${r.p} | ${r.n} | ${RULES.slice(0, 5).map((rule) => share(r.counts.rules[rule], r.counts.eligible)).join(' | ')} |`),
+    '',
+  )
+  const conditions = conditionsFalseAlarms(size)
+  lines.push(
+    '### False alarms: rounds with `--flaky-divergence --flaky-load --flaky-shuffle` (10 tests in one file)',
+    '',
+    '| p | rounds × repetitions | wrong per test | parallel-only | load-only | order-dependent | runs naming any culprit |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...conditions.map(
+      (r) =>
+        `| ${r.p} | ${r.rounds} × 3 conditions × ${r.repeat} | ${share(r.counts.wrong, r.counts.eligible)}${mark(r.counts.wrong, r.counts.eligible)} | ${share(r.counts.rules['parallel-only'], r.counts.eligible)} | ${share(r.counts.rules['load-only'], r.counts.eligible)} | ${share(r.counts.rules['order-dependent'], r.counts.eligible)} | ${share(r.counts.runsWithCulprit, r.counts.runs)}${mark(r.counts.runsWithCulprit, r.counts.runs)} |`,
+    ),
+    '',
+  )
+  const groups = groupFalseAlarms(size)
+  lines.push(
+    '### False alarms: `flakeproof merge` and `flakeproof history` (no fresh-state execution possible)',
+    '',
+    'A suggestive single switch stays `undetermined` here: no rate and no cause, the command that decides it beside it. The confident wrong verdicts are the rest.',
+    '',
+    '| kind | p | groups × each | confident wrong | undetermined | split by group | rate change at a commit (of all tests) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...groups.map(
+      (r) =>
+        `| ${r.kind} | ${r.p} | ${r.groups} ${r.kind === 'merge' ? 'folders' : 'runs'} × ${r.each}${r.kind === 'merge' ? ' repetitions' : ' per commit'} | ${share(r.wrong - r.undetermined, r.eligible)}${mark(r.wrong - r.undetermined, r.eligible)} | ${share(r.undetermined, r.eligible)} | ${share(r.split, r.eligible)} | ${r.kind === 'history' ? share(r.change, r.tests) + mark(r.change, r.tests) : '–'} |`,
+    ),
+    '',
+  )
+  const observe = observeFalseAlarms(size)
+  lines.push(
+    '### False alarms: `--flaky-observe` (the gap does nothing)',
+    '',
+    '| p | fast block + pairs | `changed` | drift |',
+    '| --- | --- | --- | --- |',
+    ...observe.map((r) => `| ${r.p} | ${r.repeat} + ${r.pairs} | ${share(r.changed, r.observed)}${mark(r.changed, r.observed)} | ${share(r.drift, r.observed)}${mark(r.drift, r.observed)} |`),
+    '',
+  )
+  const found = power(size)
+  const effects = [...new Set(found.map((r) => r.effect))]
+  lines.push(
+    '### Power: planted effects (the effect on one test among four; the others independent at 10%)',
+    '',
+    '| effect | design | found as what it is | fewest repetitions in this table for 80% |',
+    '| --- | --- | --- | --- |',
+    ...effects.flatMap((effect) => {
+      const rows = found.filter((r) => r.effect === effect)
+      const enough = rows.find((r) => r.found / r.tests >= 0.8)
+      return rows.map((r, i) => `| ${i === 0 ? effect : ''} | ${r.design} | ${share(r.found, r.tests)} | ${i === 0 ? (enough?.design ?? 'more than the largest here') : ''} |`)
+    }),
+    '',
+  )
+  return lines.join('\n')
+}

@@ -62,7 +62,7 @@ describe('renderGithubSummary', () => {
 
       | Test | Runs | Failed | Result |
       | --- | --- | --- | --- |
-      | \`tests/a.test.ts > cart > fails \\| sometimes\` | 11/11 | 1 | FAILED |
+      | \`tests/a.test.ts > cart > fails \\| sometimes\` | 11 of 11 runs | 1 | FAILED |
 
       Required runs from \`.flakeproof/policy.json\`.
 

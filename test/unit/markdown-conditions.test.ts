@@ -29,7 +29,7 @@ describe('renderConditionsSection', () => {
       '',
       '| test | compared | a | b | p | tag |',
       '| --- | --- | --- | --- | --- | --- |',
-      '| `a.test.ts > uses \\| the temp file` | divergence | parallel (as configured) 4/4 | serial 0/4 | 0.0286 | parallel-only |',
+      '| `a.test.ts > uses \\| the temp file` | divergence | parallel (as configured) 4 of 4 | serial 0 of 4 | 0.0286 | parallel-only |',
       '',
       '- `a.test.ts > uses \\| the temp file` (**parallel-only**): Fails parallel.',
       '',
@@ -45,7 +45,7 @@ describe('freshRateText', () => {
   it('gives the count, the failing rounds and the interval', () => {
     // 2 of 6 rounds; the interval is passed in as computed by describeRate.
     expect(freshRateText({ trials: 6, failures: 2, rate: 2 / 6, ci_low: 0.0968, ci_high: 0.7, failure_rounds: [3, 6] })).toBe(
-      'With fresh module state (its first execution in each of 6 rounds) it failed 2/6 (rounds 3, 6): rate 33.3%, interval [9.7%, 70.0%]; that is its rate in an ordinary run.',
+      'With fresh module state (its first execution in each of 6 rounds) it failed 2 of 6 (rounds 3, 6): rate 33.3%, interval [9.7%, 70.0%]; that is its rate in an ordinary run.',
     )
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { stripAnsi } from '../../src/core/ansi.js'
+import type { ConditionsFile } from '../../src/artifacts/conditions-schema.js'
 import type { TestOutcome } from '../../src/pipeline/test-run.js'
 import { renderTable } from '../../plugin/vitest/_table.js'
 
@@ -23,17 +24,26 @@ describe('renderTable (the terminal summary of a Vitest run)', () => {
       outcome('a.test.ts > broken', 'broken', [10, 10], [0.72246, 1], null),
     ])
     // Columns joined by two spaces after a one-space indent; widths by hand: verdict 6 (BROKEN),
-    // counts 6 (40/200, right-aligned), interval 15 ([72.2%, 100.0%]), runs 18 (fix: 14 green runs),
-    // slow 9 (slow 0/20); percentages: 15.0451 → 15.0%, 26.0856 → 26.1%, 72.246 → 72.2%.
+    // counts 9 (40 of 200, right-aligned), interval 15 ([72.2%, 100.0%]), runs 23 (a broken test gets
+    // no green runs: "fails every time: a bug"), slow 12 (slow 0 of 20); percentages: 15.0451 → 15.0%,
+    // 26.0856 → 26.1%, 72.246 → 72.2%.
     expect(lines).toEqual([
-      '   FLAKY   40/200  [15.0%, 26.1%]   fix: 14 green runs  slow 0/20  a.test.ts > flaky',
-      '   BROKEN   10/10  [72.2%, 100.0%]  –                              a.test.ts > broken',
+      '   FLAKY   40 of 200  [15.0%, 26.1%]   fix: 14 green runs       slow 0 of 20  a.test.ts > flaky',
+      '   BROKEN   10 of 10  [72.2%, 100.0%]  fails every time: a bug                a.test.ts > broken',
     ])
   })
 
   it('writes a newline in a test name as \\n, so a row stays one line', () => {
     const [line] = render([outcome('a.test.ts > two\nlines', 'flaky', [1, 10], [0.1, 0.5], 30)])
-    expect(line).toBe('   FLAKY  1/10  [10.0%, 50.0%]  fix: 30 green runs    a.test.ts > two\\nlines')
+    expect(line).toBe('   FLAKY  1 of 10  [10.0%, 50.0%]  fix: 30 green runs    a.test.ts > two\\nlines')
+  })
+
+  it('headlines a test the order search tagged order-dependent, with its culprit instead of green runs when it fails only after it', () => {
+    const order = (otherwise: number) => ({ culprit: 'a.test.ts > writer', otherwise: { trials: 3, failures: otherwise }, tag: 'order-dependent' as const })
+    const conditions = (otherwise: number) => ({ tests: { 'a.test.ts > reader': { comparisons: [], order: order(otherwise), tags: ['order-dependent' as const] } } }) as unknown as ConditionsFile
+    const reader = outcome('a.test.ts > reader', 'flaky', [1, 4], [0.046, 0.699], 11)
+    expect(renderTable([reader], conditions(0)).map(stripAnsi)).toEqual(['   ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fails after a.test.ts > writer    a.test.ts > reader'])
+    expect(renderTable([reader], conditions(1)).map(stripAnsi)).toEqual(['   ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fix: 11 green runs    a.test.ts > reader'])
   })
 
   it('renders nothing for no test', () => {

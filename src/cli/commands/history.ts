@@ -28,10 +28,10 @@ export const history = defineCommand({
     print(found)
     const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
     for (const t of found.tests.filter((t) => t.failures > 0).slice(0, 10)) {
-      context.log(`${t.verdict.padEnd(8)} ${t.failures}/${t.trials} attempts in ${t.runs} runs (${t.flakes} passed only on retry), ${percent(t.rate)} [${percent(t.ci_low)}, ${percent(t.ci_high)}]  ${t.id}`)
+      context.log(`${t.verdict.padEnd(8)} ${t.failures} of ${t.trials} attempts in ${t.runs} runs (${t.flakes} passed only on retry), ${percent(t.rate)} [${percent(t.ci_low)}, ${percent(t.ci_high)}]  ${t.id}`)
     }
     for (const c of found.changes) {
-      context.log(`changed at ${c.commit.slice(0, 12)}: ${c.before.failures}/${c.before.runs} runs before, ${c.after.failures}/${c.after.runs} after (p = ${c.p_value.toPrecision(3)})  ${c.test_id}`)
+      context.log(`changed at ${c.commit.slice(0, 12)}: ${c.before.failures} of ${c.before.runs} runs before, ${c.after.failures} of ${c.after.runs} after (p = ${c.p_value.toPrecision(3)})  ${c.test_id}`)
     }
     context.log(`${found.runs} run(s) read; files in ${o.out} (--flaky-proof --flaky-out ${o.out} proves the flaky ones)`)
     return 0
