@@ -32,7 +32,7 @@ export const ALPHA = 1 - CONFIDENCE.value
 
 /** Simulated tests per cell: about the same number of executions per cell, more at full size. */
 export function testsPerCell(n: number, size: Size): number {
-  const executions = size === 'full' ? 400_000 : 24_000
+  const executions = size === 'full' ? 400_000 : 16_000
   return Math.max(20, Math.round(executions / n))
 }
 
@@ -60,7 +60,7 @@ export interface ConditionsRow {
 
 /** `--flaky-rounds k --flaky-divergence --flaky-load --flaky-shuffle`, k rounds of each condition, 10 tests in one file. */
 export function conditionsFalseAlarms(size: Size): ConditionsRow[] {
-  const runs = size === 'full' ? 1000 : 20
+  const runs = size === 'full' ? 1000 : 12
   const designs = [
     [2, 5],
     [4, 10],
@@ -169,7 +169,7 @@ export interface PowerRow {
 
 /** Planted effects: how often the pipeline finds each one, by design size. */
 export function power(size: Size): PowerRow[] {
-  const runs = size === 'full' ? 400 : 40
+  const runs = size === 'full' ? 400 : 30
   const rows: PowerRow[] = []
   const verdictIs = (verdict: string) => (found: Found) => found.verdict === verdict
   const planted: { effect: string; behaviour: Behaviour; designs: [string, Design][]; found: (f: Found) => boolean }[] = [
