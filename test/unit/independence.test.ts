@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Fraction } from '../../src/core/fraction.js'
-import { EXACT_MAX_MINORITY, testIndependence } from '../../src/core/independence.js'
+import { EXACT_MAX_MINORITY, switchChance, testIndependence } from '../../src/core/independence.js'
 import { normalCdf } from '../../src/core/normal.js'
 import { computeVerdict, dependenceOf } from '../../src/core/verdict.js'
 
@@ -158,3 +158,35 @@ function failuresWithRuns(n1: number, n2: number, runs: number): number[] {
   const p = blocks(n2, Math.floor(runs / 2))
   return parse(f.map((size, i) => 'F'.repeat(size) + 'P'.repeat(p[i] ?? 0)).join(''))[1]
 }
+
+describe('switchChance: every round a single switch the same way, given each round\'s counts', () => {
+  it.each([
+    // One round of 10 with 1 failure: only FPPPPPPPPP (PPPPPPPPPF's second block is one trial): 1/10.
+    { case: 'FPPPPPPPPP', rounds: [{ trials: 10, failures: 1 }], chance: [1n, 10n] },
+    // PF three times: either direction, (1/2)³ each: 2/8; the blocks after the switches hold 3.
+    { case: 'PF PF PF', rounds: [{ trials: 2, failures: 1 }, { trials: 2, failures: 1 }, { trials: 2, failures: 1 }], chance: [2n, 8n] },
+    // PFF, PPFF, PPPF: C(3,2)·C(4,2)·C(4,1) = 72 orders, two of them all one way.
+    { case: 'PFF PPFF PPPF', rounds: [{ trials: 3, failures: 2 }, { trials: 4, failures: 2 }, { trials: 4, failures: 1 }], chance: [2n, 72n] },
+    // One PF: neither direction keeps two executions after the switch.
+    { case: 'PF alone', rounds: [{ trials: 2, failures: 1 }], chance: [0n, 2n] },
+    { case: 'a round that never failed', rounds: [{ trials: 3, failures: 2 }, { trials: 3, failures: 0 }], chance: [0n, 1n] },
+  ])('$case', ({ rounds, chance }) => {
+    const { num, den } = switchChance(rounds)
+    expect(num * chance[1]).toBe(chance[0] * den)
+  })
+})
+
+describe('testIndependence: a period is a clue only when chance explains it badly', () => {
+  it.each([
+    // 3 failures in 10 at 3, 6, 9: the orders exactly periodic for some d are 4 of C(10, 3) = 120
+    // (d = 3: first 2 or 3; d = 4: first 1 or 2): 0.033 < 0.05.
+    [[3, 6, 9], 10, 3, 4 / 120],
+    // 3 failures in 7 at 2, 4, 6: d = 2 only from trial 2 (1, 3, 5 leaves trial 7 missing); d = 3
+    // only 1, 4, 7: 2 of C(7, 3) = 35 = 0.057 ≥ 0.05, so no period is named.
+    [[2, 4, 6], 7, null, 2 / 35],
+  ])('failures at %j of %i: period %s (p = %d)', (failures, trials, period, p) => {
+    const result = testIndependence(trials, failures, ALPHA)
+    expect(result.period).toBe(period)
+    expect(result.period_p_value).toBeCloseTo(p, 12)
+  })
+})
