@@ -162,17 +162,17 @@ function failuresWithRuns(n1: number, n2: number, runs: number): number[] {
 describe('switchChance: every round a single switch the same way, given each round\'s counts', () => {
   it.each([
     // One round of 10 with 1 failure: only FPPPPPPPPP (PPPPPPPPPF's second block is one trial): 1/10.
-    { case: 'FPPPPPPPPP', rounds: [{ trials: 10, failures: 1 }], chance: [1n, 10n] },
+    { case: 'FPPPPPPPPP', rounds: [{ trials: 10, failures: 1 }], chance: { num: 1n, den: 10n } },
     // PF three times: either direction, (1/2)³ each: 2/8; the blocks after the switches hold 3.
-    { case: 'PF PF PF', rounds: [{ trials: 2, failures: 1 }, { trials: 2, failures: 1 }, { trials: 2, failures: 1 }], chance: [2n, 8n] },
+    { case: 'PF PF PF', rounds: [{ trials: 2, failures: 1 }, { trials: 2, failures: 1 }, { trials: 2, failures: 1 }], chance: { num: 2n, den: 8n } },
     // PFF, PPFF, PPPF: C(3,2)·C(4,2)·C(4,1) = 72 orders, two of them all one way.
-    { case: 'PFF PPFF PPPF', rounds: [{ trials: 3, failures: 2 }, { trials: 4, failures: 2 }, { trials: 4, failures: 1 }], chance: [2n, 72n] },
+    { case: 'PFF PPFF PPPF', rounds: [{ trials: 3, failures: 2 }, { trials: 4, failures: 2 }, { trials: 4, failures: 1 }], chance: { num: 2n, den: 72n } },
     // One PF: neither direction keeps two executions after the switch.
-    { case: 'PF alone', rounds: [{ trials: 2, failures: 1 }], chance: [0n, 2n] },
-    { case: 'a round that never failed', rounds: [{ trials: 3, failures: 2 }, { trials: 3, failures: 0 }], chance: [0n, 1n] },
+    { case: 'PF alone', rounds: [{ trials: 2, failures: 1 }], chance: { num: 0n, den: 2n } },
+    { case: 'a round that never failed', rounds: [{ trials: 3, failures: 2 }, { trials: 3, failures: 0 }], chance: { num: 0n, den: 1n } },
   ])('$case', ({ rounds, chance }) => {
     const { num, den } = switchChance(rounds)
-    expect(num * chance[1]).toBe(chance[0] * den)
+    expect(num * chance.den).toBe(chance.num * den)
   })
 })
 
