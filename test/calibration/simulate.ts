@@ -1,4 +1,5 @@
 import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
+import { seeded } from '../seeded.js'
 import type { HistoryRecord } from '../../src/artifacts/history.js'
 import type { MergeSource } from '../../src/artifacts/merge-source.js'
 import type { ObserverFile } from '../../src/artifacts/schemas.js'
@@ -23,17 +24,7 @@ import { tallyTest } from '../../src/pipeline/test-tally.js'
 
 export const CONFIDENCE = { value: 0.95, exact: { num: 19n, den: 20n } }
 
-/** mulberry32 (Tommy Ettinger, public domain): 32-bit state, uniform in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { seeded }
 
 /** What one execution of a test knows of its circumstances. */
 export interface Circumstances {

@@ -13,21 +13,10 @@ import { toFactLines } from '../../src/pipeline/test-facts.js'
 import { tallyTest } from '../../src/pipeline/test-tally.js'
 import { rateFile } from '../rate-file.js'
 import { reportedTest } from '../reported-test.js'
+import { seeded } from '../seeded.js'
 import { tempDir } from '../utils.js'
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
-
-/** mulberry32: a seeded PRNG, so every generated case replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A test failing where `pattern` has an 'x', with varied times and an error on failures, so tokens and predicates are compared too. */
 function reported(name: string, pattern: string): ReportedTest {
@@ -110,7 +99,7 @@ describe('mergeRuns equals one combined run', () => {
     ['jobs repeating the suite over blocks of rounds (CI matrix)', 'rounds'],
   ] as const)('%s', (_, how) => {
     for (let seed = 1; seed <= 100; seed++) {
-      const random = prng(seed)
+      const random = seeded(seed)
       const { tests, rounds } = generate(random)
       const k = 2 + Math.floor(random() * 9)
       const parts = how === 'tests' ? byTest(tests, k, random) : byRounds(tests, rounds, k, random)
