@@ -37,7 +37,7 @@ const CASES: Record<string, Case[]> = {
         const summary = readFileSync(runs[0]?.summary as string, 'utf8')
         // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
         // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
-        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10/40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
+        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10 of 40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
         expect(runs.at(-1)?.stdout).toContain('flaky: tests/cart.test.ts > cart total survives a refresh (10/40)')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
       },
@@ -69,7 +69,7 @@ const CASES: Record<string, Case[]> = {
       prepare: (project) => pullRequest(project, 'tests/cart.test.ts'),
       env: { FIXTURE_FIXED: '1' },
       check: (runs, project) => {
-        expect(runs[0]?.stdout).toContain(`${CART}  11/11 runs, 0 failed`)
+        expect(runs[0]?.stdout).toContain(`${CART}  11 of 11 runs, 0 failed`)
         expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
       },
@@ -97,7 +97,7 @@ const CASES: Record<string, Case[]> = {
           ['cart total survives a refresh', 50, 200],
           ['prices add up', 0, 200],
         ])
-        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50/200')
+        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50 of 200')
       },
     },
   ],
