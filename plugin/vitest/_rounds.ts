@@ -1,44 +1,7 @@
 import { availableParallelism } from 'node:os'
 import type { Vitest } from 'vitest/node'
-import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
-import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
-import type { PlannedRound } from '../../src/pipeline/conditions.js'
-import { startLoad } from './_load.js'
+import { CONDITION_ENV, type PlannedRound, planRounds, type ResolvedVitestOptions, type RoundsReporter, startLoad } from '../../src/session/adapter.js'
 import { relativeFile } from './_test-ids.js'
-
-/** What the loop tells the reporter before each round, and asks of it. */
-export interface RoundsReporter {
-  /** A measurement is under way: more rounds may join it. */
-  readonly roundsOpen: boolean
-  planRound(round: PlannedRound, of: number): void
-  endRounds(): void
-  /** The loop will run fresh-state rounds when asked: the reporter holds its files back for them. */
-  expectFreshEvidence(): void
-  /** After the planned rounds: the fresh-state rounds the measurement asks for (src/pipeline/fresh-evidence.ts), and the files they run. */
-  freshEvidence(): { rounds: number; files: readonly { project: string; file: string }[] } | undefined
-  planFreshRound(round: number, of: number): void
-}
-
-/** Set in the environment of each round's workers: a test or fixture may read its round's condition. */
-export const CONDITION_ENV = 'FLAKEPROOF_CONDITION'
-
-/**
- * The rounds to run (docs/contracts.md §13): `rounds` of each condition, the conditions alternating
- * round by round, so a change of machine load over time falls on all of them alike. With `shuffle`
- * each round gets its own seed, `seed` + its index (a random base when no seed is given).
- */
-export function planRounds(options: Pick<ResolvedVitestOptions, 'rounds' | 'divergence' | 'load' | 'shuffle' | 'seed'>, randomBase: () => number): PlannedRound[] {
-  const conditions: RoundCondition[] = ['base', ...(options.divergence ? ['serial' as const] : []), ...(options.load ? ['load' as const] : [])]
-  const base = options.shuffle ? (options.seed ?? randomBase()) : (options.seed ?? null)
-  const plan: PlannedRound[] = []
-  for (let k = 0; k < options.rounds; k++) {
-    for (const condition of conditions) {
-      const index = plan.length
-      plan.push({ round: index + 1, condition, seed: base === null ? null : options.shuffle ? base + index : base })
-    }
-  }
-  return plan
-}
 
 /**
  * Whole-run rounds: `vitest.start` runs the selected files once, then `runTestSpecifications` runs
@@ -51,10 +14,10 @@ export function planRounds(options: Pick<ResolvedVitestOptions, 'rounds' | 'dive
  */
 export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, reporter: RoundsReporter): void {
   const plan = planRounds(options, () => Date.now() % 1_000_000)
-  // Fresh-state evidence is for a measurement: not a proof, nor a budget's calibration (three timing repetitions).
-  const fresh = !options.proof && options.budget === undefined
-  if (vitest.config.watch || (plan.length <= 1 && !fresh)) return
-  if (fresh) reporter.expectFreshEvidence()
+  if (vitest.config.watch) return
+  // This loop can run fresh-state rounds; the session says whether this run may ask for them.
+  const mayAskFresh = reporter.expectFreshEvidence()
+  if (plan.length <= 1 && !mayAskFresh) return
   const loadProcs = options.loadProcs ?? availableParallelism()
   if (options.divergence && vitest.projects.every((p) => workersOf(vitest, p.config) <= 1)) {
     vitest.logger.warn(
@@ -74,10 +37,10 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       // run again whole (a test may need its siblings), each run with new workers.
       const evidence = reporter.roundsOpen ? reporter.freshEvidence() : undefined
       const files = new Set(evidence?.files.map((f) => JSON.stringify([f.project, f.file])))
-      const fresh = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
-      for (let k = 1; evidence && fresh.length > 0 && k <= evidence.rounds && reporter.roundsOpen; k++) {
+      const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
+      for (let k = 1; evidence && again.length > 0 && k <= evidence.rounds && reporter.roundsOpen; k++) {
         reporter.planFreshRound(k, evidence.rounds)
-        await vitest.runTestSpecifications(fresh, true)
+        await vitest.runTestSpecifications(again, true)
       }
       return first
     } finally {

@@ -1,12 +1,12 @@
+import { hintContextOf } from '../core/hints.js'
 import { hasNoRate } from '../core/verdict.js'
-import { esc, ms, pct } from './_html.js'
+import { esc, escWithCode, ms, pct } from './_html.js'
 import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
-import { decidingCommand } from './deciding-command.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
 import { concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, type HtmlBundle, isDetailed, type Subject, TABLE_ROWS } from './html-subjects.js'
-import { INDEPENDENCE_TEXT } from './independence-text.js'
+import { decideAdviceFor, freshAdviceFor, INDEPENDENCE_TEXT } from './independence-text.js'
 
 /**
  * report.html: the same bundle as flaky_report.md, drawn. One self-contained page: inline CSS and
@@ -151,9 +151,9 @@ function renderSubject(bundle: HtmlBundle, s: Subject, index: number, summary: E
   const independence = s.independence
   const note =
     independence && s.verdict === 'non-idempotent'
-      ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${esc(INDEPENDENCE_TEXT.en.freshRun(testMode ? subjectOf(bundle, s.id) : s.id))}</p>`
+      ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${escWithCode((code) => freshRunAdvice(bundle, s, code))}</p>`
       : independence && s.verdict === 'undetermined'
-        ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.undetermined(independence, unit))} ${esc(INDEPENDENCE_TEXT.en.decide(decidingCommand({ command: bundle.rate.command, ...(testMode ? { test: subjectOf(bundle, s.id) } : {}), independence, trials: s.trials })))}</p>`
+        ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.undetermined(independence, unit))} ${escWithCode((code) => decideAdvice(bundle, s, independence.switch_at, code))}</p>`
         : independence
         ? (() => {
             const clue = INDEPENDENCE_TEXT.en.clue(independence, unit)
@@ -281,9 +281,18 @@ function renderAbout(bundle: HtmlBundle, executions: ExecutionSummaries): string
   ].join('\n')
 }
 
-function subjectOf(bundle: HtmlBundle, id: string): { project: string; file: string; name: string } {
-  const test = bundle.rate.tests?.find((t) => t.id === id)
-  return test ? { project: test.project, file: test.file, name: test.name } : { project: '', file: '', name: id }
+/** How to measure a non-idempotent subject afresh: its runner's fresh-run command (test mode), or a fresh environment per trial. */
+function freshRunAdvice(bundle: HtmlBundle, s: Subject, code: (command: string) => string): string {
+  const test = bundle.rate.tests?.find((t) => t.id === s.id)
+  if (!test) return INDEPENDENCE_TEXT.en.freshEnvironment(s.id, code)
+  return freshAdviceFor(INDEPENDENCE_TEXT.en, hintContextOf(bundle.rate), test, bundle.conditions?.tests[test.id]?.tags, code)
+}
+
+/** The run that would decide an undetermined subject, in its runner's syntax: a test of the run, or the command measured. */
+function decideAdvice(bundle: HtmlBundle, s: Subject, switchAt: number | null, code: (command: string) => string): string {
+  const test = bundle.rate.tests?.find((t) => t.id === s.id)
+  const subject = test ? { test, switchAt, trials: s.trials } : { command: bundle.rate.command, switchAt, trials: s.trials }
+  return decideAdviceFor(INDEPENDENCE_TEXT.en, hintContextOf(bundle.rate), subject, code)
 }
 
 function firstLine(text: string): string {

@@ -1,10 +1,10 @@
 import { stripAnsi } from '../core/ansi.js'
+import { hintContextOf, hintsFor } from '../core/hints.js'
 import { CONCERN } from '../core/verdict.js'
 import { countOf, uncountedTests } from './counts-text.js'
-import { decidingCommand } from './deciding-command.js'
-import { nextStepForReports } from './next-step-reports.js'
 import type { ReportBundle } from './bundle.js'
 import { freshRateText } from './fresh-rate-text.js'
+import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -32,7 +32,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), countOf(test.failures, test.trials), pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, headlineVerdict(test, bundle)])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
-    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, rate.command, t))),
+    ...withBlankLine(failing.flatMap((test) => renderIndependence(bundle, test, t))),
     '',
     `## ${t.onlyWhenFails}`,
     '',
@@ -75,26 +75,29 @@ function byConcern(a: TestRate, b: TestRate): number {
   return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
 }
 
-function renderIndependence(test: TestRate, command: string, t: Messages): string[] {
+function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, t: Messages): string[] {
   const { independence } = test
   if (!independence) return []
   const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {
-    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(test)
+    const measure = test.fresh ? freshRateText(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')}${evidence} ${measure}`]
   }
   if (test.verdict === 'undetermined') {
-    const decide = t.independence.decide(decidingCommand({ command, test, independence, trials: test.trials }))
-    return [`- ${code(test.id)}: **${t.undetermined}**. ${t.independence.undetermined(independence, 'repetition')}${evidence} ${decide}`]
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${t.independence.undetermined(independence, 'repetition')}${evidence} ${decideLine(rate, test, t)}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
 }
 
-/** The command that runs the missing step, in the form the user started this run with. */
+/** The run that would decide an undetermined test, in its runner's syntax (src/core/hints.ts `decide`). */
+function decideLine(rate: RateFile, test: TestRate, t: Messages): string {
+  return decideAdviceFor(t.independence, hintContextOf(rate), { test, switchAt: test.independence?.switch_at ?? null, trials: test.trials })
+}
+
+/** The command that runs the missing step, in the runner's syntax and the form the user started this run with. */
 function nextRun(rate: RateFile, flags: string): string {
-  if (rate.reports !== undefined) return nextStepForReports(flags)
-  return rate.command.startsWith('flakeproof vitest') ? `flakeproof vitest ${flags}` : `vitest run -- ${flags}`
+  return hintsFor(hintContextOf(rate)).again(flags)
 }
 
 function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], t: Messages): string[] {
@@ -146,8 +149,7 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
   const unplanned = failing.flatMap((test) => {
     if (test.verdict === 'non-idempotent') return [`- ${code(test.id)}: ${t.independence.noNumber('repetition')}`]
     if (test.verdict !== 'undetermined') return []
-    const decide = t.independence.decide(decidingCommand({ command: rate.command, test, independence: test.independence ?? { switch_at: null, switched_to: null }, trials: test.trials }))
-    return [`- ${code(test.id)}: **${t.undetermined}**. ${decide}`]
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${decideLine(rate, test, t)}`]
   })
   const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
   return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...overall]

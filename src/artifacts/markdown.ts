@@ -1,7 +1,8 @@
+import { flakeproofCommand, hintContextOf } from '../core/hints.js'
 import { hasNoRate } from '../core/verdict.js'
 import type { ReportBundle } from './bundle.js'
 import { countOf } from './counts-text.js'
-import { decidingCommand } from './deciding-command.js'
+import { decideAdviceFor } from './independence-text.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
 import type { ObserverFile, OnlyWhenFailFile, RateFile } from './schemas.js'
@@ -55,16 +56,15 @@ function renderIndependence(rate: RateFile, t: Messages): string[] {
   if (!independence) return []
   if (rate.verdict === 'undetermined') return [`- ${t.independence.undetermined(independence, 'trial')}`, `- ${decideLine(rate, t)}`]
   const summary = `- ${t.independence.summary(independence, 'trial')}`
-  return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshRun(rate.command)}`] : [summary]
+  return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshEnvironment(rate.command)}`] : [summary]
 }
 
 function decideLine(rate: RateFile, t: Messages): string {
-  const independence = rate.independence ?? { switch_at: null, switched_to: null }
-  return t.independence.decide(decidingCommand({ command: rate.command, independence, trials: rate.trials }))
+  return decideAdviceFor(t.independence, hintContextOf(rate), { command: rate.command, switchAt: rate.independence?.switch_at ?? null, trials: rate.trials })
 }
 
 function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[] {
-  if (!facts) return [`- ${t.notMeasured('flakeproof collect … && flakeproof facts …')}`]
+  if (!facts) return [`- ${t.notMeasured(`${flakeproofCommand('collect …')} && ${flakeproofCommand('facts …')}`)}`]
   const shown = facts.failure_trials.slice(0, 20).join(', ') + (facts.failure_trials.length > 20 ? ', …' : '')
   const lines = [
     `- ${t.exitCodes(codes(facts.exit_codes_on_failure), codes(facts.exit_codes_on_success))}`,
@@ -81,7 +81,7 @@ function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[]
 }
 
 function renderObserver(observer: ObserverFile | undefined, t: Messages): string[] {
-  if (!observer) return [`- ${t.notMeasured('flakeproof observe …')}`]
+  if (!observer) return [`- ${t.notMeasured(flakeproofCommand('observe …'))}`]
   const row = (name: string, o: ObserverFile['fast']): string =>
     `| ${name} | ${o.gap_ms} | ${countOf(o.failures, o.trials)} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
   return [
@@ -98,7 +98,7 @@ function renderObserver(observer: ObserverFile | undefined, t: Messages): string
 function renderFixed(bundle: ReportBundle, t: Messages): string[] {
   const { rate, runsNeeded, policy, proof } = bundle
   if (hasNoRate(rate.verdict) && !runsNeeded && !policy && !proof) {
-    const how = rate.verdict === 'undetermined' ? decideLine(rate, t) : t.independence.freshRun(rate.command)
+    const how = rate.verdict === 'undetermined' ? decideLine(rate, t) : t.independence.freshEnvironment(rate.command)
     return [`- ${t.independence.noNumber('trial')}`, `- ${how}`]
   }
   const lines: string[] = []

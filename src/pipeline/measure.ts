@@ -1,5 +1,4 @@
-import { decidingCommand } from '../artifacts/deciding-command.js'
-import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
+import { decideAdviceFor, INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import { type Fact, type RateFile, RateFileSchema } from '../artifacts/schemas.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
@@ -68,9 +67,9 @@ function explainIndependence(rate: RateFile, context: PipelineContext): void {
   const text = INDEPENDENCE_TEXT.en
   if (rate.jobs > 1) context.log(text.notTested(rate.jobs))
   else if (rate.verdict === 'non-idempotent' && rate.independence) {
-    context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshRun(rate.command)}`)
+    context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshEnvironment(rate.command)}`)
   } else if (rate.verdict === 'undetermined' && rate.independence) {
-    const decide = text.decide(decidingCommand({ command: rate.command, independence: rate.independence, trials: rate.trials }))
+    const decide = decideAdviceFor(text, { runner: 'command' }, { command: rate.command, switchAt: rate.independence.switch_at, trials: rate.trials })
     context.log(`undetermined: ${text.undetermined(rate.independence, 'trial')} ${decide}`)
   }
 }

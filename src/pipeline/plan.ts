@@ -1,9 +1,8 @@
-import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
+import { decideAdviceFor, INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { RunsNeededFile } from '../artifacts/schemas.js'
 import { type Fraction, fractionFromCounts, fractionFromNumber, lnFraction, quotient } from '../core/fraction.js'
 import type { Independence } from '../core/independence.js'
 import { dependenceOf, type Verdict } from '../core/verdict.js'
-import { decidingCommand } from '../artifacts/deciding-command.js'
 import { computeRunsNeeded, type TooMany, type Unplannable } from '../core/planning.js'
 import { FlakeproofError } from '../errors.js'
 
@@ -49,11 +48,11 @@ export function choosePlanningBasis(measured: MeasuredCounts, source = 'rate.jso
   const mixed = failures > 0 && failures < trials
   const dependence = !mixed ? null : measured.verdict === undefined ? dependenceOf(independence) : measured.verdict === 'non-idempotent' || measured.verdict === 'undetermined' ? measured.verdict : null
   if (dependence === 'non-idempotent' && independence) {
-    const advice = text.freshRun(measured.command ?? '<command>').replace(/\.$/, '')
+    const advice = text.freshEnvironment(measured.command ?? '<command>').replace(/\.$/, '')
     throw new FlakeproofError(`${source}: non-idempotent. ${text.cause(independence, 'trial')} ${text.noNumber('trial')} ${advice}`, 'E_UNDEFINED')
   }
   if (dependence === 'undetermined' && independence) {
-    const decide = text.decide(decidingCommand({ command: measured.command ?? '<command>', independence, trials }))
+    const decide = decideAdviceFor(text, { runner: 'command' }, { command: measured.command, switchAt: independence.switch_at, trials })
     throw new FlakeproofError(`${source}: undetermined. ${text.undetermined(independence, 'trial')} ${decide}`, 'E_UNDEFINED')
   }
   if (failures > 0 && failures < trials) {

@@ -19,12 +19,11 @@ import {
   type TestOutcome,
 } from './test-bundle.js'
 import type { ConditionsFile, MeasuredUnder, RoundCondition } from '../artifacts/conditions-schema.js'
-import type { ReportedTest } from './test-evidence.js'
+import type { Repetition, ReportedTest } from './test-evidence.js'
 import { toFactLines } from './test-facts.js'
 import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 import { freshRoundsBudget, type FreshRounds, suspectsOf, withFreshEvidence } from './fresh-evidence.js'
-import type { Repetition } from './test-evidence.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
 
@@ -36,6 +35,8 @@ export interface TestRunSettings {
   mode: 'measure' | 'proof' | 'single'
   /** How the run was started, for the files' `command`. */
   command: string
+  /** What ran the tests (rate.json `runner`). */
+  runner?: { name: string; version?: string | undefined } | undefined
   /** Rounds requested (fast repetitions per test). */
   repeat: number
   /** Whole-run rounds requested (`--flaky-rounds`); `repeat` then counts every round's repetitions. */
@@ -72,6 +73,8 @@ export interface TestRunResult {
   unchanged: boolean
   /** What the report was made from (a proof: the last measurement with the proof), for CI outputs. */
   bundle?: ReportBundle | undefined
+  /** The run's errors as the files have them: the adapter's, then tests this recorder could not tell apart. */
+  runErrors: readonly RunError[]
 }
 
 /**
@@ -91,6 +94,8 @@ export class TestRunRecorder {
   private readonly _rounds = new Map<string, RoundResult[]>()
   /** Fresh-state rounds run after the measurement for its suspects (fresh-evidence.ts): their budget and repetitions. */
   private _fresh: { budget: number; byTest: Map<string, Repetition[][]>; facts: JsonLinesWriter<typeof TestFactSchema> } | undefined
+  /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
+  private readonly _twins: RunError[] = []
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -109,6 +114,11 @@ export class TestRunRecorder {
   record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
     const { evidence } = test
     const earlier = this._rounds.get(evidence.id) ?? []
+    const twin = this._settings.wholeRuns === undefined ? this._tallies.has(evidence.id) : earlier.some((r) => r.round === round)
+    if (twin) {
+      this._twins.push(twinError(test))
+      return
+    }
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
     const lines = toFactLines(test, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
     this._facts.appendAll(lines)
@@ -148,13 +158,14 @@ export class TestRunRecorder {
   }
 
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
-  finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
+  finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
     this._fresh?.facts.close()
+    const runErrors = [...adapterErrors, ...this._twins]
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && this._rounds.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
-      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
+      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
     }
     const { confidence, lang } = this._settings
     const fresh: FreshRounds | undefined = this._fresh && { budget: this._fresh.budget, byTest: this._fresh.byTest }
@@ -173,6 +184,7 @@ export class TestRunRecorder {
       ? previous && { ...previous, proof }
       : this._withConditions(outcomes, {
           command: this._settings.command,
+          runner: this._settings.runner,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
           ...(this._settings.assignmentSeed === undefined ? {} : { assignmentSeed: this._settings.assignmentSeed }),
@@ -186,7 +198,7 @@ export class TestRunRecorder {
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report }
+    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report, runErrors }
   }
 
   /** A whole-run round began: its condition and seed, for conditions.json. */
@@ -266,5 +278,19 @@ export class TestRunRecorder {
       complete,
     })
     return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
+  }
+}
+
+/**
+ * A second stream of executions under an id already counted this round: adding it to the first
+ * would let one test hide the other (a runtime test's failures under its typecheck twin's single
+ * pass), so it is left out, and the run says so and is incomplete.
+ */
+function twinError(test: ReportedTest): RunError {
+  const { id, repetitions } = test.evidence
+  return {
+    project: test.project,
+    file: test.file,
+    error: `two tests of this run have the id "${id}": the second one's ${repetitions.length} execution(s) are left out rather than counted as the first one's; rename one of them, or report it to flakeproof if their names differ`,
   }
 }
