@@ -100,7 +100,9 @@ export interface TestLocation {
  * with how it ended — and the session records them (facts, rate, policy, report), shows progress
  * from the journal, recovers tests a crash cut short, prints the end of the run, publishes to GitHub
  * and JUnit, fails the run for a failed proof, releases proven quarantines and records everyday runs
- * in history. Its own errors never take the runner's run down: each hook runs through `guard`.
+ * in history. When the adapter's loop can run fresh-state rounds, it asks for them for tests whose
+ * single switch chance explains too well, and decides those tests from them before writing. Its own
+ * errors never take the runner's run down: each hook runs through `guard`.
  */
 export class TestSession implements RoundsReporter {
   private readonly _host: SessionHost
