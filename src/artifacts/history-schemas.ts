@@ -38,6 +38,14 @@ export const HistoryChangeSchema = z.object({
     "The chance, were its runs exchangeable (one rate throughout), that some commit boundary splits them with a Fisher's exact p-value as small as this one's: the exact permutation distribution of the smallest p over its boundaries.",
   ),
   split_p_value: probability.optional().describe("Fisher's exact test, two-sided, at this boundary alone."),
+  change_point: z
+    .object({
+      commit: z.string().describe('The most likely first commit of the new rate, by the change-point posterior.'),
+      probability: probability.describe('Its posterior probability.'),
+      no_change: probability.describe('Posterior probability that the rate did not change (prior ½).'),
+    })
+    .optional()
+    .describe("Where the rate changed by `flakeproof bisect`'s change-point model over the same runs (Beta-Binomial marginals, Jeffreys priors). The p-value decides whether it changed; this says where."),
 })
 
 /** history.json: what `flakeproof history` read and found, flakiest first. */

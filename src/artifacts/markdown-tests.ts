@@ -1,9 +1,8 @@
 import { stripAnsi } from '../core/ansi.js'
 import { hintContextOf, hintsFor } from '../core/hints.js'
 import { CONCERN } from '../core/verdict.js'
-import { countOf, uncountedTests } from './counts-text.js'
+import { uncountedTests } from './counts-text.js'
 import type { ReportBundle } from './bundle.js'
-import { freshRateText } from './fresh-rate-text.js'
 import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
@@ -30,7 +29,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     ...(rate.complete ? [] : [`- ${t.testsIncomplete}`]),
     ...(rate.run_errors ?? []).map((e) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}`),
     '',
-    ...table(t.testHeader, failing.map((test) => [code(test.id), countOf(test.failures, test.trials), pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, headlineVerdict(test, bundle)])),
+    ...table(t.testHeader, failing.map((test) => [code(test.id), t.count(test.failures, test.trials), pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, t.verdictWord(headlineVerdict(test, bundle))])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
     ...withBlankLine(failing.flatMap((test) => renderIndependence(bundle, test, t))),
     '',
@@ -42,7 +41,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...renderObserver(bundle, t),
     '',
-    ...renderConditionsSection(bundle.conditions),
+    ...renderConditionsSection(bundle.conditions, t),
     `## ${t.fixed}`,
     '',
     ...renderFixed(bundle, failing, t),
@@ -80,7 +79,7 @@ function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, 
   if (!independence) return []
   const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {
-    const measure = test.fresh ? freshRateText(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
+    const measure = test.fresh ? t.notes.fresh(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')}${evidence} ${measure}`]
   }
   if (test.verdict === 'undetermined') {
@@ -109,9 +108,9 @@ function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], 
     const trials = facts.failure_trials.slice(0, 15).join(', ') + (facts.failure_trials.length > 15 ? ', …' : '')
     const [predicate] = facts.predicates
     return [
-      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${countOf(facts.failures, facts.trials)}): ${trials || '–'}`,
+      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${t.count(facts.failures, facts.trials)}): ${trials || '–'}`,
       ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(stripAnsi(facts.errors_on_failure[0]).split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
-      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (Increase ${predicate.increase.toFixed(3)})`] : []),
+      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (${t.predicateHeader[3]} ${predicate.increase.toFixed(3)})`] : []),
     ]
   })
 }
@@ -120,12 +119,13 @@ function renderObserver({ rate, observer }: ReportBundle, t: Messages): string[]
   if (!observer?.tests) return [`- ${t.notMeasured(nextRun(rate, '--flaky-repeat 200 --flaky-observe'))}`]
   const rows = Object.entries(observer.tests).map(([id, o]) => [
     code(id),
-    countOf(o.fast.failures, o.fast.trials),
-    `${countOf(o.slow.failures, o.slow.trials)} (${o.slow.gap_ms} ms)`,
+    t.count(o.fast.failures, o.fast.trials),
+    `${t.count(o.slow.failures, o.slow.trials)} (${o.slow.gap_ms} ms)`,
     o.p_value.toPrecision(3),
     o.changed ? t.yes : t.no,
   ])
-  return [...table(t.observerTestHeader, rows), '', `- ${observer.note}`]
+  const notes = Object.entries(observer.tests).map(([id, o]) => `- ${code(id)}: ${t.notes.observer(o, observer.confidence)}`)
+  return [...table(t.observerTestHeader, rows), '', ...(notes.length === 1 ? [] : [`- ${t.notes.observer(observer, observer.confidence)}`]), ...notes]
 }
 
 function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[], t: Messages): string[] {
