@@ -4,7 +4,7 @@ import { format } from 'node:util'
 import { JournalWriter } from '../../src/artifacts/journal.js'
 import type { Repetition, RepetitionMode } from '../../src/core/repetition.js'
 import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
-import { CAPTURE_LIMIT, cap, messageOf } from '../vitest/_repetition.js'
+import { CAPTURE_LIMIT, failureOf } from '../vitest/_repetition.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 
 /**
@@ -236,7 +236,7 @@ class FileRepeater {
     copy.pending = {
       ok: test.errors.length === 0,
       elapsedMs: test.duration ?? 0,
-      ...(error === undefined ? {} : { error: cap(messageOf(Array.isArray(error) ? error[0] : error)) }),
+      ...(error === undefined ? {} : failureOf(Array.isArray(error) ? error[0] : error, this._options.rootDir)),
       stdout: copy.stdout,
       stderr: copy.stderr,
       mode: copy.mode,

@@ -9,6 +9,7 @@ import { type FlakeproofJestOptions, JestOptionsSchema, type ResolvedJestOptions
 import { resolveOutDir } from '../../src/config/vitest-options.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import { fractionFromNumber } from '../../src/core/fraction.js'
+import { signatureOfText } from '../../src/core/signature.js'
 import type { Repetition } from '../../src/core/repetition.js'
 import { assignTestIds, formatTestId } from '../../src/core/test-id.js'
 import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
@@ -219,7 +220,8 @@ export default class FlakeproofJestReporter {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
-      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })) } : {}), mode: 'single', gapMs: 0 }
+      const failed = error ? { error: cap(messageOf({ message: error })), signature: signatureOfText(error, this._rootDir) } : {}
+      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...failed, mode: 'single', gapMs: 0 }
       this._record({ project: '', file, name: identity.path.join(' > '), evidence: { id: ids[i] as string, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
     })
   }

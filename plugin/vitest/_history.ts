@@ -1,4 +1,5 @@
 import type { TestCase, TestModule } from 'vitest/node'
+import { signatureOfError, signatureOfText } from '../../src/core/signature.js'
 import { type HistoryTest, recordHistory } from '../../src/pipeline/history-record.js'
 import type {} from './_enforce-protocol.js'
 
@@ -27,6 +28,7 @@ export function recordVitestHistory(
       const failed = state === 'failed' || testCase.meta().flakeproofEnforced?.state === 'failed'
       const outcome = failed ? 'failed' : retries > 0 || diagnostic?.flaky === true ? 'flaky' : 'passed'
       const { id, identity } = idOf(testCase)
+      const signature = outcome === 'passed' ? undefined : signatureOfTestCase(testCase)
       tests.push({
         id,
         project: identity.project,
@@ -35,8 +37,20 @@ export function recordVitestHistory(
         outcome,
         retries,
         durationMs: diagnostic?.duration ?? 0,
+        ...(signature === undefined ? {} : { signature }),
       })
     }
   }
   return recordHistory(outDir, tests, { root, env: process.env, now: new Date() })
+}
+
+/**
+ * The signature of a test case's first error (its stack read relative to its project's root); a
+ * quarantined failure the enforcing runner turned into a pass has only the first lines it kept.
+ */
+export function signatureOfTestCase(testCase: TestCase): string | undefined {
+  const first = testCase.result().errors?.[0]
+  if (first) return signatureOfError(first, testCase.project.config.root)
+  const kept = testCase.meta().flakeproofEnforced?.errors[0]
+  return kept === undefined ? undefined : signatureOfText(kept)
 }

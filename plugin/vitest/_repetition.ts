@@ -1,6 +1,7 @@
 import { JOURNAL_ERROR_LIMIT, type JournalRepetition } from '../../src/artifacts/journal.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import type { Repetition } from '../../src/core/repetition.js'
+import { signatureOfError } from '../../src/core/signature.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
@@ -11,14 +12,21 @@ export const CAPTURE_LIMIT = 8 * 1024
  * One repetition's outcome from the errors it added (`fresh`): a plain test passes when it threw
  * nothing, a `fails` test when it threw. Vitest 5 flips `fails` per attempt and drops the expected
  * error, so there its record of the attempt (`attemptState`) decides. A failure carries its first
- * error's message; a passing repetition carries none.
+ * error's message and its signature (files relative to `root`); a passing repetition carries none.
  */
-export function outcomeOf(fresh: readonly { message?: unknown; name?: unknown }[], fails: boolean, attemptState?: string): { ok: boolean; error?: string } {
+export function outcomeOf(
+  fresh: readonly { message?: unknown; name?: unknown; stack?: unknown }[],
+  fails: boolean,
+  attemptState?: string,
+  root?: string,
+): { ok: boolean; error?: string; signature?: string } {
   const threw = fresh.length > 0
   const ok = attemptState ? attemptState === 'pass' : fails ? threw : !threw
   if (ok) return { ok }
   // What Vitest itself reports when a `fails` test does not throw.
-  return { ok, error: threw ? cap(messageOf(fresh[0])) : 'Expect test to fail' }
+  if (!threw) return { ok, error: 'Expect test to fail', signature: 'Expect test to fail' }
+  const first = fresh[0] as { message?: unknown; name?: unknown; stack?: unknown }
+  return { ok, error: cap(messageOf(first)), signature: signatureOfError(first, root) }
 }
 
 /**
@@ -65,6 +73,12 @@ export function messageOf(error: unknown): string {
   const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown }
   if (typeof message === 'string' && message.trim() !== '') return stripAnsi(message)
   return typeof name === 'string' && name !== '' ? name : 'Error'
+}
+
+/** A thrown value as a failed repetition keeps it: its capped message and its signature (files relative to `root`). */
+export function failureOf(thrown: unknown, root: string): { error: string; signature: string } {
+  const error = typeof thrown === 'object' && thrown !== null ? (thrown as { message?: unknown; name?: unknown; stack?: unknown }) : { message: String(thrown) }
+  return { error: cap(messageOf(error)), signature: signatureOfError(error, root) }
 }
 
 // --- internal ---

@@ -21,7 +21,7 @@ import type { RepetitionMode, ReportedTest } from '../../src/pipeline/test-evide
 import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-recovery.js'
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
-import { recordVitestHistory } from './_history.js'
+import { recordVitestHistory, signatureOfTestCase } from './_history.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
 import { ProgressPrinter } from './_progress.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
@@ -373,6 +373,7 @@ export default class FlakeproofReporter implements Reporter {
     const output = this._console.get(testCase.id)
     this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message
+    const signature = result.state === 'failed' ? signatureOfTestCase(testCase) : undefined
     return {
       project: identity.project,
       file: identity.file,
@@ -389,6 +390,7 @@ export default class FlakeproofReporter implements Reporter {
             ok: result.state === 'passed',
             elapsedMs: Math.round((testCase.diagnostic()?.duration ?? 0) * 100) / 100,
             ...(error === undefined ? {} : { error }),
+            ...(signature === undefined ? {} : { signature }),
             ...(output ? { stdout: output.stdout, stderr: output.stderr } : {}),
             mode: 'single',
             gapMs: 0,

@@ -229,9 +229,9 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     if (!current) return undefined
     running.current = undefined
     const { started, errors, errorsBefore, attempts, attemptsBefore, ...base } = current
-    const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown }[]
+    const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown; stack?: unknown }[]
     // Vitest 5's record of this attempt: the one that was last when the repetition began.
-    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state)
+    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state, this._root)
     const repetition: Repetition = { ...base, ...outcome, elapsedMs: Math.round((performance.now() - started) * 100) / 100 }
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
     running.evidence.repetitions.push(repetition)

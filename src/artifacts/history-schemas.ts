@@ -16,6 +16,7 @@ export const HistoryRecordSchema = z.object({
   branch: z.string().nullable(),
   os: z.string().describe('process.platform of the machine that ran it.'),
   at: z.iso.datetime().describe('When the run ended.'),
+  signature: z.string().optional().describe('failed and flaky: the signature of its first failed attempt (docs/attribution.md).'),
 })
 export type HistoryRecord = z.infer<typeof HistoryRecordSchema>
 

@@ -92,6 +92,7 @@ export const FactSchema = z.object({
   stdout_bytes: count.describe('Bytes printed, before capping.'),
   stderr_bytes: count,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
+  signature: z.string().optional().describe('Failed trials: the first error-looking line of stderr, normalised, and its innermost user frame (docs/attribution.md).'),
 })
 export type Fact = z.infer<typeof FactSchema>
 

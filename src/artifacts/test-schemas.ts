@@ -74,6 +74,7 @@ export const TestFactSchema = z.object({
   round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
   previous_file: z.string().nullable().optional().describe("File of previous_test, relative to its project root: with isolation off, another file's state reaches this one through the worker."),
   condition: RoundConditionSchema.optional().describe('Whole-run rounds only: the condition of its round (conditions.json).'),
+  signature: z.string().optional().describe('Failed executions: the error name and message normalised, and its innermost frame in the user\'s code (docs/attribution.md).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 

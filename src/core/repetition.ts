@@ -20,6 +20,8 @@ export interface Repetition {
   elapsedMs: number
   /** First error message of this execution, capped. */
   error?: string
+  /** Failure signature of that error (src/core/signature.ts), taken where its stack is still whole. */
+  signature?: string
   /** Console output of this execution, capped per stream. */
   stdout?: string
   stderr?: string

@@ -275,3 +275,17 @@ function pythonTraceback(lines: readonly string[], root: string | undefined): Fa
   const named = /^([A-Za-z_][\w.]*)(?::\s?(.*))?$/.exec(last)
   return { name: named ? (named[1] as string) : null, message: normaliseMessage(named ? (named[2] ?? '') : last), frame: frames.at(-1) ?? null }
 }
+
+/**
+ * A failed command's signature (command mode): its stderr read as a failure text; with nothing
+ * there, how it ended (`timed out`, `killed by SIGKILL`, `exit code 3`), which is then all there is.
+ */
+export function signatureOfCommandFailure(
+  failure: { stderr: string; exitCode: number | null; signal: string | null; timedOut: boolean },
+  root?: string,
+): string {
+  if (failure.timedOut) return 'timed out'
+  const parts = parseFailureText(failure.stderr, root)
+  if (parts.message !== '' || parts.name !== null) return formatSignature(parts)
+  return failure.signal ? `killed by ${failure.signal}` : `exit code ${failure.exitCode ?? 'unknown'}`
+}

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { type Fact, FactSchema } from '../artifacts/schemas.js'
 import { JsonLinesWriter } from '../artifacts/write.js'
+import { signatureOfCommandFailure } from '../core/signature.js'
 import { type TrialPlan, type TrialRecord, runTrials } from '../runner/run-trials.js'
 import type { PipelineContext } from './context.js'
 
@@ -79,5 +80,7 @@ function toFact(record: TrialRecord, gapMs: number): Fact {
     concurrent: record.concurrent,
     stdout_bytes: record.stdoutBytes,
     stderr_bytes: record.stderrBytes,
+    // The command runs in this folder: its stack frames are named relative to it.
+    ...(record.outcome === 'failed' ? { signature: signatureOfCommandFailure(record, process.cwd()) } : {}),
   }
 }

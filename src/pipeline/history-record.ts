@@ -11,6 +11,8 @@ export interface HistoryTest {
   outcome: HistoryRecord['outcome']
   retries: number
   durationMs: number
+  /** failed or flaky: the signature of its first failed attempt (src/core/signature.ts). */
+  signature?: string
 }
 
 /** Where the run happened: the commit and branch, when known. */
@@ -43,6 +45,7 @@ export function recordHistory(
     branch,
     os: process.platform,
     at,
+    ...(t.outcome !== 'passed' && t.signature !== undefined ? { signature: t.signature } : {}),
   }))
   return writeHistoryRun(join(outDir, 'history'), records, where.now, where.limits ?? HISTORY_LIMITS)
 }

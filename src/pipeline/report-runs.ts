@@ -9,6 +9,7 @@ import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write
 import { assignTestIds } from '../core/test-id.js'
 import type { ReportLanguage } from './report.js'
 import { writeReportFor } from './report.js'
+import { signatureOfText } from '../core/signature.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf, type TestOutcome } from './test-bundle.js'
 import type { Repetition } from './test-evidence.js'
 import { tallyTest } from './test-tally.js'
@@ -184,6 +185,8 @@ function keepRun(run: number, cases: readonly RunCase[], gapMs: number, tests: M
       seed: null,
       gap_ms: gapMs,
       mode: 'fast' as const,
+      // Reports are read in the checkout they were written in: frames are named relative to it.
+      ...(c.outcome === 'failed' ? { signature: signatureOfText(c.error ?? '', process.cwd()) } : {}),
     }
   })
 }
