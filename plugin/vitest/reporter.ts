@@ -22,6 +22,9 @@ import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-reco
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
 import { recordVitestHistory, signatureOfTestCase } from './_history.js'
+import { attributeVitestRun } from './_attribution.js'
+import type { AttributionFile } from '../../src/artifacts/attribution-schema.js'
+import type { FailedTest } from '../../src/pipeline/attribution.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
 import { ProgressPrinter } from './_progress.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
@@ -71,6 +74,8 @@ export default class FlakeproofReporter implements Reporter {
   /** Our ids of every test case whose result arrived, by Vitest's id. */
   private readonly _seen = new Set<string>()
   private readonly _ids = new TestIds()
+  /** An everyday run's failed tests and their signatures, for attribution. */
+  private readonly _failed: FailedTest[] = []
   /** Where Vitest says each test is (with `includeTaskLocation`), by our id: for GitHub annotations. */
   private readonly _locations = new Map<string, { file: string; line?: number | undefined }>()
   /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
@@ -161,6 +166,7 @@ export default class FlakeproofReporter implements Reporter {
     this._console.clear()
     this._seen.clear()
     this._locations.clear()
+    this._failed.length = 0
     const next = this._next
     this._next = undefined
     this._condition = next?.condition ?? 'base'
@@ -225,6 +231,7 @@ export default class FlakeproofReporter implements Reporter {
     this._journal?.forget(id)
     const test = this._toReported(testCase)
     if (!test) return
+    if (!this._options.runnerMode) for (const r of test.evidence.repetitions) if (!r.ok) this._failed.push({ id: test.evidence.id, signature: r.signature ?? null })
     if (this._degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
   }
 
@@ -269,15 +276,18 @@ export default class FlakeproofReporter implements Reporter {
     const result = this._degradeGracefully(() => recorder.finish(whole, collected, runErrors))
     if (!result) return
     this._print(result, unfinished, runErrors)
+    // An everyday run is judged against its history before it joins it (docs/attribution.md).
+    const root = this._vitest?.config.root ?? process.cwd()
+    const attribution = this._options.runnerMode ? undefined : this._degradeGracefully(() => attributeVitestRun(this._failed, { outDir: this._outDir(), root, options: this._options }, (line) => this._log(line)))
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
-    if (this._options.budget === undefined) this._publishForCi(result)
+    if (this._options.budget === undefined) this._publishForCi(result, attribution)
     if (result.proof && !result.proof.passed) process.exitCode = 1
     if (result.proof && this._options.updatePolicy) this._clearQuarantines(result.proof.tests ?? {})
   }
 
   /** Under GitHub Actions the step summary and annotations; with `junit` the JUnit file (docs/contracts.md §8). */
-  private _publishForCi(result: TestRunResult): void {
-    const bundle = result.bundle ?? (result.proof ? { proof: result.proof } : undefined)
+  private _publishForCi(result: TestRunResult, attribution?: AttributionFile): void {
+    const bundle = result.bundle ? { ...result.bundle, attribution } : result.proof ? { proof: result.proof } : undefined
     if (!bundle) return
     const root = this._vitest?.config.root ?? process.cwd()
     const roots = new Map((this._vitest?.projects ?? []).map((p) => [p.name, p.config.root]))

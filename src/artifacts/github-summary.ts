@@ -1,3 +1,4 @@
+import { attributionCell } from './attribution-text.js'
 import type { ReportBundle } from './bundle.js'
 import { code, table } from './markdown-tests.js'
 import type { ProofFile, RateFile } from './schemas.js'
@@ -68,14 +69,20 @@ const interval = (m: { ci_low: number; ci_high: number }): string => `${pct(m.ci
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|')
 const level = (confidence: number | undefined): string => `${+((confidence ?? 0.95) * 100).toFixed(4)}%`
 
-function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {
+function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partial<ReportBundle>): string[] {
   const tests = rate.tests ?? []
   const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent')
   const broken = tests.filter((t) => t.verdict === 'broken')
   const partial = tests.filter((t) => t.verdict === 'partial')
   const required = (t: TestRate): string => String(policy?.tests?.[t.id]?.green_runs_required ?? runsNeeded?.tests?.[t.id]?.runs ?? '–')
-  const row = (t: TestRate): string[] => [code(t.id), `${t.failures}/${t.trials}`, pct(t.rate), interval(t)]
-  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`]
+  // A red everyday run's attribution is one more column: whose failure each failed test is.
+  const whose = (t: TestRate): string[] => {
+    if (!attribution) return []
+    const entry = attribution.tests[t.id]
+    return [entry ? cell(attributionCell(entry)) : '–']
+  }
+  const row = (t: TestRate): string[] => [code(t.id), `${t.failures}/${t.trials}`, pct(t.rate), interval(t), ...whose(t)]
+  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`, ...(attribution ? ['Whose failure'] : [])]
   const lines = [
     `**${flaky.length} flaky, ${broken.length} broken** of ${tests.length} tests, ${rate.trials} rounds` +
       (rate.complete ? '' : ' — **incomplete run**: some tests have no numbers'),

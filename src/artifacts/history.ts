@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import fg from 'fast-glob'
@@ -83,17 +83,31 @@ export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
   if (files.length === 0) {
     throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
   }
-  const hint = 'Pass only files of a .flakeproof/history/ folder'
-  return files.map((file) => {
-    const records: HistoryRecord[] = []
-    for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
-      if (line.trim() !== '') records.push(parseJsonLine(line, HistoryRecordSchema, `--glob ${file}: line ${index + 1}`, hint))
-    }
-    return { file, records }
-  })
+  return files.map((file) => readHistoryFile(file, `--glob ${file}`, 'Pass only files of a .flakeproof/history/ folder'))
+}
+
+/**
+ * Every history file of one folder (a reporter's own `<outDir>/history`), oldest name first; none
+ * when the folder does not exist. Names are taken literally, never as a glob.
+ */
+export function readHistoryFolder(dir: string): HistoryRun[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .map((name) => readHistoryFile(join(dir, name), join(dir, name), 'Remove the file, or restore it from the run that wrote it'))
 }
 
 // --- internal ---
+
+/** One history file, each line validated; a bad line names `where` and its line number. */
+function readHistoryFile(file: string, where: string, hint: string): HistoryRun {
+  const records: HistoryRecord[] = []
+  for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
+    if (line.trim() !== '') records.push(parseJsonLine(line, HistoryRecordSchema, `${where}: line ${index + 1}`, hint))
+  }
+  return { file, records }
+}
 
 function sizeOf(path: string): number {
   try {

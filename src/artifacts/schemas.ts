@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AttributionFileSchema } from './attribution-schema.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
@@ -193,5 +194,6 @@ export const ARTIFACT_SCHEMAS = {
   history: { file: 'history.json', schema: HistoryFileSchema },
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
+  attribution: { file: 'attribution.json (whose failure each failed test of a red run is)', schema: AttributionFileSchema },
 } as const
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

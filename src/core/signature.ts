@@ -156,10 +156,14 @@ function functionName(raw: string | undefined): string | null {
 // `at ../src/price.js:1` is a hint beside the source excerpt, not a frame.
 const JS_FRAME = /^\s*at (?:(.+?) \((.+?):\d+:\d+\)|(.+?):\d+:\d+)\s*$/
 
+// Vitest's own rendering of a stack (its JUnit report, its terminal): ` ❯ fn file:line:col` or ` ❯ file:line:col`.
+const VITEST_FRAME = /^\s*❯ (?:(\S+) )?(\S+?):\d+:\d+\s*$/
+
 function jsFrames(lines: readonly string[], root: string | undefined): UserFrame[] {
   const frames: UserFrame[] = []
   for (const line of lines) {
-    const m = JS_FRAME.exec(line)
+    const v = VITEST_FRAME.exec(line)
+    const m = v ? [line, v[1], v[2]] : JS_FRAME.exec(line)
     if (!m) continue
     const file = (m[2] ?? m[3] ?? '').trim()
     if (!isUserFile(file) || file === '') continue
@@ -173,7 +177,9 @@ const ERROR_LINE = /^\s*(?:Uncaught\s+)?((?:[A-Za-z_$][\w$.]*?)?(?:Error|Excepti
 
 /** Where an error's message ends: its stack, a source excerpt, or a runner's section. */
 function endsMessage(line: string): boolean {
-  return /^\s+at \S/.test(line) || /^\s*>?\s*\d+\s*\|/.test(line) || /^\s*\|/.test(line) || /^\s*(?:Call Log|Call log|Error Context|stack backtrace|note):/.test(line)
+  // Vitest's JUnit text adds its diff (`- Expected` / `+ Received`) after the message; Jest's own
+  // message holds its diff (`- Expected  - 2`), which stays.
+  return /^\s+at \S/.test(line) || /^\s*❯ /.test(line) || /^⎯/.test(line) || line === '- Expected' || /^\s*>?\s*\d+\s*\|/.test(line) || /^\s*\|/.test(line) || /^\s*(?:Call Log|Call log|Error Context|stack backtrace|note):/.test(line)
 }
 
 function messageFrom(lines: readonly string[], start: number, first: string): string {
@@ -191,7 +197,12 @@ function jsFailure(lines: readonly string[], root: string | undefined): FailureP
   const frames = jsFrames(lines.slice(Math.max(at, 0)), root)
   if (at >= 0) {
     const m = ERROR_LINE.exec(lines[at] as string) as RegExpExecArray
-    return { name: m[1] as string, message: normaliseMessage(messageFrom(lines, at, m[2] ?? '')), frame: frames[0] ?? null }
+    // A JUnit failure's text starts with its `message` attribute, then the error again with its name
+    // and whatever the runner adds (Vitest's diff, Playwright's source excerpt): the attribute is the message.
+    const blank = lines.findIndex((line) => line.trim() === '')
+    const head = lines.slice(0, blank >= 0 ? Math.min(blank, at) : at)
+    const given = head.length > 0 && (m[2] ?? '').trim().startsWith((head[0] as string).trim()) ? head.join('\n') : messageFrom(lines, at, m[2] ?? '')
+    return { name: m[1] as string, message: normaliseMessage(given), frame: frames[0] ?? null }
   }
   // No named error: the first line that reads like one (a command's stderr), else the first that is not empty.
   const chosen = lines.findIndex((line) => LOOKS_LIKE_ERROR.test(line))
