@@ -86,6 +86,11 @@ export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
   return files.map((file) => readHistoryFile(file, `--glob ${file}`, 'Pass only files of a .flakeproof/history/ folder'))
 }
 
+/** As readHistoryRuns, but a glob matching no file is no history rather than an error (attribution, explain). */
+export function readHistoryRunsIfAny(patterns: readonly string[]): HistoryRun[] {
+  return fg.sync([...patterns], { onlyFiles: true, dot: true }).length === 0 ? [] : readHistoryRuns(patterns)
+}
+
 /**
  * Every history file of one folder (a reporter's own `<outDir>/history`), oldest name first; none
  * when the folder does not exist. Names are taken literally, never as a glob.

@@ -4,7 +4,9 @@ import { type AttributionEntry, type AttributionFile, AttributionFileSchema } fr
 import { attributionText } from '../artifacts/attribution-text.js'
 import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/committed-policy-schema.js'
 import type { HistoryRecord, HistoryRun } from '../artifacts/history.js'
-import { readHistoryFolder } from '../artifacts/history.js'
+import { readHistoryFolder, readHistoryRunsIfAny } from '../artifacts/history.js'
+import type { ReportBundle } from '../artifacts/bundle.js'
+import { readFailedTests } from '../artifacts/failed-tests-read.js'
 import { readJsonFile } from '../artifacts/read.js'
 import { removeFiles, writeJsonAtomic } from '../artifacts/write.js'
 import { callFailure, type PastRuns, runsToTell } from '../core/attribution.js'
@@ -114,6 +116,43 @@ export function attributeEverydayRun(failed: readonly FailedTest[], run: Everyda
 }
 
 export const ATTRIBUTION_FILE = 'attribution.json'
+
+/** Where `flakeproof report` looks for a test's past, and how it judges. */
+export interface FolderAttribution {
+  /** History files (a glob); no match is no history. */
+  history: string
+  /** The committed policy; read when it exists. */
+  policyPath: string
+  confidence: number
+  base?: string | undefined
+  env: Readonly<Record<string, string | undefined>>
+  now: Date
+}
+
+/**
+ * `flakeproof report` on a folder of test results (an ingested CI report, a Vitest run): the tests
+ * that failed there, judged as a red run is, into `<dir>/attribution.json`. Undefined (and any
+ * earlier attribution.json removed) in command mode, when nothing failed, or when there is neither
+ * history nor a committed policy.
+ */
+export function attributeFolder(dir: string, bundle: Pick<ReportBundle, 'rate'>, settings: FolderAttribution): AttributionFile | undefined {
+  const failed = bundle.rate.tests === undefined ? [] : readFailedTests(join(dir, 'facts.jsonl'))
+  const runs = failed.length === 0 ? [] : readHistoryRunsIfAny([settings.history])
+  const policy = failed.length > 0 && existsSync(settings.policyPath) ? readJsonFile(settings.policyPath, CommittedPolicySchema, '--policy', 'Fix or remove the committed policy.') : undefined
+  if (failed.length === 0 || (runs.length === 0 && !policy)) {
+    removeFiles(dir, [ATTRIBUTION_FILE])
+    return undefined
+  }
+  const file = attributeFailures(failed, runs, {
+    confidence: settings.confidence,
+    base: settings.base,
+    env: settings.env,
+    currentBranch: revisionOf(settings.env, process.cwd()).branch,
+    now: settings.now,
+    ...(policy ? { policy: { path: settings.policyPath, file: policy } } : {}),
+  })
+  return writeJsonAtomic(join(dir, ATTRIBUTION_FILE), AttributionFileSchema, file)
+}
 
 /** The terminal's lines: one per failed test, the call first. */
 export function attributionLines(file: AttributionFile): { call: AttributionEntry['call']; line: string }[] {
