@@ -2,6 +2,8 @@ import pc from 'picocolors'
 import type { AttributionFile } from '../../src/artifacts/attribution-schema.js'
 import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
 import { attributeEverydayRun, attributionHeadline, attributionLines, type FailedTest } from '../../src/pipeline/attribution.js'
+import type { ReportBundle } from '../../src/artifacts/bundle.js'
+import { comparisonLine } from '../../src/pipeline/history-comparison.js'
 import { policyPathOf } from './_committed-policy.js'
 
 const COLOUR = { 'known-flake': pc.yellow, 'new-signature': pc.magenta, 'new-failure': pc.red, 'no-history': pc.dim } as const
@@ -23,4 +25,20 @@ export function attributeVitestRun(
   log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(attributionHeadline(file)))
   for (const { call, line } of attributionLines(file)) log(COLOUR[call](line))
   return file
+}
+
+/**
+ * A measurement's signature lines: the failures `--flaky-signature` left out of each test's counts,
+ * and how each test's failures compare with the history of everyday runs (docs/attribution.md).
+ */
+export function signatureLines(bundle: Pick<ReportBundle, 'rate'> | undefined): string[] {
+  const lines: string[] = []
+  const filter = bundle?.rate.signature_filter
+  if (filter !== undefined) lines.push(pc.dim(`  counted only failures whose signature matches ${JSON.stringify(filter)}`))
+  for (const test of bundle?.rate.tests ?? []) {
+    const others = test.other_failures
+    if (others) lines.push(pc.dim(`  ${test.id}: other failures: ${others.count}, signatures ${others.signatures.map((s) => `\`${s.signature}\` ${s.count}×`).join(', ')}`))
+    if (test.compared_with_history) lines.push((test.compared_with_history.same_bug ? pc.yellow : pc.magenta)(comparisonLine(test.id, test.compared_with_history)))
+  }
+  return lines
 }

@@ -22,7 +22,8 @@ import { recoverUnfinished, type Unfinished } from '../../src/pipeline/test-reco
 import { type Collected, type TestOutcome, type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
 import { clearProvenInPolicy, policyPathOf } from './_committed-policy.js'
 import { recordVitestHistory, signatureOfTestCase } from './_history.js'
-import { attributeVitestRun } from './_attribution.js'
+import { attributeVitestRun, signatureLines } from './_attribution.js'
+import { revisionOf } from '../../src/pipeline/history-record.js'
 import type { AttributionFile } from '../../src/artifacts/attribution-schema.js'
 import type { FailedTest } from '../../src/pipeline/attribution.js'
 import type { PlannedRound } from '../../src/pipeline/conditions.js'
@@ -205,6 +206,9 @@ export default class FlakeproofReporter implements Reporter {
         ...(this._options.seed === undefined ? {} : { seed: this._options.seed }),
         gapMs: this._options.gapMs,
         lang: 'en',
+        ...(this._options.signature === undefined ? {} : { signature: this._options.signature }),
+        // A measurement is compared with the everyday runs in its output folder's history (docs/attribution.md).
+        ...(runnerMode === 'measure' ? { history: { base: this._options.base, env: process.env, currentBranch: revisionOf(process.env, this._vitest?.config.root ?? process.cwd()).branch } } : {}),
       })
     })
     if (next) this._recorder?.noteRound(next)
@@ -452,6 +456,7 @@ export default class FlakeproofReporter implements Reporter {
     else if (runErrors.length > 0 || unfinished.length > 0) log(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
     else log(pc.green('  no flaky or broken test'))
     for (const line of conditionLines(result.conditions)) log(line)
+    for (const line of signatureLines(result.bundle)) log(line)
     for (const { tally, verdict } of concerning) {
       if (verdict !== 'non-idempotent') continue
       log(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))

@@ -21,6 +21,7 @@ import {
   IndependenceSchema,
   measured,
   milliseconds,
+  OtherFailuresSchema,
   OutcomeSchema,
   PlanningBasisSchema,
   probability,
@@ -58,6 +59,8 @@ export const RateFileSchema = z.object({
     .optional()
     .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
+  signature_filter: z.string().optional().describe('--signature / --flaky-signature: only failures whose signature matched it were counted.'),
+  other_failures: OtherFailuresSchema.optional().describe('Command mode with --signature: the failures left out.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
@@ -93,6 +96,7 @@ export const FactSchema = z.object({
   stdout_bytes: count.describe('Bytes printed, before capping.'),
   stderr_bytes: count,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
+  excluded: z.literal(true).optional().describe('--signature: a failure of another signature, left out of the counts.'),
   signature: z.string().optional().describe('Failed trials: the first error-looking line of stderr, normalised, and its innermost user frame (docs/attribution.md).'),
 })
 export type Fact = z.infer<typeof FactSchema>

@@ -80,7 +80,16 @@ function options<const F extends readonly Flag[]>(flags: F) {
 
 const measureFlags = [FLAG.cmd, FLAG.trials, FLAG.gapMs, FLAG.timeoutMs, FLAG.jobs, FLAG.confidence] as const
 
-export const MEASURE = options([...measureFlags, out('rate.json', 'rate.json')])
+export const MEASURE = options([
+  ...measureFlags,
+  out('rate.json', 'rate.json'),
+  {
+    name: 'signature',
+    placeholder: '<regex|signature>',
+    description: "count only failed trials whose signature (stderr's first error line, normalised) matches; the others leave the count and are reported apart",
+    value: text('--signature', '"STALE price cache"').optional(),
+  },
+])
 export const COLLECT = options([...measureFlags, out('facts.jsonl', 'facts.jsonl')])
 
 const rateOrFrom = (rate: string, from: string) =>

@@ -300,3 +300,17 @@ export function signatureOfCommandFailure(
   if (parts.message !== '' || parts.name !== null) return formatSignature(parts)
   return failure.signal ? `killed by ${failure.signal}` : `exit code ${failure.exitCode ?? 'unknown'}`
 }
+
+/**
+ * `--flaky-signature` / `--signature`: whether `signature` is the one asked for — the same text, a
+ * part of it, or a match of it read as a regular expression (a text that is no valid expression is
+ * matched as text only).
+ */
+export function signatureMatches(signature: string, wanted: string): boolean {
+  if (signature === wanted || signature.includes(wanted)) return true
+  try {
+    return new RegExp(wanted).test(signature)
+  } catch {
+    return false
+  }
+}

@@ -169,7 +169,7 @@ export function attributionHeadline(file: AttributionFile): string {
 
 // --- internal ---
 
-interface PastRecord {
+export interface PastRecord {
   branch: string | null
   commit: string | null
   at: string
@@ -177,13 +177,14 @@ interface PastRecord {
   signature: string | null
 }
 
-interface Past extends PastRuns {
+export interface Past extends PastRuns {
   basis: AttributionEntry['basis']
   branch: string | null
   listed: AttributionEntry['signatures']
 }
 
-function baseOf(settings: AttributionSettings, runs: readonly HistoryRun[]): AttributionFile['base'] {
+/** The base branch: `--base`, else GITHUB_BASE_REF, else main or master when history has it. */
+export function baseOf(settings: Pick<AttributionSettings, 'base' | 'env'>, runs: readonly HistoryRun[]): AttributionFile['base'] {
   if (settings.base !== undefined) return { branch: settings.base, from: '--base' }
   const fromCi = settings.env.GITHUB_BASE_REF
   if (fromCi) return { branch: fromCi, from: 'GITHUB_BASE_REF' }
@@ -192,7 +193,7 @@ function baseOf(settings: AttributionSettings, runs: readonly HistoryRun[]): Att
 }
 
 /** Each test's past runs, oldest first: a history file is one run. */
-function pastByTest(runs: readonly HistoryRun[]): Map<string, PastRecord[]> {
+export function pastByTest(runs: readonly HistoryRun[]): Map<string, PastRecord[]> {
   const byTest = new Map<string, PastRecord[]>()
   for (const run of runs) {
     for (const r of run.records) {
@@ -209,7 +210,11 @@ function toPast(r: HistoryRecord): PastRecord {
   return { branch: r.branch, commit: r.commit, at: r.at, failed: r.outcome !== 'passed', signature: r.signature ?? null }
 }
 
-function pastOf(records: readonly PastRecord[], base: string | null, current: string | null, policy: CommittedPolicy['tests'][string] | undefined): Past {
+/**
+ * The past runs a test is judged by: those of the base branch, else those of every branch but the
+ * current one, else the committed policy's measurement.
+ */
+export function pastOf(records: readonly PastRecord[], base: string | null, current: string | null, policy: CommittedPolicy['tests'][string] | undefined): Past {
   const onBase = base === null ? [] : records.filter((r) => r.branch === base)
   const chosen = onBase.length > 0 ? onBase : records.filter((r) => current === null || r.branch !== current)
   if (chosen.length > 0) return { basis: 'history', branch: onBase.length > 0 ? base : null, ...tallyPast(chosen) }
