@@ -6,6 +6,9 @@ import { count, probability } from './_common.js'
  * numbers behind each call, keyed by test id. Written beside the run's other files.
  */
 
+/** Its name in the output folder. */
+export const ATTRIBUTION_FILE = 'attribution.json'
+
 export const AttributionCallSchema = z
   .enum(['known-flake', 'new-signature', 'new-failure', 'no-history'])
   .describe('known-flake: fails in history, this way before; new-signature: fails in history, never this way; new-failure: history makes a failure unlikely; no-history: too little history to tell.')

@@ -92,7 +92,9 @@ function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partia
     lines.push(`### Flaky (${flaky.length})`, '', ...capped(flaky, (rows) => table([...header, 'Verdict', 'Runs a fix must pass'], rows.map((t) => [...row(t), t.verdict, required(t)]))), '')
   }
   if (broken.length > 0) {
-    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', 'Broken tests failed every repetition: fix them as normal bugs.', '')
+    // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
+    const advice = attribution ? 'One run: the last column says whose failure each one is (docs/attribution.md).' : 'Broken tests failed every repetition: fix them as normal bugs.'
+    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', advice, '')
   }
   if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')
   return lines

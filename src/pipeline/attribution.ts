@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { type AttributionEntry, type AttributionFile, AttributionFileSchema } from '../artifacts/attribution-schema.js'
+import { ATTRIBUTION_FILE, type AttributionEntry, type AttributionFile, AttributionFileSchema } from '../artifacts/attribution-schema.js'
 import { attributionText } from '../artifacts/attribution-text.js'
 import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/committed-policy-schema.js'
 import type { HistoryRecord, HistoryRun } from '../artifacts/history.js'
@@ -115,7 +115,6 @@ export function attributeEverydayRun(failed: readonly FailedTest[], run: Everyda
   return writeJsonAtomic(join(run.outDir, ATTRIBUTION_FILE), AttributionFileSchema, attributeFailures(failed, runs, settings))
 }
 
-export const ATTRIBUTION_FILE = 'attribution.json'
 
 /** Where `flakeproof report` looks for a test's past, and how it judges. */
 export interface FolderAttribution {

@@ -75,8 +75,8 @@ describe('attribution of a red run against 30 recorded everyday runs', () => {
     expect(summary).toContain(`| \`${PRICE}\` | 1/1 | 100.0% | 20.7% – 100.0% | known-flake: 6/30 on main |`)
     expect(summary).toContain(`| \`${CART}\` | 1/1 | 100.0% | 20.7% – 100.0% | new-failure: 0/30 on main, 1.6% |`)
     // `%` is escaped as %25 in a workflow command's message (docs/contracts.md §8).
-    expect(result.stdout).toContain(`::warning file=tests/shop.test.ts,line=20,title=flakeproof%3A known-flake reads the cached price::${PRICE}: known flake: 6/30 on main [9.5%25, 37.3%25], same signature \`${STALE}\``)
-    expect(result.stdout).toMatch(/::error file=tests\/shop\.test\.ts,line=25,title=flakeproof%3A new-failure totals the cart::/)
+    expect(result.stdout).toContain(`::warning file=tests/shop.test.ts,line=23,title=flakeproof%3A known-flake reads the cached price::${PRICE}: known flake: 6/30 on main [9.5%25, 37.3%25], same signature \`${STALE}\``)
+    expect(result.stdout).toMatch(/::error file=tests\/shop\.test\.ts,line=30,title=flakeproof%3A new-failure totals the cart::/)
   })
 
   it('judges before recording: the red run joins the history afterwards, with its signatures', () => {

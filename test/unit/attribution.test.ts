@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { type AttributionCall, callFailure, jeffreysPredictive, runsToTell } from '../../src/core/attribution.js'
 import { fractionFromDecimal, fractionFromNumber } from '../../src/core/fraction.js'
+import { prng } from '../prng.js'
 
 const alpha = (confidence: string) => {
   const c = fractionFromDecimal(confidence)
@@ -65,17 +66,6 @@ describe('callFailure', () => {
   })
 })
 
-/** Mulberry32: a seeded generator, so the simulation is the same every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** P(a run fails and is called new-failure | nothing changed), summed exactly over Binomial(n, p). */
 function exactFalseAlarm(p: number, n: number): number {
@@ -103,7 +93,7 @@ describe('new-failure false alarms, by seeded simulation', () => {
     [0.05, 100],
     [0.05, 10],
   ])('true rate %f, %i past runs', (p, n) => {
-    const random = seeded(Math.round(p * 1e6) + n)
+    const random = prng(Math.round(p * 1e6) + n)
     const trials = 20_000
     let alarms = 0
     for (let t = 0; t < trials; t++) {
