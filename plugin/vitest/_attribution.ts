@@ -1,10 +1,10 @@
 import pc from 'picocolors'
 import type { AttributionFile } from '../../src/artifacts/attribution-schema.js'
+import type { CommittedPolicy } from '../../src/artifacts/committed-policy-schema.js'
 import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
 import { attributeEverydayRun, attributionHeadline, attributionLines, type FailedTest } from '../../src/pipeline/attribution.js'
 import type { ReportBundle } from '../../src/artifacts/bundle.js'
 import { comparisonLine } from '../../src/pipeline/history-comparison.js'
-import { policyPathOf } from './_committed-policy.js'
 
 const COLOUR = { 'known-flake': pc.yellow, 'new-signature': pc.magenta, 'new-failure': pc.red, 'no-history': pc.dim } as const
 
@@ -15,12 +15,11 @@ const COLOUR = { 'known-flake': pc.yellow, 'new-signature': pc.magenta, 'new-fai
  */
 export function attributeVitestRun(
   failed: readonly FailedTest[],
-  where: { outDir: string; root: string; options: Pick<ResolvedVitestOptions, 'policy' | 'confidence' | 'base'> },
+  where: { outDir: string; root: string; policyPath: string; policy?: CommittedPolicy; options: Pick<ResolvedVitestOptions, 'confidence' | 'base'> },
   log: (line: string) => void,
 ): AttributionFile | undefined {
-  const { outDir, root, options } = where
-  const policyPath = policyPathOf(root, options).path
-  const file = attributeEverydayRun(failed, { outDir, root, policyPath, confidence: options.confidence, base: options.base, env: process.env, now: new Date() })
+  const { outDir, root, policyPath, policy, options } = where
+  const file = attributeEverydayRun(failed, { outDir, root, policyPath, policy, confidence: options.confidence, base: options.base, env: process.env, now: new Date() })
   if (!file) return undefined
   log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(attributionHeadline(file)))
   for (const { call, line } of attributionLines(file)) log(COLOUR[call](line))

@@ -44,6 +44,18 @@ export function recordVitestHistory(
   return recordHistory(outDir, tests, { root, env: process.env, now: new Date() })
 }
 
+/** The tests of a run that failed (a quarantined failure the enforcing runner turned into a pass included), with their signatures. */
+export function failedTestsOf(modules: ReadonlyArray<TestModule>, idOf: (testCase: TestCase) => { id: string }): { id: string; signature: string | null }[] {
+  const failed: { id: string; signature: string | null }[] = []
+  for (const module of modules) {
+    for (const testCase of module.children.allTests()) {
+      if (testCase.result().state !== 'failed' && testCase.meta().flakeproofEnforced?.state !== 'failed') continue
+      failed.push({ id: idOf(testCase).id, signature: signatureOfTestCase(testCase) ?? null })
+    }
+  }
+  return failed
+}
+
 /**
  * The signature of a test case's first error (its stack read relative to its project's root); a
  * quarantined failure the enforcing runner turned into a pass has only the first lines it kept.

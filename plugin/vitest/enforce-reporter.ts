@@ -6,7 +6,8 @@ import { type EnforcedTest, judgeEnforcedRun, listQuarantined } from '../../src/
 import { publishEnforcementToGithub } from '../../src/pipeline/github.js'
 import type {} from './_enforce-protocol.js'
 import { renderEnforcement } from './_enforce-text.js'
-import { recordVitestHistory } from './_history.js'
+import { failedTestsOf, recordVitestHistory } from './_history.js'
+import { attributeVitestRun } from './_attribution.js'
 import { TestIds } from './_test-ids.js'
 import { REPORTER_BRAND } from './reporter.js'
 
@@ -57,6 +58,11 @@ export default class EnforceReporter implements Reporter {
       // An enforced run is an everyday run: it goes into history, as a plain one would (not watch mode's reruns).
       const { historyOutDir } = this._options
       if (historyOutDir && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
+        // Judged against its history before joining it (docs/attribution.md).
+        const root = this._vitest?.config.root ?? process.cwd()
+        const { policy, policyPath } = this._options
+        const where = { outDir: historyOutDir, root, policyPath, policy, options: { confidence: policy.confidence, base: undefined } }
+        attributeVitestRun(failedTestsOf(modules, (t) => this._ids.of(t)), where, (line) => this._log(line))
         recordVitestHistory(historyOutDir, this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t), true)
       }
     } catch (error) {

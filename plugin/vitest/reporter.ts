@@ -282,7 +282,7 @@ export default class FlakeproofReporter implements Reporter {
     this._print(result, unfinished, runErrors)
     // An everyday run is judged against its history before it joins it (docs/attribution.md).
     const root = this._vitest?.config.root ?? process.cwd()
-    const attribution = this._options.runnerMode ? undefined : this._degradeGracefully(() => attributeVitestRun(this._failed, { outDir: this._outDir(), root, options: this._options }, (line) => this._log(line)))
+    const attribution = this._options.runnerMode ? undefined : this._degradeGracefully(() => attributeVitestRun(this._failed, { outDir: this._outDir(), root, policyPath: policyPathOf(root, this._options).path, options: this._options }, (line) => this._log(line)))
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (this._options.budget === undefined) this._publishForCi(result, attribution)
     if (result.proof && !result.proof.passed) process.exitCode = 1

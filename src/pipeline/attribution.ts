@@ -12,7 +12,7 @@ import { removeFiles, writeJsonAtomic } from '../artifacts/write.js'
 import { callFailure, type PastRuns, runsToTell } from '../core/attribution.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { describeRate } from '../core/rate.js'
-import { signatureOfText } from '../core/signature.js'
+import { normaliseMessage } from '../core/signature.js'
 import { revisionOf } from './history-record.js'
 
 /**
@@ -49,7 +49,8 @@ export function attributeFailures(failed: readonly FailedTest[], runs: readonly 
   const tests: Record<string, AttributionEntry> = {}
   for (const { id, signature } of failed) {
     const past = pastOf(byTest.get(id) ?? [], base.branch, settings.currentBranch, settings.policy?.file.tests[id])
-    const compared = past.basis === 'committed-policy' && signature !== null ? headOf(signature) : signature
+    // The policy keeps only first lines of messages: a signature holding one is that way of failing.
+    const compared = past.basis === 'committed-policy' && signature !== null ? ([...past.signatures.keys()].find((message) => signature.includes(message)) ?? signature) : signature
     const call = callFailure(past, compared, alpha)
     const entry: Omit<AttributionEntry, 'text'> = {
       call: call.call,
@@ -85,6 +86,8 @@ export interface EverydayRun {
   root: string
   /** The committed policy, when one is configured or at the default place. */
   policyPath: string
+  /** The policy as it was before the run, when the caller holds it (an enforced run may have rewritten the file since). */
+  policy?: CommittedPolicy | undefined
   confidence: number
   base?: string | undefined
   env: Readonly<Record<string, string | undefined>>
@@ -99,7 +102,7 @@ export interface EverydayRun {
  */
 export function attributeEverydayRun(failed: readonly FailedTest[], run: EverydayRun): AttributionFile | undefined {
   const runs = failed.length === 0 ? [] : readHistoryFolder(join(run.outDir, 'history'))
-  const policy = failed.length > 0 && existsSync(run.policyPath) ? readJsonFile(run.policyPath, CommittedPolicySchema, 'policy', 'Fix or remove the committed policy.') : undefined
+  const policy = failed.length === 0 ? undefined : (run.policy ?? (existsSync(run.policyPath) ? readJsonFile(run.policyPath, CommittedPolicySchema, 'policy', 'Fix or remove the committed policy.') : undefined))
   if (failed.length === 0 || (runs.length === 0 && !policy)) {
     removeFiles(run.outDir, [ATTRIBUTION_FILE])
     return undefined
@@ -218,10 +221,10 @@ export function pastOf(records: readonly PastRecord[], base: string | null, curr
   const chosen = onBase.length > 0 ? onBase : records.filter((r) => current === null || r.branch !== current)
   if (chosen.length > 0) return { basis: 'history', branch: onBase.length > 0 ? base : null, ...tallyPast(chosen) }
   if (policy) {
-    // The policy keeps the first line of each error that put the test in quarantine, without a stack.
-    const heads = (policy.quarantine?.evidence ?? []).map((line) => headOf(signatureOfText(line)))
+    // The policy keeps the first line of each error message that put the test in quarantine: no name, no stack.
+    const messages = (policy.quarantine?.evidence ?? []).map((line) => normaliseMessage(line))
     const signatures = new Map<string, number>()
-    for (const head of heads) signatures.set(head, (signatures.get(head) ?? 0) + 1)
+    for (const message of messages) signatures.set(message, (signatures.get(message) ?? 0) + 1)
     const listed = [...signatures].map(([signature, count]) => ({ signature, count, first_commit: null, last_commit: null }))
     return { basis: 'committed-policy', branch: null, runs: policy.trials, failures: policy.failures, signatures, listed }
   }
@@ -248,9 +251,4 @@ function tallyPast(records: readonly PastRecord[]): PastRuns & { listed: Attribu
 function countsOf(past: PastRuns, confidence: number): Pick<AttributionEntry, 'runs' | 'failures' | 'rate' | 'ci_low' | 'ci_high'> {
   const { trials, failures, rate, ci_low, ci_high } = describeRate(past.failures, past.runs, confidence)
   return { runs: trials, failures, rate, ci_low, ci_high }
-}
-
-/** A signature without its frame: what a first line of an error, as the policy keeps it, can be compared by. */
-function headOf(signature: string): string {
-  return signature.replace(/ @ [^@]*$/, '')
 }

@@ -140,3 +140,28 @@ describe('attribution of a red run against 30 recorded everyday runs', () => {
 function readdirSorted(dir: string): string[] {
   return readdirSync(dir).sort()
 }
+
+describe('attribution of an enforced run against the committed policy (no history yet)', () => {
+  const CI = join(ROOT, 'test/fixtures/vitest-ci')
+  const FRAGILE = 'tests/ci.test.ts > fragile: fails every fourth call'
+  const UNLISTED = 'tests/ci.test.ts > unlisted: fails only when told to'
+
+  it('calls a listed test known-flake on its measured rate, and an unlisted one no-history', async () => {
+    const dir = tempDir()
+    const policyPath = join(dir, 'flakeproof.policy.json')
+    const out = ['--flaky-out', join(dir, 'out'), '--flaky-out-anywhere']
+    const vitest = (args: string[], env: Record<string, string> = {}) => runVitest(['run', '--', ...args], { GITHUB_HEAD_REF: 'feature', ...env }, CI)
+    expect((await vitest(['--flaky-repeat', '100', ...out])).code).toBe(0)
+    expect((await runNodeIn(CI, [BIN, 'policy', '--from', join(dir, 'out/rate.json'), '--write', policyPath])).code).toBe(0)
+    // Every attempt of the fragile test fails, and a test the policy does not list fails too.
+    const enforced = await vitest(['--flaky-enforce', '--flaky-update-policy', '--flaky-policy', policyPath, ...out], { FIXTURE_BREAK: '1', FIXTURE_UNLISTED_FAIL: '1' })
+    expect(enforced.code).toBe(1)
+    const file = readArtifact(join(dir, 'out/attribution.json'), AttributionFileSchema)
+    expect(file.policy).toBe(policyPath)
+    // Judged by the policy as it was before the run (this run then quarantined it): 25/100 measured,
+    // Wilson 95% [17.5%, 34.3%]; nothing recorded how it failed, so no claim of a new way.
+    expect(file.tests[FRAGILE]).toMatchObject({ call: 'known-flake', basis: 'committed-policy', runs: 100, failures: 25, signature_seen: null })
+    expect(enforced.stdout).toContain(`known-flake   ${FRAGILE}: known flake: 25/100 in the committed policy [17.5%, 34.3%], no signature in history to compare`)
+    expect(file.tests[UNLISTED]).toMatchObject({ call: 'no-history', basis: 'none', runs: 0 })
+  }, 180_000)
+})
