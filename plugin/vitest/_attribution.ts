@@ -2,6 +2,7 @@ import pc from 'picocolors'
 import type { AttributionFile } from '../../src/artifacts/attribution-schema.js'
 import type { CommittedPolicy } from '../../src/artifacts/committed-policy-schema.js'
 import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
+import { FlakeproofError } from '../../src/errors.js'
 import { attributeEverydayRun, attributionHeadline, attributionLines, type FailedTest } from '../../src/pipeline/attribution.js'
 import type { ReportBundle } from '../../src/artifacts/bundle.js'
 import { comparisonLine } from '../../src/pipeline/history-comparison.js'
@@ -19,7 +20,15 @@ export function attributeVitestRun(
   log: (line: string) => void,
 ): AttributionFile | undefined {
   const { outDir, root, policyPath, policy, options } = where
-  const file = attributeEverydayRun(failed, { outDir, root, policyPath, policy, confidence: options.confidence, base: options.base, env: process.env, now: new Date() })
+  let file: AttributionFile | undefined
+  try {
+    file = attributeEverydayRun(failed, { outDir, root, policyPath, policy, confidence: options.confidence, base: options.base, env: process.env, now: new Date() })
+  } catch (error) {
+    // A history line or policy that cannot be read costs the attribution, never the run or its history.
+    if (!(error instanceof FlakeproofError)) throw error
+    log(pc.yellow(`[flakeproof] no attribution: ${error.message}`))
+    return undefined
+  }
   if (!file) return undefined
   log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(attributionHeadline(file)))
   for (const { call, line } of attributionLines(file)) log(COLOUR[call](line))
