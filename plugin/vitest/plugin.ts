@@ -2,30 +2,35 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
-import { acquireOutputLock } from '../../src/artifacts/lock.js'
-import { runDirOf } from '../../src/artifacts/run-dir.js'
-import { assertReplaceable } from '../../src/artifacts/write.js'
 import {
+  acquireOutputLock,
   argsAfterSeparator,
+  assertReplaceable,
   type FlakeproofVitestOptions,
+  FLAKEPROOF_ERROR,
+  FlakeproofError,
+  hintsFor,
+  type ProofSelection,
   type ResolvedVitestOptions,
   resolveOutDir,
-  resolveVitestOptions,
-} from '../../src/config/vitest-options.js'
-import { FlakeproofError } from '../../src/errors.js'
-import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
-import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
-import { readProofRuns } from '../../src/pipeline/proof-runs.js'
+  resolveRunnerOptions,
+  runDirOf,
+  RUNNERS,
+  selectProof,
+} from '../../src/session/adapter.js'
 import type { RunnerOptions } from './_protocol.js'
-import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
+import { ENFORCE_RUNNER, installEnforcement } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
-import { readMeasuredUnder } from './_measured-under.js'
+import { BROWSER_COMMANDS, reachOf, recordInBrowser } from './_browser.js'
 import { runInRounds } from './_rounds.js'
 
-export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
+export type { FlakeproofVitestOptions } from '../../src/session/adapter.js'
 export { default as FlakeproofReporter } from './reporter.js'
 
 const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
+
+/** What only `flakeproof vitest` can do is suggested in its form. */
+const WRAPPER_HINTS = hintsFor({ runner: 'vitest', form: 'wrapper' })
 
 /** Set by `flakeproof vitest`, whose flags win over any plugin instance in the user's config. */
 export const WRAPPER_OPTIONS = Symbol.for('flakeproof.vitest.options')
@@ -41,7 +46,7 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean; browser?: { commands: typeof BROWSER_COMMANDS } } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
   configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
 }
@@ -84,7 +89,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
     config(userConfig) {
       const override = (globalThis as Record<symbol, WrapperOverride | undefined>)[WRAPPER_OPTIONS]
       wrapped = override !== undefined
-      resolved = override ? override.options : withoutStack(() => resolveVitestOptions(options, argsAfterSeparator(process.argv), process.env))
+      resolved = override ? override.options : withoutStack(() => resolveRunnerOptions(RUNNERS.vitest, options, argsAfterSeparator(process.argv), process.env))
       if (override) command = override.command
       if (!resolved) return undefined
       // Vitest only calls `configureVitest` for plugins of projects: reach inline projects that do
@@ -96,10 +101,12 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
       if (resolved.budget !== undefined && !wrapped) {
-        throw stackless('flakeproof: --flaky-budget times a first run and then starts a second one, which only `npx flakeproof vitest --flaky-budget 5m [vitest args]` can do')
+        throw stackless(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
       }
-      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
-      return { test: { runner: resolved.enforce ? ENFORCE_RUNNER : RUNNER, includeTaskLocation: true } }
+      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without
+      // it); when recording, browser mode's journal command for any browser project (_browser.ts).
+      if (resolved.enforce) return { test: { runner: ENFORCE_RUNNER, includeTaskLocation: true } }
+      return { test: { runner: RUNNER, includeTaskLocation: true, browser: { commands: BROWSER_COMMANDS } } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
@@ -116,7 +123,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
         throw stackless(
           `flakeproof: ${which} have config files of their own, which a plugin in the root config never reaches, so nothing would be repeated; ` +
-            'run `npx flakeproof vitest --flaky-repeat <n> [vitest args]` (it covers every project), or add flakeproof() to each project config',
+            `run \`${WRAPPER_HINTS.again('--flaky-repeat <n>')} [vitest args]\` (it covers every project), or add flakeproof() to each project config`,
         )
       },
     },
@@ -130,38 +137,40 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
  * `runtime` to the ones it already created (for `flakeproof vitest`, after `createVitest`).
  */
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
-  const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
+  // Either list takes any reporter instance; `Vitest.reporters` is not in Vitest's public types.
+  const existing: unknown[] = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
+  // Before anything is locked or written: a project the runner cannot reach stops the run here.
+  const reach = withoutStack(() => vitest.projects.map((project) => reachOf(project, vitest.version, resolved.enforce ? 'enforcing' : 'recording')))
   if (resolved.enforce) {
-    const enforcing = withoutStack(() => installEnforcement(vitest, resolved))
+    const enforcing = withoutStack(() => installEnforcement(vitest, resolved, command))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
     if (when === 'runtime') enforcing.onInit(vitest)
-    existing.push(enforcing as never)
+    existing.push(enforcing)
     return
   }
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
   // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
   const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   vitest.onClose(() => lock.release())
-  const { nothingToProve, ...runnerOptions } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root))
+  const { runner: runnerOptions, proof } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root, command))
   // A JUnit path that can never be written is refused now, not after the whole measurement.
   const { junit } = resolved
   if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
-  for (const project of vitest.projects) {
+  vitest.projects.forEach((project, i) => {
     project.config.runner = RUNNER
     project.config.includeTaskLocation ??= true
     project.provide('flakeproof', runnerOptions)
-  }
+    if (reach[i] === 'browser') recordInBrowser(project, runnerOptions.journalDir)
+  })
   neverWriteSnapshots(vitest)
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
-  const { mode, proofRuns, proofFrom } = runnerOptions
-  const unreproduced = mode === 'proof' && proofFrom ? unreproducedConditions(withoutStack(() => readMeasuredUnder(proofFrom)), resolved) : []
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), ...(nothingToProve ? { nothingToProve } : {}), command, unreproduced })
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, ...(proof ? { proving: proof } : {}), command })
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
-  existing.splice(0, existing.length, ...kept, reporter as never)
+  existing.splice(0, existing.length, ...kept, reporter)
 }
 
 export default flakeproof
@@ -181,9 +190,10 @@ function withoutStack<T>(run: () => T): T {
   }
 }
 
-/** `cause` lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
-function stackless(message: string, cause?: FlakeproofError): Error {
-  const plain = new Error(message, { cause })
+/** FLAKEPROOF_ERROR lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
+function stackless(message: string, ours?: FlakeproofError): Error {
+  const plain = new Error(message)
+  if (ours) Object.defineProperty(plain, FLAKEPROOF_ERROR, { value: ours })
   plain.stack = message
   return plain
 }
@@ -219,21 +229,12 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
   sequence.seed = seed
 }
 
-function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string): RunnerOptions & { nothingToProve?: string } {
+/** What the runner in each worker is told, and, for a proof, what it proves (the session's selectProof). */
+function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string, command: string): { runner: RunnerOptions; proof?: ProofSelection } {
   const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
   if (!options.proof) {
-    return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
+    return { runner: { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} } }
   }
-  // A policy named with --flaky-policy is proved; else a measurement in the output folder (what
-  // `--flaky-repeat` then `--flaky-proof` means), else the committed policy, as in a fresh CI
-  // checkout (docs/contracts.md §9).
-  const { path, shown } = policyPathOf(root, options)
-  const measured = existsSync(join(outDir, 'policy.json')) || existsSync(join(outDir, 'runs_needed.json'))
-  const committed = options.policy === undefined && measured ? undefined : readCommittedPolicy(path, '--flaky-proof')
-  const proving: { runs: Record<string, number>; from: string; nothingToProve?: string } = committed
-    ? proofFromCommitted(committed, path, shown, options.proofRequired)
-    : readProofRuns(outDir)
-  const { runs, from, nothingToProve } = proving
-  return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from, ...(nothingToProve ? { nothingToProve } : {}) }
+  const proof = selectProof({ runner: RUNNERS.vitest, command }, root, outDir, options)
+  return { runner: { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: proof.runs, proofFrom: proof.from }, proof }
 }
-

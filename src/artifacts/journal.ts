@@ -2,7 +2,9 @@ import { closeSync, constants, openSync, readdirSync, readSync, writeSync } from
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
-import type { Repetition } from '../core/repetition.js'
+import type { JournalLine, JournalRepetition } from './journal-line.js'
+
+export { forJournal, type JournalLine, type JournalRepetition } from './journal-line.js'
 
 /**
  * The journal: each Vitest worker appends one line per repetition as it ends, in one write(2), to a
@@ -11,30 +13,6 @@ import type { Repetition } from '../core/repetition.js'
  * process also reads it while tests run, for progress. Plain `node:fs` and no zod: the worker's hot
  * path imports this module.
  */
-
-/** A repetition without its console output, its error capped to JOURNAL_ERROR_LIMIT characters. */
-export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
-
-/** Characters of an error message kept in the journal (the full one travels on the test's meta). */
-export const JOURNAL_ERROR_LIMIT = 500
-
-/** One line: a repetition ended (`done`), one began (`begin`, its index), or the test ended (`end`). */
-export interface JournalLine {
-  id: string
-  /** On the first line of a test only. */
-  identity?: TestIdentity
-  /** On the first line of a test: repetitions it will run, its place in its worker, the worker. */
-  planned?: number
-  order?: number
-  worker?: string
-  /** The worker's process id, to tell a dead worker from a live one. */
-  pid?: number
-  /** When a repetition began (`begin`), ms since the epoch. */
-  at?: number
-  done?: JournalRepetition
-  begin?: number
-  end?: true
-}
 
 export class JournalWriter {
   private _fd: number | undefined
@@ -47,6 +25,21 @@ export class JournalWriter {
   write(line: JournalLine): void {
     this._fd ??= openJournal(this._path)
     writeSync(this._fd, `${JSON.stringify(line)}\n`)
+  }
+}
+
+/**
+ * Appends lines a browser page sent (plugin/vitest/_browser.ts) to that page's journal file, in one
+ * write(2). Opened and closed each time: a page sends once per test, and a watch-mode rerun
+ * empties the folder between runs, which a file held open would not see.
+ */
+export function appendJournal(dir: string, name: string, lines: readonly JournalLine[]): void {
+  if (lines.length === 0) return
+  const fd = openJournal(join(dir, `${name}.jsonl`))
+  try {
+    writeSync(fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+  } finally {
+    closeSync(fd)
   }
 }
 

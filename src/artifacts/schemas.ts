@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { AttributionFileSchema } from './attribution-schema.js'
+import { DIALECTS } from '../core/junit-dialect.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
@@ -62,6 +63,14 @@ export const RateFileSchema = z.object({
   signature_filter: z.string().optional().describe('--signature / --flaky-signature: only failures whose signature matched it were counted.'),
   other_failures: OtherFailuresSchema.optional().describe('Command mode with --signature: the failures left out.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
+  runner: z
+    .object({ name: z.string().min(1), version: z.string().optional() })
+    .optional()
+    .describe('Test mode: what ran the tests (`vitest`, `jest`; for reports, their producer when known) and its version: suggested commands are in its syntax.'),
+  producers: z
+    .array(z.enum(DIALECTS))
+    .optional()
+    .describe('`repeat`/`ingest`: the producers the reports were recognised as written by (docs/other-runners.md), which decide what their attributes mean.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 

@@ -5,9 +5,8 @@ import { parseArgs } from 'node:util'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
-import { renderVitestFlags } from '../config/vitest-options.js'
-import { renderJestFlags } from '../config/jest-options.js'
-import { FlakeproofError, isFlakeproofError } from '../errors.js'
+import { renderRunnerHelp, RUNNER_COMMANDS, type RunnerCommand } from './runner-commands.js'
+import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
@@ -24,7 +23,7 @@ import { ingest } from './commands/ingest.js'
 import { repeat } from './commands/repeat.js'
 import { report } from './commands/report.js'
 import { schema } from './commands/schema.js'
-import { joinShellWords } from './_shell-words.js'
+import { joinShellWords } from '../core/shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
@@ -51,8 +50,8 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${readVersion()}\n`)
     return 0
   }
-  if (name === 'vitest') return runVitest(rest)
-  if (name === 'jest') return runJest(rest)
+  const runner = RUNNER_COMMANDS.find((r) => r.runner.name === name)
+  if (runner) return runRunner(runner, rest)
   const spec = COMMANDS.find((c) => c.name === name)
   if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -93,79 +92,28 @@ async function main(argv: readonly string[]): Promise<number> {
 
 // --- internal ---
 
-/** `flakeproof vitest`: its arguments belong to Vitest and to the plugin, so they are passed on whole. */
-async function runVitest(args: string[]): Promise<number> {
+/** `flakeproof <runner>`: its arguments belong to the runner and to its adapter, so they are passed on whole. */
+async function runRunner(command: RunnerCommand, args: string[]): Promise<number> {
+  const { name } = command.runner
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(VITEST_HELP)
+    process.stdout.write(renderRunnerHelp(command))
     return 0
   }
   try {
-    // Loaded only here: Vitest is an optional peer dependency.
-    const { runVitestWrapper } = await import('../../plugin/vitest/cli.js')
-    return await runVitestWrapper(args)
+    // Loaded only here: each runner is an optional peer dependency.
+    const [adapter, { runWrapper }] = await Promise.all([command.load(), import('../session/wrapper.js')])
+    return await runWrapper(adapter, args)
   } catch (error) {
-    // The plugin hands its errors to Vitest without a stack; the cause is ours.
-    const ours = isFlakeproofError(error) ? error : (error as Error | undefined)?.cause
-    if (isFlakeproofError(ours)) return usageError(`vitest: ${ours.message}`, 'vitest')
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(error).includes("'vitest")) {
-      return usageError('vitest: Vitest is not installed here; `npm i -D vitest` (3.2 to 5.x)', 'vitest')
-    }
-    throw error
+    // A plugin hands its errors to its runner without a stack, ours kept on them.
+    const ours = flakeproofErrorIn(error)
+    if (ours) return usageError(`${name}: ${ours.message}`, name)
+    const own = command.ownError?.(error)
+    if (!own) throw error
+    if ('usage' in own) return usageError(`${name}: ${own.usage}`, name)
+    process.stderr.write(`${own.message}\n`)
+    return own.code
   }
 }
-
-const VITEST_HELP = [
-  "flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config",
-  '',
-  'Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]',
-  '',
-  'Flags:',
-  ...renderVitestFlags(),
-  '',
-  'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
-  'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
-  '',
-  'Example:',
-  '  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
-  '',
-].join('\n')
-
-/** `flakeproof jest`: like `flakeproof vitest`, for Jest (an optional peer too). */
-async function runJest(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(JEST_HELP)
-    return 0
-  }
-  try {
-    const { runJestWrapper } = await import('../../plugin/jest/cli.js')
-    return await runJestWrapper(args)
-  } catch (error) {
-    if (isFlakeproofError(error)) return usageError(`jest: ${error.message}`, 'jest')
-    // Jest's own verdict on its arguments (an unknown flag, a bad value), in its words; jest-validate
-    // names the class, not the error.
-    if ((error as object | undefined)?.constructor?.name === 'ValidationError') {
-      process.stderr.write(`${stripAnsi((error as Error).message).trim()}\n`)
-      return 1
-    }
-    throw error
-  }
-}
-
-const JEST_HELP = [
-  "flakeproof jest: run Jest with flakeproof's reporter and setup file added to the config",
-  '',
-  'Usage: flakeproof jest [--flaky-* flags] [any jest arguments]',
-  '',
-  'Flags:',
-  ...renderJestFlags(),
-  '',
-  "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
-  'Writes the same files as `flakeproof vitest` in --flaky-out.',
-  '',
-  'Example:',
-  '  flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
-  '',
-].join('\n')
 
 function parseOptions(spec: CommandSpec, given: string[]): unknown {
   const { args, rest } = splitRest(spec, given)
@@ -303,8 +251,7 @@ function renderOverview(): string {
     'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
     '',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    `  ${'vitest'.padEnd(width)}  run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]`,
-    `  ${'jest'.padEnd(width)}  run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]`,
+    ...RUNNER_COMMANDS.map((r) => `  ${r.runner.name.padEnd(width)}  ${r.summary}`),
     '',
     'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 3 results could not be written',
     '(or a trial could not start), 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP.',

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { type HistoryLimits, type HistoryRecord, HISTORY_LIMITS, writeHistoryRun } from '../artifacts/history.js'
 
-/** One test of an ordinary run, as any runner's reporter sees it (Vitest's now, Jest's later). */
+/** One test of an ordinary run, as any runner's reporter sees it. */
 export interface HistoryTest {
   id: string
   project: string

@@ -33,6 +33,8 @@ export interface TestRunSettings {
   mode: 'measure' | 'proof' | 'single'
   /** How the run was started, for the files' `command`. */
   command: string
+  /** What ran the tests (rate.json `runner`). */
+  runner?: { name: string; version?: string | undefined } | undefined
   /** Rounds requested (fast repetitions per test). */
   repeat: number
   /** Whole-run rounds requested (`--flaky-rounds`); `repeat` then counts every round's repetitions. */
@@ -71,6 +73,8 @@ export interface TestRunResult {
   unchanged: boolean
   /** What the report was made from (a proof: the last measurement with the proof), for CI outputs. */
   bundle?: ReportBundle | undefined
+  /** The run's errors as the files have them: the adapter's, then tests this recorder could not tell apart. */
+  runErrors: readonly RunError[]
 }
 
 /**
@@ -88,6 +92,8 @@ export class TestRunRecorder {
   private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
+  /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
+  private readonly _twins: RunError[] = []
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -109,6 +115,11 @@ export class TestRunRecorder {
   record(reported: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
     const { evidence } = reported
     const earlier = this._rounds.get(evidence.id) ?? []
+    const twin = this._settings.wholeRuns === undefined ? this._tallies.has(evidence.id) : earlier.some((r) => r.round === round)
+    if (twin) {
+      this._twins.push(twinError(reported))
+      return
+    }
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
     const lines = toFactLines(reported, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
     const counts = (line: TestFact): boolean => this._counts(line.outcome === 'failed', line.signature)
@@ -123,14 +134,15 @@ export class TestRunRecorder {
   }
 
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
-  finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
+  finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
+    const runErrors = [...adapterErrors, ...this._twins]
     const ranBefore = earlierTests(this._rounds)
     for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
-      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
+      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
     }
     const { confidence, lang } = this._settings
     const ran = this._roundsRan()
@@ -149,6 +161,7 @@ export class TestRunRecorder {
       ? previous && { ...previous, proof }
       : this._withConditions(outcomes, {
           command: this._settings.command,
+          runner: this._settings.runner,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
           confidence,
@@ -162,7 +175,7 @@ export class TestRunRecorder {
     if (report && !proof) this._annotateTests(report)
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report }
+    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report, runErrors }
   }
 
   /** A whole-run round began: its condition and seed, for conditions.json. */
@@ -278,5 +291,19 @@ export class TestRunRecorder {
       complete,
     })
     return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
+  }
+}
+
+/**
+ * A second stream of executions under an id already counted this round: adding it to the first
+ * would let one test hide the other (a runtime test's failures under its typecheck twin's single
+ * pass), so it is left out, and the run says so and is incomplete.
+ */
+function twinError(test: ReportedTest): RunError {
+  const { id, repetitions } = test.evidence
+  return {
+    project: test.project,
+    file: test.file,
+    error: `two tests of this run have the id "${id}": the second one's ${repetitions.length} execution(s) are left out rather than counted as the first one's; rename one of them, or report it to flakeproof if their names differ`,
   }
 }
