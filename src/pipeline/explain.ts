@@ -2,7 +2,9 @@ import type { PolicyEntry } from '../artifacts/committed-policy-schema.js'
 import type { HistoryRun } from '../artifacts/history.js'
 import type { ProofFile, RateFile } from '../artifacts/schemas.js'
 import { FlakeproofError } from '../errors.js'
+import { type HintContext, hintContextOf, type Hints, hintsFor } from '../core/hints.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
+import { shellWord } from '../core/shell-words.js'
 
 /**
  * `flakeproof explain` (docs/attribution.md): one test's story from everything flakeproof kept of
@@ -22,6 +24,10 @@ export interface ExplainSources {
 
 export interface Story {
   id: string
+  /** The test as its runner names it: from the last measurement, the committed policy or its newest everyday run. */
+  project: string
+  file: string
+  name: string
   history: (RateDescription & { first_at: string | null; last_at: string | null }) | null
   by_branch: { branch: string | null; runs: number; failures: number }[]
   over_time: { from_run: number; to_run: number; failures: number; first_at: string; last_at: string }[]
@@ -87,8 +93,12 @@ export function explainTest(id: string, sources: ExplainSources): Story {
   // An everyday run's rate.json (one execution per test) is no measurement: history already has that run.
   const measured = sources.rate?.tests?.find((t) => t.id === id && t.trials > 1)
   const proven = sources.proof?.tests?.[id]
+  const named = sources.rate?.tests?.find((t) => t.id === id) ?? entry ?? records.at(-1)
   const story: Omit<Story, 'next'> = {
     id,
+    project: named?.project ?? '',
+    file: named?.file ?? '',
+    name: named?.name ?? '',
     history:
       records.length === 0
         ? null
@@ -100,21 +110,36 @@ export function explainTest(id: string, sources: ExplainSources): Story {
     measurement: measured && sources.rate ? { ...measured, command: sources.rate.command, started_at: sources.rate.started_at } : null,
     proof: proven && sources.proof ? { ...proven, command: sources.proof.command } : null,
   }
-  return { ...story, next: nextStep(story, sources.dir) }
+  return { ...story, next: nextStep(story, sources.dir, hintsFor(hintContextFor(id, sources))) }
 }
 
-/** What to run next, one command: measure what is only known from history, prove what was measured, or nothing. */
-function nextStep(story: Omit<Story, 'next'>, dir: string): string {
+/**
+ * Who runs the test, for the next command's syntax (src/core/hints.ts): the last measurement's
+ * runner when it measured the test, else the runner of its newest everyday run that names one;
+ * history written before records named their runner was Vitest's, the only runner that kept it then.
+ */
+export function hintContextFor(id: string, sources: Pick<ExplainSources, 'runs' | 'rate'>): HintContext {
+  const rate = sources.rate
+  if (rate?.tests?.some((t) => t.id === id)) return hintContextOf(rate)
+  const named = sources.runs
+    .flatMap((run) => run.records.filter((r) => r.test_id === id && r.runner !== undefined))
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .at(-1)?.runner
+  if (named === 'jest') return { runner: 'jest' }
+  return { runner: 'vitest', form: 'wrapper' }
+}
+
+/** What to run next, one command in the test's runner's syntax: measure what is only known from history, prove what was measured, or nothing. */
+function nextStep(story: Omit<Story, 'next'>, dir: string, hints: Hints): string {
   const { measurement, proof, policy, history } = story
-  const file = measurement?.file ?? policy?.file ?? story.id.split(' > ')[0] ?? ''
-  const name = measurement?.name ?? policy?.name ?? story.id.split(' > ').slice(1).join(' > ')
-  const select = `${file} -t ${JSON.stringify(name)}`
-  if (policy?.quarantine) return `fix it, then prove the fix: npx flakeproof vitest --flaky-proof --flaky-policy ${policy.path} ${select}`
-  if (proof && !proof.passed) return `the last proof failed (${proof.failures} of ${proof.trials} runs): fix it, then npx flakeproof vitest --flaky-proof --flaky-out ${dir} ${select}`
-  if (measurement && measurement.failures > 0) return `fix it, then prove the fix: npx flakeproof vitest --flaky-proof --flaky-out ${dir} ${select}`
-  if (history && history.failures > 0) return `measure it where it fails, with the signature history shows: npx flakeproof vitest --flaky-repeat 200 ${select}`
+  const run = (flags: string): string => hints.againFor(story, flags) ?? hints.again(flags)
+  const outDir = `--flaky-out ${shellWord(dir)}`
+  if (policy?.quarantine) return `fix it, then prove the fix: ${run(`--flaky-proof --flaky-policy ${shellWord(policy.path)}`)}`
+  if (proof && !proof.passed) return `the last proof failed (${proof.failures} of ${proof.trials} runs): fix it, then ${run(`--flaky-proof ${outDir}`)}`
+  if (measurement && measurement.failures > 0) return `fix it, then prove the fix: ${run(`--flaky-proof ${outDir}`)}`
+  if (history && history.failures > 0) return `measure it where it fails, with the signature history shows: ${run('--flaky-repeat 200')}`
   if (measurement) return `nothing to do: it passed all ${measurement.trials} repetitions of the last measurement`
-  return history ? `nothing to do: it never failed in ${history.trials} everyday run(s)` : `measure it: npx flakeproof vitest --flaky-repeat 200 ${select}`
+  return history ? `nothing to do: it never failed in ${history.trials} everyday run(s)` : `measure it: ${run('--flaky-repeat 200')}`
 }
 
 /** The story as lines for the terminal. */

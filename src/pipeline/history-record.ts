@@ -28,7 +28,7 @@ export interface Revision {
 export function recordHistory(
   outDir: string,
   tests: readonly HistoryTest[],
-  where: { root: string; env: NodeJS.ProcessEnv; now: Date; limits?: HistoryLimits },
+  where: { root: string; env: NodeJS.ProcessEnv; now: Date; limits?: HistoryLimits; runner?: string },
 ): string | undefined {
   if (tests.length === 0) return undefined
   const { commit, branch } = revisionOf(where.env, where.root)
@@ -46,6 +46,7 @@ export function recordHistory(
     os: process.platform,
     at,
     ...(t.outcome !== 'passed' && t.signature !== undefined ? { signature: t.signature } : {}),
+    ...(where.runner === undefined ? {} : { runner: where.runner }),
   }))
   return writeHistoryRun(join(outDir, 'history'), records, where.now, where.limits ?? HISTORY_LIMITS)
 }

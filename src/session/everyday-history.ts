@@ -31,5 +31,5 @@ export function recordEverydayRun(runner: RunnerInfo, outDir: string, root: stri
     retries,
     ...(signature === undefined ? {} : { signature }),
   }))
-  return recordHistory(outDir, tests, { root, env: process.env, now: new Date() })
+  return recordHistory(outDir, tests, { root, env: process.env, now: new Date(), runner: runner.name })
 }
