@@ -1,5 +1,5 @@
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
-import { attributeRedRun, type EnforcedTest, type Enforcement, failedOf, finishEnforcedRun, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
+import { attributeRedRun, type EnforcedTest, type Enforcement, failedOf, finishEnforcedRun, logLine, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
 import type {} from './_enforce-protocol.js'
 import { vitestEverydayResults } from './_history.js'
 import { TestIds } from './_test-ids.js'
@@ -58,12 +58,12 @@ export default class EnforceReporter implements Reporter {
         const results = vitestEverydayResults(modules, (t) => this._ids.of(t), true) ?? []
         // Judged against its history before joining it, by the committed policy as it was before the run (docs/attribution.md).
         const run = { runner: RUNNERS.vitest, outDir: historyOutDir, root, policyPath: enforcement.path, policy: enforcement.policy, confidence: enforcement.policy.confidence, base: this._options.base }
-        for (const line of attributeRedRun(failedOf(results), run).lines) this._log(line)
+        for (const line of attributeRedRun(failedOf(results), run).lines) this._log(logLine(line, process.env))
         recordEverydayRun(RUNNERS.vitest, historyOutDir, root, results)
       }
     } catch (error) {
       // A reporter never takes the run down: the tests' own results stand.
-      this._log(warning(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`))
+      this._log(logLine(warning(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`), process.env))
     }
   }
 

@@ -71,6 +71,8 @@ export const RateFileSchema = z.object({
     .array(z.enum(DIALECTS))
     .optional()
     .describe('`repeat`/`ingest`: the producers the reports were recognised as written by (docs/other-runners.md), which decide what their attributes mean.'),
+  run_id: z.string().optional().describe('The run that wrote this folder, new for each; a copy of the folder keeps it, so `merge` counts it once.'),
+  merged_runs: z.array(z.string()).optional().describe('`merge`: the runs added up (run ids, or `sha256:` of a rate.json without one), so a later merge counts none twice.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 

@@ -101,7 +101,7 @@ export interface EverydayRun {
  * would otherwise speak of failures this run did not have. Returns what was written.
  */
 export function attributeEverydayRun(failed: readonly FailedTest[], run: EverydayRun): AttributionFile | undefined {
-  const runs = failed.length === 0 ? [] : readHistoryFolder(join(run.outDir, 'history'))
+  const runs = failed.length === 0 ? [] : readHistoryFolder(join(run.outDir, 'history')).runs
   const policy = failed.length === 0 ? undefined : (run.policy ?? (existsSync(run.policyPath) ? readJsonFile(run.policyPath, CommittedPolicySchema, 'policy', 'Fix or remove the committed policy.') : undefined))
   if (failed.length === 0 || (runs.length === 0 && !policy)) {
     removeFiles(run.outDir, [ATTRIBUTION_FILE])
@@ -139,7 +139,7 @@ export interface FolderAttribution {
  */
 export function attributeFolder(dir: string, bundle: Pick<ReportBundle, 'rate'>, settings: FolderAttribution): AttributionFile | undefined {
   const failed = bundle.rate.tests === undefined ? [] : readFailedTests(join(dir, 'facts.jsonl'))
-  const runs = failed.length === 0 ? [] : readHistoryRunsIfAny([settings.history])
+  const runs = failed.length === 0 ? [] : readHistoryRunsIfAny([settings.history]).runs
   const policy = failed.length > 0 && existsSync(settings.policyPath) ? readJsonFile(settings.policyPath, CommittedPolicySchema, '--policy', 'Fix or remove the committed policy.') : undefined
   if (failed.length === 0 || (runs.length === 0 && !policy)) {
     removeFiles(dir, [ATTRIBUTION_FILE])

@@ -1,13 +1,14 @@
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { readHistoryFolder } from '../artifacts/history.js'
 import { type RunError, type TestFact, TestFactSchema } from '../artifacts/test-schemas.js'
+import { bundleFileNames, DERIVED_FILES, MEASUREMENT_FILES, REPORT_FILES, writeBundle } from '../artifacts/write-bundle.js'
+import { assertAllReplaceable, assertWritable, JsonLinesWriter, PartialWriteError, removeFiles, WriteLog } from '../artifacts/write.js'
 import { signatureMatches, signatureOfText } from '../core/signature.js'
+import { FlakeproofError } from '../errors.js'
 import { compareWithHistory } from './history-comparison.js'
-import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
-import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
 import {
@@ -107,6 +108,7 @@ export class TestRunRecorder {
     this._run = run
     this._settings = settings
     this._factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
+    assertAllReplaceable(dir, MEASUREMENT_FILES, 'outDir (--flaky-out)')
     assertWritable(join(dir, this._factsName), 'outDir (--flaky-out)')
     this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
@@ -133,9 +135,19 @@ export class TestRunRecorder {
     }
   }
 
-  /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
+  /**
+   * Writes the files of the run and the report; `collected` tells a missing test from one filtered out.
+   * Everything is computed before the first file is written, so a write that fails (a full disk) can
+   * say which files were written and which were not.
+   * @throws PartialWriteError when some files could not be written.
+   */
   finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
-    this._facts.close()
+    try {
+      this._facts.close()
+    } catch (error) {
+      discardRunDir(this._run)
+      throw error
+    }
     const runErrors = [...adapterErrors, ...this._twins]
     const ranBefore = earlierTests(this._rounds)
     for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
@@ -152,10 +164,6 @@ export class TestRunRecorder {
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
-    // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
-    if (measuring) removeFiles(this._dir, DERIVED_FILES)
-    promoteRunFiles(this._run, this._dir, [this._factsName])
-    discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
       ? previous && { ...previous, proof }
@@ -173,8 +181,25 @@ export class TestRunRecorder {
           rounds: ran,
         })
     if (report && !proof) this._annotateTests(report)
-    writeBundle(this._dir, proof ? { proof } : (report ?? {}))
-    const summary = report && writeReportFor(this._dir, report, lang)
+    const written = proof ? { proof } : (report ?? {})
+    const planned = [this._factsName, ...bundleFileNames(written), ...(report ? REPORT_FILES : [])]
+    const log = new WriteLog()
+    let summary: SummaryFile | undefined
+    try {
+      log.run(() => {
+        // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
+        if (measuring) removeFiles(this._dir, DERIVED_FILES)
+        promoteRunFiles(this._run, this._dir, [this._factsName])
+        discardRunDir(this._run)
+        writeBundle(this._dir, written)
+        summary = report && writeReportFor(this._dir, report, lang)
+      })
+    } catch (error) {
+      discardRunDir(this._run)
+      if (!(error instanceof FlakeproofError)) throw error
+      const done = log.written.map((path) => basename(path))
+      throw new PartialWriteError(error, done, planned.filter((name) => !done.includes(name)))
+    }
     return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report, runErrors }
   }
 
@@ -219,7 +244,7 @@ export class TestRunRecorder {
     const compared = history
       ? compareWithHistory(
           tests.map((t) => ({ id: t.id, trials: t.trials, failures: t.failures, signatures: this._signatures.get(t.id) ?? new Set() })),
-          readHistoryFolder(join(this._dir, 'history')),
+          readHistoryFolder(join(this._dir, 'history')).runs,
           { confidence: this._settings.confidence.value, ...history },
         )
       : new Map()

@@ -25,8 +25,10 @@ export const explain = defineCommand({
     const read = <T>(path: string, load: () => T): T | undefined => (existsSync(path) ? load() : undefined)
     const hint = 'Re-run the step that writes it, or remove the file.'
     const policy = read(policyPath, () => readJsonFile(policyPath, CommittedPolicySchema, '--policy', hint))
+    const { runs, duplicates } = readHistoryRunsIfAny([o.history ?? DEFAULT_HISTORY])
+    if (duplicates.length > 0) context.log(`history: each run counted once: ${duplicates.join('; ')}`)
     const sources = {
-      runs: readHistoryRunsIfAny([o.history ?? DEFAULT_HISTORY]),
+      runs,
       policy: policy ? { path: policyPath, tests: policy.tests } : undefined,
       rate: read(join(dir, 'rate.json'), () => readJsonFile(join(dir, 'rate.json'), RateFileSchema, '--dir', hint)),
       proof: read(join(dir, 'proof.json'), () => readJsonFile(join(dir, 'proof.json'), ProofFileSchema, '--dir', hint)),
