@@ -114,18 +114,22 @@ export function explainTest(id: string, sources: ExplainSources): Story {
 }
 
 /**
- * Who runs the test, for the next command's syntax (src/core/hints.ts): the last measurement's
- * runner when it measured the test, else the runner of its newest everyday run that names one;
- * history written before records named their runner was Vitest's, the only runner that kept it then.
+ * Who runs the test, for the next command's syntax (src/core/hints.ts): a measurement of it, or
+ * reports, say it as they were run; an everyday run (the reporter alone in the config, where the
+ * plugin's flags would do nothing) says only its runner, whose wrapper then measures and proves:
+ * the newest of its history records that names one, else rate.json's. Records written before they
+ * named a runner are Vitest's, the only runner that kept history then.
  */
 export function hintContextFor(id: string, sources: Pick<ExplainSources, 'runs' | 'rate'>): HintContext {
   const rate = sources.rate
-  if (rate?.tests?.some((t) => t.id === id)) return hintContextOf(rate)
-  const named = sources.runs
+  const inRate = rate?.tests?.find((t) => t.id === id)
+  if (rate && inRate && (inRate.trials > 1 || rate.reports !== undefined)) return hintContextOf(rate)
+  const recorded = sources.runs
     .flatMap((run) => run.records.filter((r) => r.test_id === id && r.runner !== undefined))
     .sort((a, b) => a.at.localeCompare(b.at))
     .at(-1)?.runner
-  if (named === 'jest') return { runner: 'jest' }
+  const named = recorded ?? (inRate ? rate?.runner?.name : undefined)
+  if (named === 'jest') return { runner: 'jest', version: rate?.runner?.name === 'jest' ? rate.runner.version : undefined }
   return { runner: 'vitest', form: 'wrapper' }
 }
 
