@@ -105,7 +105,9 @@ describe('attribution of a red run against 30 recorded everyday runs', () => {
     expect(explained.stderr).toContain('by branch: main 6/30, feature 1/1')
     expect(explained.stderr).toContain(`6×  ${STALE}  (first 0005c0ffee00, last 0030c0ffee00)`)
     expect(explained.stderr).toContain(`1×  ${NEW_WAY}  (first feed00000000, last feed00000000)`)
-    expect(explained.stderr).toContain('next: measure it where it fails')
+    // In Vitest's syntax (the history's records say Vitest ran them), through its wrapper: the red run
+    // had the reporter alone in its config, where the plugin's flags would do nothing; -t anchored.
+    expect(explained.stderr).toContain("next: measure it where it fails, with the signature history shows: npx flakeproof vitest --flaky-repeat 200 tests/shop.test.ts -t '^reads the cached price$'")
     const story = JSON.parse(explained.stdout) as { id: string; signatures: { count: number }[] }
     expect(story.id).toBe(PRICE)
     expect(story.signatures.map((s) => s.count)).toEqual([6, 1])
@@ -164,4 +166,59 @@ describe('attribution of an enforced run against the committed policy (no histor
     expect(enforced.stdout).toContain(`known-flake   ${FRAGILE}: known flake: 25/100 in the committed policy [17.5%, 34.3%], no signature in history to compare`)
     expect(file.tests[UNLISTED]).toMatchObject({ call: 'no-history', basis: 'none', runs: 0 })
   }, 180_000)
+})
+
+/**
+ * test/fixtures/jest-attribution: the same shop as the Vitest fixture, on Jest, with 30 everyday
+ * runs on main recorded by flakeproof/jest/reporter itself (its record.mjs re-records them): the
+ * price test failed runs 5, 10, …, 30 (6/30, always `STALE price cache on call <n>` in fetchPrice),
+ * the cart test never failed. Jest reaches attribution through the same session as Vitest.
+ */
+describe('attribution of a red Jest run against 30 recorded everyday Jest runs', () => {
+  const JEST_FIXTURE = join(ROOT, 'test/fixtures/jest-attribution')
+  const JEST = join(ROOT, 'node_modules/jest/bin/jest.js')
+  const JEST_PRICE = 'tests/shop.test.js > reads the cached price'
+  const JEST_CART = 'tests/shop.test.js > totals the cart'
+  const JEST_STALE = 'Error: STALE price cache on call <n> @ src/price.js (fetchPrice)'
+  const dir = tempDir()
+  const out = join(dir, 'out')
+  let result: CliResult
+
+  beforeAll(async () => {
+    cpSync(join(JEST_FIXTURE, 'recorded/history'), join(out, 'history'), { recursive: true })
+    // The fifth price run fails the known way; the cart total is broken by the change.
+    const env = { FIXTURE_OUT: out, FIXTURE_STATE: join(dir, 'state'), FIXTURE_RUN: '35', FIXTURE_BROKEN_TOTAL: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'feature', GITHUB_SHA: 'feed'.padEnd(40, '0') }
+    result = await runNodeIn(JEST_FIXTURE, [JEST, '--ci'], env)
+  }, 120_000)
+
+  it('calls the known flake known-flake and the never-failing test new-failure, in attribution.json and one line each', () => {
+    expect(result.code, result.stderr).toBe(1)
+    const file = readArtifact(join(out, 'attribution.json'), AttributionFileSchema)
+    expect(file.base).toEqual({ branch: 'main', from: 'GITHUB_BASE_REF' })
+    expect(file.history_runs).toBe(30)
+    expect(Object.keys(file.tests).sort()).toEqual([JEST_PRICE, JEST_CART])
+    // Wilson 95% for 6/30 [0.09505, 0.37306] and Jeffreys 6.5/31, as for Vitest above; 0/30: 0.5/31 = 1.6% < 5%.
+    expect(file.tests[JEST_PRICE]).toMatchObject({ call: 'known-flake', basis: 'history', branch: 'main', runs: 30, failures: 6, signature: JEST_STALE, signature_seen: true })
+    expect(file.tests[JEST_PRICE]?.predictive).toBeCloseTo(6.5 / 31, 12)
+    expect(file.tests[JEST_CART]).toMatchObject({ call: 'new-failure', runs: 30, failures: 0 })
+    expect(file.tests[JEST_CART]?.predictive).toBeCloseTo(0.5 / 31, 12)
+    expect(result.stderr).toContain('whose failure is it: 2 failed test(s) against 30 past run(s), base branch main (GITHUB_BASE_REF)')
+    expect(result.stderr).toContain(`  known-flake   ${JEST_PRICE}: known flake: 6/30 on main [9.5%, 37.3%], same signature \`${JEST_STALE}\``)
+    expect(result.stderr).toContain(`  new-failure   ${JEST_CART}: new failure: 0/30 on main [0.0%, 11.4%]; a failure had a 1.6% chance ((0 + ½)/(30 + 1)), below 5.0%`)
+  })
+
+  it('judges before recording: the red run joins the Jest history afterwards, with its signature and its runner', () => {
+    const latest = readdirSorted(join(out, 'history')).at(-1) as string
+    const records = readFileSync(join(out, 'history', latest), 'utf8').trim().split('\n').map((l) => HistoryRecordSchema.parse(JSON.parse(l)))
+    expect(records.find((r) => r.test_id === JEST_PRICE)).toMatchObject({ outcome: 'failed', branch: 'feature', signature: JEST_STALE, runner: 'jest' })
+    expect(records.find((r) => r.test_id === JEST_CART)).toMatchObject({ outcome: 'failed', runner: 'jest' })
+  })
+
+  it("flakeproof explain's next command is in Jest's syntax", async () => {
+    const explained = await runNodeIn(JEST_FIXTURE, [BIN, 'explain', 'cached price', '--history', join(out, 'history/*.jsonl'), '--dir', join(dir, 'none')])
+    expect(explained.code, explained.stderr).toBe(0)
+    // 30 runs on main and the red run on feature: 7 of 31.
+    expect(explained.stderr).toContain('by branch: main 6/30, feature 1/1')
+    expect(explained.stderr).toContain("next: measure it where it fails, with the signature history shows: npx flakeproof jest --flaky-repeat 200 tests/shop.test.js -t '^reads the cached price$'")
+  })
 })
