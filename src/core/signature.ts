@@ -126,6 +126,8 @@ const NOT_USER_CODE = [
   /[/\\]\.cargo[/\\]registry[/\\]/,
   // flakeproof's own runner and reporters when it runs from a checkout rather than node_modules.
   /[/\\]dist[/\\]plugin[/\\](?:vitest|jest)[/\\]/,
+  // A browser page's frames of Vite's client and Vitest's own page code (browser mode).
+  /^https?:\/\/[^/]+\/(?:@vite\/|@id\/|__vitest)/,
 ]
 
 function isUserFile(file: string): boolean {
@@ -135,9 +137,15 @@ function isUserFile(file: string): boolean {
 /** A frame's file as the signature shows it: relative to the project root, `/`-separated. */
 function relativeFile(raw: string, root: string | undefined): string {
   let file = raw.replace(/^file:\/\//, '').replace(/[?#].*$/, '').split('\\').join('/')
+  // Browser mode: the page loads files from Vite's server, on a port that changes every run —
+  // `/@fs/<absolute path>` outside the root, the absolute path or one relative to the root inside.
+  const served = /^https?:\/\/[^/]+(\/.*)$/.exec(file)
+  const absolute = served?.[1]?.startsWith('/@fs/') === true
+  if (served) file = (served[1] as string).replace(/^\/@fs(?=\/)/, '')
   if (/^\/[A-Za-z]:\//.test(file)) file = file.slice(1)
   const base = root?.split('\\').join('/').replace(/\/+$/, '')
   if (base && file.startsWith(`${base}/`)) return file.slice(base.length + 1)
+  if (served && !absolute) return file.replace(/^\//, '')
   return file.replace(/^\.\//, '')
 }
 

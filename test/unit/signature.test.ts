@@ -87,6 +87,26 @@ describe('failure signatures of real failures', () => {
   })
 })
 
+describe('frames of a browser page (Vitest browser mode)', () => {
+  // As Chromium gave them under Vitest 4.1.12's browser mode here (test/fixtures/vitest-browser):
+  // files are URLs of Vite's server, whose port changes every run, so the frame is named from its path.
+  const root = '/work/app'
+  const failure = (frame: string) => ({ name: 'AssertionError', message: "expected '0' to be '1' // Object.is equality", stack: `AssertionError: expected '0' to be '1' // Object.is equality\n${frame}` })
+  it.each([
+    ['the absolute path under the root', '    at http://localhost:63315/work/app/tests/counter-button.test.ts?v=1a2b3c:14:28', 'tests/counter-button.test.ts'],
+    ['another port, the same frame', '    at http://localhost:40113/work/app/tests/counter-button.test.ts:14:28', 'tests/counter-button.test.ts'],
+    ['a path relative to the root', '    at click (http://127.0.0.1:5173/src/counter.ts:3:9)', 'src/counter.ts (click)'],
+    ['a file outside the root, through /@fs/', '    at http://localhost:5173/@fs/work/shared/lib.ts:1:1', '/work/shared/lib.ts'],
+  ])('%s', (_name, frame, shown) => {
+    expect(signatureOfError(failure(frame), root)).toBe(`AssertionError: expected <str> to be <str> // Object.is equality @ ${shown}`)
+  })
+
+  it("skips Vite's client and Vitest's own page code for the user's frame", () => {
+    const stack = ['    at http://localhost:5173/@vite/client:10:1', '    at http://localhost:5173/__vitest_browser__/tester.js:2:2', '    at http://localhost:5173/tests/a.test.ts:5:5'].join('\n')
+    expect(signatureOfError({ name: 'Error', message: 'boom', stack: `Error: boom\n${stack}` }, root)).toBe('Error: boom @ tests/a.test.ts')
+  })
+})
+
 describe('normaliseMessage, rule by rule (docs/attribution.md)', () => {
   // Fragments of the recorded messages above, one rule each.
   it.each([
