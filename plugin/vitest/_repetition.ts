@@ -1,4 +1,4 @@
-import { cap, messageOf, signatureOfError } from '../../src/session/page.js'
+import { cap, messageOf, signatureOfError, stripAnsi } from '../../src/session/page.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
@@ -14,14 +14,20 @@ export function outcomeOf(
   fails: boolean,
   attemptState?: string,
   root?: string,
-): { ok: boolean; error?: string; signature?: string } {
+): { ok: boolean; error?: string; stack?: string; signature?: string } {
   const threw = fresh.length > 0
   const ok = attemptState ? attemptState === 'pass' : fails ? threw : !threw
   if (ok) return { ok }
   // What Vitest itself reports when a `fails` test does not throw.
   if (!threw) return { ok, error: 'Expect test to fail', signature: 'Expect test to fail' }
   const first = fresh[0] as { message?: unknown; name?: unknown; stack?: unknown }
-  return { ok, error: cap(messageOf(first)), signature: signatureOfError(first, root) }
+  const stack = first.stack
+  return {
+    ok,
+    error: cap(messageOf(first)),
+    ...(typeof stack === 'string' && stack.trim() !== '' ? { stack: cap(stripAnsi(stack)) } : {}),
+    signature: signatureOfError(first, root),
+  }
 }
 
 /**

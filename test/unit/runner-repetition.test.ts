@@ -62,7 +62,10 @@ describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', 
       ['empty message', [{ message: '', name: 'TypeError' }], false, undefined, { ok: false, error: 'TypeError', signature: 'TypeError' }],
       ['coloured message', [{ message: '\u001b[31mred\u001b[39m' }], false, undefined, { ok: false, error: 'red', signature: 'red' }],
       // The signature keeps the name and the user frame of the stack the message alone lacks.
-      ['with a stack', [{ name: 'Error', message: 'STALE on call 4', stack: 'Error: STALE on call 4\n    at load (/p/src/cache.ts:3:9)' }], false, undefined, { ok: false, error: 'STALE on call 4', signature: 'Error: STALE on call <n> @ /p/src/cache.ts (load)' }],
+      ['with a stack', [{ name: 'Error', message: 'STALE on call 4', stack: 'Error: STALE on call 4\n    at load (/p/src/cache.ts:3:9)' }], false, undefined, { ok: false, error: 'STALE on call 4', stack: 'Error: STALE on call 4\n    at load (/p/src/cache.ts:3:9)', signature: 'Error: STALE on call <n> @ /p/src/cache.ts (load)' }],
+      // The stack travels beside the message (for the HTML report), without colour codes; a blank one is left out.
+      ['threw with a stack', [{ message: 'boom', stack: 'Error: boom\n    at \u001b[36m/p/a.test.ts:3:9\u001b[39m' }], false, undefined, { ok: false, error: 'boom', stack: 'Error: boom\n    at /p/a.test.ts:3:9', signature: 'boom @ /p/a.test.ts' }],
+      ['threw with an empty stack', [{ message: 'boom', stack: ' ' }], false, undefined, { ok: false, error: 'boom', signature: 'boom' }],
     ] as const)('%s', (_, fresh, fails, attemptState, expected) => {
       expect(outcomeOf(fresh, fails, attemptState)).toEqual(expected)
     })
@@ -75,8 +78,8 @@ describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', 
   })
 
   describe('forJournal', () => {
-    it('copies a repetition without its output and with its error capped, leaving the evidence whole', () => {
-      const repetition = { ok: false, elapsedMs: 1, mode: 'fast' as const, gapMs: 0, error: 'e'.repeat(600), stdout: 'out', stderr: 'err' }
+    it('copies a repetition without its output and stack and with its error capped, leaving the evidence whole', () => {
+      const repetition = { ok: false, elapsedMs: 1, mode: 'fast' as const, gapMs: 0, error: 'e'.repeat(600), stack: 'Error: e\n    at a.test.ts:1:1', stdout: 'out', stderr: 'err' }
       const line = forJournal(repetition)
       expect(line).toEqual({ ok: false, elapsedMs: 1, mode: 'fast', gapMs: 0, error: `${'e'.repeat(500)}… [flakeproof: cut]` })
       expect(repetition.error).toHaveLength(600)
