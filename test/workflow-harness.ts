@@ -9,7 +9,9 @@ import { childEnv, type CliResult, settle, tempDir } from './utils.js'
  * step's script through `bash --noprofile --norc -eo pipefail` (the runner's `shell: bash`), with the
  * runner's variables (GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_WORKSPACE) and its
  * `${{ … }}` expressions replaced. `actions/upload-artifact` and `actions/download-artifact` copy to and
- * from a local folder so jobs that hand files on (`needs`) work; other `uses:` steps (checkout,
+ * from a local folder so jobs that hand files on (`needs`) work, and `actions/cache/restore` and
+ * `actions/cache/save` to and from a cache folder that outlives one workflow (`RunOptions.cache`), so
+ * what a nightly run saves a later run restores; other `uses:` steps (checkout,
  * setup-node) and `npm ci` are the harness's own job and are skipped. Jobs run in `needs` order, once
  * per matrix combination; after a failed step only `if: always()` steps run, as on GitHub.
  */
@@ -53,6 +55,8 @@ export interface RunOptions {
   env: Record<string, string>
   /** Values for expressions, by their text (`inputs.count`), before the defaults below. */
   expressions: Record<string, string>
+  /** actions/cache's store, shared by the workflows given the same folder; a fresh one otherwise. */
+  cache?: string
 }
 
 export function readWorkflow(path: string): Workflow {
@@ -87,10 +91,11 @@ export function workflowProblems(workflow: Workflow): string[] {
 /** Runs every job; resolves with each step that ran, in order. */
 export async function runWorkflow(workflow: Workflow, options: RunOptions): Promise<StepRun[]> {
   const artifacts = tempDir('flakeproof-artifacts-')
+  const cache = options.cache ?? tempDir('flakeproof-cache-')
   const runs: StepRun[] = []
   for (const [id, job] of orderByNeeds(workflow.jobs ?? {})) {
     for (const matrix of combinations(job.strategy?.matrix)) {
-      runs.push(...(await runJob(workflow, id, job, matrix, artifacts, options)))
+      runs.push(...(await runJob(workflow, id, job, matrix, { artifacts, cache }, options)))
     }
   }
   return runs
@@ -100,7 +105,7 @@ export async function runWorkflow(workflow: Workflow, options: RunOptions): Prom
 
 const isInstall = (script: string): boolean => script.trim() === 'npm ci'
 
-async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, artifacts: string, options: RunOptions): Promise<StepRun[]> {
+async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, stores: { artifacts: string; cache: string }, options: RunOptions): Promise<StepRun[]> {
   const runner = tempDir('flakeproof-runner-')
   const summary = join(runner, 'step-summary.md')
   const outputs: Record<string, Record<string, string>> = {}
@@ -112,7 +117,8 @@ async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<s
     const name = step.name ?? step.uses ?? step.run?.split('\n')[0] ?? String(index)
     if (failed && !/always\(\)/.test(step.if ?? '')) continue
     if (step.uses !== undefined) {
-      copyArtifact(step, evaluate, artifacts, options.cwd)
+      copyArtifact(step, evaluate, stores.artifacts, options.cwd)
+      copyCache(step, evaluate, stores.cache, options.cwd)
       continue
     }
     if (step.run === undefined || isInstall(step.run)) continue
@@ -216,6 +222,26 @@ function copyArtifact(step: Step, evaluate: (text: string) => string, store: str
     for (const artifact of existsSync(store) ? readdirSync(store) : []) {
       if (matches.test(artifact)) cpSync(join(store, artifact), merge ? to : join(to, artifact), { recursive: true })
     }
+  }
+}
+
+/**
+ * As actions/cache/restore@v4 and save@v4 do for one `path`: save stores it under `key` (an existing
+ * key is kept, as GitHub never overwrites a cache entry); restore takes the entry named `key`, else
+ * the newest whose name starts with one of `restore-keys` (one per line), and restores nothing when
+ * none matches.
+ */
+function copyCache(step: Step, evaluate: (text: string) => string, store: string, cwd: string): void {
+  const uses = step.uses ?? ''
+  const key = evaluate(String(step.with?.key ?? ''))
+  const path = resolve(cwd, evaluate(String(step.with?.path ?? '')))
+  if (uses.startsWith('actions/cache/save@')) {
+    if (!existsSync(join(store, key)) && existsSync(path)) cpSync(path, join(store, key), { recursive: true })
+  } else if (uses.startsWith('actions/cache/restore@')) {
+    const prefixes = evaluate(String(step.with?.['restore-keys'] ?? '')).split('\n').map((p) => p.trim()).filter(Boolean)
+    const entries = existsSync(store) ? readdirSync(store).sort((a, b) => statSync(join(store, b)).mtimeMs - statSync(join(store, a)).mtimeMs) : []
+    const hit = entries.find((name) => name === key) ?? entries.find((name) => prefixes.some((prefix) => name.startsWith(prefix)))
+    if (hit) cpSync(join(store, hit), path, { recursive: true })
   }
 }
 

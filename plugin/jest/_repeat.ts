@@ -4,10 +4,9 @@ import { format } from 'node:util'
 import {
   assignTestIds,
   CAPTURE_LIMIT,
-  cap,
+  failureOf,
   JournalWriter,
   measuringModeOf,
-  messageOf,
   type PairOrder,
   pairOrder,
   type Repetition,
@@ -248,7 +247,7 @@ class FileRepeater {
     copy.pending = {
       ok: test.errors.length === 0,
       elapsedMs: test.duration ?? 0,
-      ...(error === undefined ? {} : { error: cap(messageOf(Array.isArray(error) ? error[0] : error)) }),
+      ...(error === undefined ? {} : failureOf(Array.isArray(error) ? error[0] : error, this._options.rootDir)),
       stdout: copy.stdout,
       stderr: copy.stderr,
       mode: copy.mode,

@@ -30,6 +30,8 @@ export interface RecorderHost {
   worker: string
   /** The worker's process id, to tell a dead worker from a live one; none in a browser. */
   pid: number | undefined
+  /** The project root: failure signatures name the user's files relative to it. */
+  root: string
   /** A test's file relative to its project root, with `/`. */
   fileOf(test: Test): string
   /** Appends one line to the journal (src/artifacts/journal.ts), at once or soon. */
@@ -238,7 +240,7 @@ export class Recorder {
     const { started, errors, errorsBefore, attempts, attemptsBefore, ...base } = current
     const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown; stack?: unknown }[]
     // Vitest 5's record of this attempt: the one that was last when the repetition began.
-    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state)
+    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state, this._host.root)
     const repetition: Repetition = { ...base, ...outcome, elapsedMs: Math.round((now() - started) * 100) / 100 }
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
     running.evidence.repetitions.push(repetition)

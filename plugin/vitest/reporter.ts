@@ -15,7 +15,7 @@ import {
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
-import { vitestEverydayResults } from './_history.js'
+import { signatureOfTestCase, vitestEverydayResults } from './_history.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
@@ -199,6 +199,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     const output = this._console.get(testCase.id)
     this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message
+    const signature = result.state === 'failed' ? signatureOfTestCase(testCase) : undefined
     return {
       project: identity.project,
       file: identity.file,
@@ -215,6 +216,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
             ok: result.state === 'passed',
             elapsedMs: Math.round((testCase.diagnostic()?.duration ?? 0) * 100) / 100,
             ...(error === undefined ? {} : { error }),
+            ...(signature === undefined ? {} : { signature }),
             ...(output ? { stdout: output.stdout, stderr: output.stderr } : {}),
             mode: 'single',
             gapMs: 0,

@@ -15,6 +15,14 @@ export const measured = {
   ci_high: probability.describe('Wilson interval, upper end; > 0 even with zero failures'),
 }
 
+/** `--flaky-signature` / `--signature`: failures of other signatures, left out of the counts. */
+export const OtherFailuresSchema = z
+  .object({
+    count: count,
+    signatures: z.array(z.object({ signature: z.string(), count: count })).describe('Most frequent first.'),
+  })
+  .describe('Failures whose signature did not match --flaky-signature: not trials of this measurement, reported apart.')
+
 /** observed: the measured rate; ci_high when nothing failed; ci_low when everything failed. */
 export const PlanningBasisSchema = z.enum(['observed', 'ci_high', 'ci_low'])
 

@@ -30,6 +30,12 @@ export function renderAnnotations(bundle: Partial<ReportBundle>, locate: (test: 
   // A test-mode proof run re-reads the last measurement: its annotations are the proof's alone.
   for (const test of proof?.tests ? [] : (rate?.tests ?? [])) {
     if (test.verdict !== 'flaky' && test.verdict !== 'non-idempotent' && test.verdict !== 'undetermined' && test.verdict !== 'broken') continue
+    const whose = bundle.attribution?.tests[test.id]
+    if (whose) {
+      // A red everyday run: whose failure it is says more than "failed 1 of 1 times".
+      annotations.push({ level: whose.call === 'known-flake' ? 'warning' : 'error', title: `flakeproof: ${whose.call} ${test.name}`, message: `${test.id}: ${whose.text}`, ...locate(test) })
+      continue
+    }
     const required = policy?.tests?.[test.id]?.green_runs_required
     const firstError = onlyWhenFail?.tests?.[test.id]?.errors_on_failure[0]
     const message = [

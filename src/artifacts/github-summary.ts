@@ -1,3 +1,4 @@
+import { attributionCell } from './attribution-text.js'
 import type { ReportBundle } from './bundle.js'
 import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
 import { code, table } from './markdown-tests.js'
@@ -69,14 +70,20 @@ const interval = (m: { ci_low: number; ci_high: number }): string => `${pct(m.ci
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|')
 const level = (confidence: number | undefined): string => `${+((confidence ?? 0.95) * 100).toFixed(4)}%`
 
-function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {
+function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partial<ReportBundle>): string[] {
   const tests = rate.tests ?? []
   const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent' || t.verdict === 'undetermined')
   const broken = tests.filter((t) => t.verdict === 'broken')
   const partial = tests.filter((t) => t.verdict === 'partial')
   const required = (t: TestRate): string => String(policy?.tests?.[t.id]?.green_runs_required ?? runsNeeded?.tests?.[t.id]?.runs ?? '–')
-  const row = (t: TestRate): string[] => [code(t.id), countOf(t.failures, t.trials), pct(t.rate), interval(t)]
-  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`]
+  // A red everyday run's attribution is one more column: whose failure each failed test is.
+  const whose = (t: TestRate): string[] => {
+    if (!attribution) return []
+    const entry = attribution.tests[t.id]
+    return [entry ? cell(attributionCell(entry)) : '–']
+  }
+  const row = (t: TestRate): string[] => [code(t.id), countOf(t.failures, t.trials), pct(t.rate), interval(t), ...whose(t)]
+  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`, ...(attribution ? ['Whose failure'] : [])]
   const lines = [
     `**${flaky.length} flaky, ${broken.length} broken** of ${tests.length} tests, ${rate.trials} rounds` +
       (uncountedTests(tests) > 0 ? ` (${uncountedTests(tests)} non-idempotent or undetermined, not counted in the rounds)` : '') +
@@ -87,7 +94,9 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
     lines.push(`### Flaky (${flaky.length})`, '', ...capped(flaky, (rows) => table([...header, 'Verdict', 'Runs a fix must pass'], rows.map((t) => [...row(t), t.verdict, required(t)]))), '')
   }
   if (broken.length > 0) {
-    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', 'Broken tests failed every repetition: fix them as normal bugs.', '')
+    // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
+    const advice = attribution ? 'One run: the last column says whose failure each one is (docs/attribution.md).' : 'Broken tests failed every repetition: fix them as normal bugs.'
+    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', advice, '')
   }
   if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')
   return lines

@@ -25,6 +25,8 @@ export const HistoryRecordSchema = z.object({
   os: z.string().describe('process.platform of the machine that ran it.'),
   at: z.iso.datetime().describe('When the run ended.'),
   run_id: z.string().optional().describe('The run that wrote this file (every line alike): a copied file is counted once.'),
+  signature: z.string().optional().describe('failed and flaky: the signature of its first failed attempt (docs/attribution.md).'),
+  runner: z.string().optional().describe('The test runner that ran it (`vitest`, `jest`): commands suggested for the test are in its syntax.'),
 })
 export type HistoryRecord = z.infer<typeof HistoryRecordSchema>
 

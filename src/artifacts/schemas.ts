@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { AttributionFileSchema } from './attribution-schema.js'
 import { DIALECTS } from '../core/junit-dialect.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
@@ -22,6 +23,7 @@ import {
   IndependenceSchema,
   measured,
   milliseconds,
+  OtherFailuresSchema,
   OutcomeSchema,
   PlanningBasisSchema,
   probability,
@@ -60,6 +62,8 @@ export const RateFileSchema = z.object({
     .optional()
     .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
+  signature_filter: z.string().optional().describe('--signature / --flaky-signature: only failures whose signature matched it were counted.'),
+  other_failures: OtherFailuresSchema.optional().describe('Command mode with --signature: the failures left out.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
   runner: z
     .object({ name: z.string().min(1), version: z.string().optional() })
@@ -109,6 +113,8 @@ export const FactSchema = z.object({
   stdout_bytes: count.describe('Bytes printed, before capping.'),
   stderr_bytes: count,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
+  excluded: z.literal(true).optional().describe('--signature: a failure of another signature, left out of the counts.'),
+  signature: z.string().optional().describe('Failed trials: the first error-looking line of stderr, normalised, and its innermost user frame (docs/attribution.md).'),
 })
 /** One command-mode fact line, as FactSchema reads it. */
 export type Fact = z.infer<typeof FactSchema>
@@ -224,6 +230,7 @@ export const ARTIFACT_SCHEMAS = {
   history: { file: 'history.json', schema: HistoryFileSchema },
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
+  attribution: { file: 'attribution.json (whose failure each failed test of a red run is)', schema: AttributionFileSchema },
   bisect: { file: 'bisect.json', schema: BisectFileSchema },
 } as const
 /** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */

@@ -5,12 +5,29 @@ import {
   IndependenceSchema,
   measured,
   milliseconds,
+  OtherFailuresSchema,
   PlanningBasisSchema,
   probability,
   RankedPredicateSchema,
   VerdictSchema,
 } from './_common.js'
 import { RoundConditionSchema } from './conditions-schema.js'
+
+/**
+ * A local measurement against the history of everyday runs (docs/attribution.md): whether its
+ * failures are plausibly the same bug as the history's — the same signatures, and a rate Fisher's
+ * exact test does not tell apart.
+ */
+export const HistoryComparisonSchema = z.object({
+  branch: z.string().nullable().describe('The branch whose runs were compared; null: every branch.'),
+  runs: count,
+  failures: count,
+  p_value: probability.describe("Fisher's exact test, two-sided: this measurement's failures/passes against history's failed/passed runs."),
+  rate_consistent: z.boolean().describe('p_value >= 1 - confidence: the rates are not told apart.'),
+  shared_signatures: z.array(z.string()).describe('Signatures of this measurement history has seen too.'),
+  new_signatures: z.array(z.string()).describe('Signatures of this measurement history has never seen.'),
+  same_bug: z.boolean().describe('Plausibly the same bug: every local signature seen in history, and the rates consistent.'),
+})
 
 /**
  * Test mode (docs/contracts.md §4): the per-test parts of each file. Every JSON file gains an optional
@@ -62,6 +79,8 @@ export const TestRateSchema = z.object({
     .describe('Whole-run rounds only: the first execution of the test in each round, with fresh module state (what one ordinary run sees); failure_rounds are 1-based.'),
   fresh_evidence: FreshEvidenceSchema.optional(),
   split: GroupSplitSchema.optional(),
+  other_failures: OtherFailuresSchema.optional(),
+  compared_with_history: HistoryComparisonSchema.optional(),
 }).superRefine(failuresWithinTrials)
 export type TestRate = z.infer<typeof TestRateSchema>
 
@@ -107,6 +126,8 @@ export const TestFactSchema = z.object({
     .positive()
     .optional()
     .describe('`repeat`/`ingest`: the attempt of the test within its run, from 1 (a report that records retries or repetitions gives several; each attempt is a line and a trial).'),
+  excluded: z.literal(true).optional().describe('--flaky-signature: a failure of another signature, left out of the counts.'),
+  signature: z.string().optional().describe('Failed executions: the error name and message normalised, and its innermost frame in the user\'s code (docs/attribution.md).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 

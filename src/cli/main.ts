@@ -13,6 +13,7 @@ import { bisect } from './commands/bisect.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
+import { explain } from './commands/explain.js'
 import { history } from './commands/history.js'
 import { measure } from './commands/measure.js'
 import { merge } from './commands/merge.js'
@@ -28,7 +29,7 @@ import { joinShellWords } from '../core/shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history, bisect]
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history, bisect, explain]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or

@@ -57,6 +57,10 @@ export const VitestOptionsSchema = z
     loadProcs: z.number().int().min(1).max(256).optional(),
     /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
     shuffle: z.boolean().default(false),
+    /** The branch whose history attribution prefers (docs/attribution.md); else GITHUB_BASE_REF, else main, else master. */
+    base: z.string().min(1).optional(),
+    /** Count only failures whose signature matches (a regular expression, or a signature or part of one); the others are reported apart. */
+    signature: z.string().min(1).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -96,6 +100,8 @@ export const VITEST_FLAGS = {
   '--flaky-load': { needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
   '--flaky-load-procs': { needs: 'load', key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
   '--flaky-shuffle': { needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
+  '--flaky-base': { needs: 'attribution', key: 'base', kind: 'string', placeholder: '<branch>', help: 'the branch whose history attribution and comparisons prefer (default: GITHUB_BASE_REF, else main, else master)', example: 'main' },
+  '--flaky-signature': { needs: 'signature', key: 'signature', kind: 'string', placeholder: '<regex|signature>', help: 'count only failures whose signature matches; the others leave the trial count and are reported apart (a proof still fails on any)', example: '"STALE price cache"' },
 } as const satisfies Record<string, { needs: Capability | null; key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */

@@ -47,6 +47,12 @@ export interface Hints {
   /** The same tests measured again with these flakeproof flags (`--flaky-repeat 200`), as the run was started. */
   again(flags: string): string
   /**
+   * One test run with these flakeproof flags, selected in the runner's own syntax, as the run was
+   * started (`npx flakeproof jest --flaky-repeat 200 a.test.js -t '^cache refresh$'`). Null where no
+   * command of the runner selects one test (command mode, reports): `again` is the next step there.
+   */
+  againFor(test: HintSubject, flags: string): string | null
+  /**
    * One test in a fresh process, in the runner's own syntax; `whole`: its file run whole, since the
    * test may need the tests before it (order-dependent, or state its siblings leave). Null when there
    * is no such command: each run was a fresh process already, or the runner is not known.
@@ -150,12 +156,13 @@ function measureFresh(command: string | null): string | null {
 
 /** Vitest: `npx vitest run <file> -t '<anchored name>' --project <p>`. */
 function vitestHints(form: 'wrapper' | 'config'): Hints {
-  const runTest = (test: HintSubject, whole: boolean): string => {
-    const project = test.project === '' ? '' : ` --project ${shellWord(test.project)}`
-    return `npx vitest run ${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${project}`
-  }
+  const select = (test: HintSubject, whole: boolean): string =>
+    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --project ${shellWord(test.project)}`}`
+  const runTest = (test: HintSubject, whole: boolean): string => `npx vitest run ${select(test, whole)}`
   return {
     again: (flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags}`) : `npx vitest run -- ${flags}`),
+    // With the plugin in the config, flakeproof's flags follow `--`; Vitest's own go before it.
+    againFor: (test, flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags} ${select(test, false)}`) : `npx vitest run ${select(test, false)} -- ${flags}`),
     runTest,
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     seededOrder: (seed) => `--flaky-seed ${seed}`,
@@ -171,12 +178,12 @@ function vitestHints(form: 'wrapper' | 'config'): Hints {
 
 /** Jest: `npx jest <file> -t '<anchored name>'`; `--randomize --seed` from Jest 29.5 on. Its flags never go after `--`: `flakeproof jest` takes them. */
 function jestHints(version: string | undefined): Hints {
-  const runTest = (test: HintSubject, whole: boolean): string => {
-    const project = test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
-    return `npx jest ${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${project}`
-  }
+  const select = (test: HintSubject, whole: boolean): string =>
+    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`}`
+  const runTest = (test: HintSubject, whole: boolean): string => `npx jest ${select(test, whole)}`
   return {
     again: (flags) => flakeproofCommand(`jest ${flags}`),
+    againFor: (test, flags) => flakeproofCommand(`jest ${flags} ${select(test, false)}`),
     runTest,
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     // `--randomize` came in Jest 29.5; a version that does not read as numbers is taken to have it.
@@ -195,6 +202,7 @@ function jestHints(version: string | undefined): Hints {
 function commandHints(): Hints {
   return {
     again: (flags) => flakeproofCommand(`measure ${flags}`),
+    againFor: () => null,
     runTest: () => null,
     freshRun: () => null,
     seededOrder: () => null,
@@ -215,6 +223,7 @@ function reportHints(producer: Producer | undefined): Hints {
       if (flags.includes('--flaky-observe')) return flakeproofCommand('observe --cmd "<test command>" --slow-trials 20 --gap-ms 2000')
       return flakeproofCommand('repeat --runs 200 --junit <report path> -- <test command>')
     },
+    againFor: () => null,
     runTest: (test, whole) => (producer === undefined ? null : producerCommand(producer, test, whole)),
     freshRun: () => null,
     seededOrder: () => null,

@@ -42,6 +42,8 @@ export interface Repetition {
   elapsedMs: number
   /** First error message of this execution, capped. */
   error?: string
+  /** Failure signature of that error (src/core/signature.ts), taken where its stack is still whole. */
+  signature?: string
   /** That error's stack trace as the runner gave it, capped: where it failed, for the HTML report. */
   stack?: string
   /** Console output of this execution, capped per stream. */

@@ -69,8 +69,13 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
   const outcomes = tallies.map((tally) => outcomeOf(tally, tally.fast.trials, confidence)).sort(byConcern)
   const first = runs[0]?.at as Date
   const last = runs.at(-1)?.at as Date
+  // Suggested commands are in the syntax of the runner these everyday runs are of (records written
+  // before they named one are Vitest's, the only runner that kept history then); several: none named.
+  const runners = new Set(runs.flatMap((run) => run.records.map((r) => r.runner ?? 'vitest')))
+  const [runner] = runners
   const bundle = buildTestMeasurement({
     command: query.command,
+    ...(runners.size === 1 && runner !== undefined ? { runner: { name: runner } } : {}),
     repeat: runs.length,
     observe: false,
     confidence,

@@ -15,6 +15,8 @@ export interface TrialSettings {
   gapMs: number
   timeoutMs: number | null
   jobs: number
+  /** `--signature`: count only failed trials whose signature matches; the others are reported apart. */
+  signature?: string
 }
 
 /**
@@ -29,7 +31,7 @@ export async function measureCommand(
   paths: { rate?: string; facts?: string; keptFacts?: Fact[] },
   label = 'measure',
 ): Promise<RateFile> {
-  const counts = await countTrials(settings, context, label, paths.facts, paths.keptFacts)
+  const counts = await countTrials(settings, context, label, paths.facts, paths.keptFacts, settings.signature)
   const rate = buildRateFile(settings, confidence, counts)
   if (label === 'measure') explainIndependence(rate, context)
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeRateFile(paths.rate, rate)
@@ -58,7 +60,15 @@ export function buildRateFile(settings: TrialSettings, confidence: number, count
     started_at: counts.startedAt.toISOString(),
     duration_ms: Math.round(counts.durationMs),
     independence,
+    ...(settings.signature === undefined ? {} : { signature_filter: settings.signature }),
+    ...(counts.others && counts.others.size > 0 ? { other_failures: otherFailures(counts.others) } : {}),
   }
+}
+
+/** The failures a signature filter left out, most frequent signature first. */
+function otherFailures(others: ReadonlyMap<string, number>): NonNullable<RateFile['other_failures']> {
+  const signatures = [...others].map(([signature, count]) => ({ signature, count })).sort((a, b) => b.count - a.count)
+  return { count: signatures.reduce((sum, s) => sum + s.count, 0), signatures }
 }
 
 // --- internal ---

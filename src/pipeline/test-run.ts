@@ -3,10 +3,13 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { complement } from '../core/fraction.js'
-import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
+import { readHistoryFolder } from '../artifacts/history.js'
+import { type RunError, type TestFact, TestFactSchema } from '../artifacts/test-schemas.js'
 import { bundleFileNames, DERIVED_FILES, MEASUREMENT_FILES, REPORT_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertAllReplaceable, assertWritable, JsonLinesWriter, PartialWriteError, removeFiles, WriteLog } from '../artifacts/write.js'
+import { signatureMatches, signatureOfText } from '../core/signature.js'
 import { FlakeproofError } from '../errors.js'
+import { compareWithHistory } from './history-comparison.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
 import {
@@ -61,6 +64,10 @@ export interface TestRunSettings {
   /** Proof mode: the file they came from; policy.json in the output folder when not given. */
   proofFrom?: string
   lang: ReportLanguage
+  /** `--flaky-signature`: a measurement counts only failures whose signature matches; others are reported apart. */
+  signature?: string
+  /** Where a measurement is compared with the history in `<dir>/history` (docs/attribution.md). */
+  history?: { base?: string | undefined; env: Readonly<Record<string, string | undefined>>; currentBranch: string | null }
 }
 
 export interface TestRunResult {
@@ -101,6 +108,9 @@ export class TestRunRecorder {
   private readonly _dir: string
   private readonly _run: RunDir
   private readonly _settings: TestRunSettings
+  /** Per test: signatures of the failures left out by `signature`, and of those counted. */
+  private readonly _others = new Map<string, Map<string, number>>()
+  private readonly _signatures = new Map<string, Set<string>>()
 
   constructor(dir: string, run: RunDir, settings: TestRunSettings) {
     this._dir = dir
@@ -113,17 +123,19 @@ export class TestRunRecorder {
   }
 
   /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based) and its condition. */
-  record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
-    const { evidence } = test
+  record(reported: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
+    const { evidence } = reported
     const earlier = this._rounds.get(evidence.id) ?? []
     const twin = this._settings.wholeRuns === undefined ? this._tallies.has(evidence.id) : earlier.some((r) => r.round === round)
     if (twin) {
-      this._twins.push(twinError(test))
+      this._twins.push(twinError(reported))
       return
     }
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
-    const lines = toFactLines(test, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
-    this._facts.appendAll(lines)
+    const lines = toFactLines(reported, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
+    const counts = (line: TestFact): boolean => this._counts(line.outcome === 'failed', line.signature)
+    this._facts.appendAll(lines.map((line) => (counts(line) ? line : { ...line, excluded: true as const })))
+    const test = this._counted(reported)
     if (this._settings.wholeRuns === undefined) this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
     else {
       // Kept whole until the end: repetition dependence is judged inside each round (test-rounds.ts).
@@ -204,6 +216,7 @@ export class TestRunRecorder {
           outcomes,
           rounds: this._roundsRan(),
         })
+    if (report && !proof) this._annotateTests(report)
     const written = proof ? { proof } : (report ?? {})
     const promoted = this._fresh ? [this._factsName, EVIDENCE_FACTS] : [this._factsName]
     const planned = [...promoted, ...bundleFileNames(written), ...(report ? REPORT_FILES : [])]
@@ -246,6 +259,56 @@ export class TestRunRecorder {
   private _asked(): number {
     const ran = this._roundsRan()
     return ran === 0 || this._settings.mode === 'single' ? ran : Math.max(this._settings.repeat, ran)
+  }
+
+  /** Whether an execution counts: a pass always; a failure unless `signature` leaves it out (measuring only; a proof fails on any). */
+  private _counts(failed: boolean, signature: string | undefined): boolean {
+    const wanted = this._settings.signature
+    return !failed || wanted === undefined || this._settings.mode !== 'measure' || signatureMatches(signature ?? '', wanted)
+  }
+
+  /** The test as counted: failures of other signatures left out and noted apart; the counted failures' signatures kept. */
+  private _counted(test: ReportedTest): ReportedTest {
+    const { id } = test.evidence
+    const kept = test.evidence.repetitions.filter((r) => {
+      const signature = r.signature ?? signatureOfText(r.error ?? '')
+      if (this._counts(!r.ok, signature)) {
+        if (!r.ok) this._signatures.set(id, (this._signatures.get(id) ?? new Set()).add(signature))
+        return true
+      }
+      const others = this._others.get(id) ?? new Map<string, number>()
+      others.set(signature, (others.get(signature) ?? 0) + 1)
+      this._others.set(id, others)
+      return false
+    })
+    return kept.length === test.evidence.repetitions.length ? test : { ...test, evidence: { ...test.evidence, repetitions: kept } }
+  }
+
+  /**
+   * rate.json's tests gain what was left out by `signature`, and how their failures compare with
+   * the history of everyday runs in the output folder.
+   */
+  private _annotateTests(bundle: ReportBundle): void {
+    const tests = bundle.rate.tests
+    if (!tests) return
+    const history = this._settings.history
+    const compared = history
+      ? compareWithHistory(
+          tests.map((t) => ({ id: t.id, trials: t.trials, failures: t.failures, signatures: this._signatures.get(t.id) ?? new Set() })),
+          readHistoryFolder(join(this._dir, 'history')).runs,
+          { confidence: this._settings.confidence.value, ...history },
+        )
+      : new Map()
+    if (this._settings.signature !== undefined) bundle.rate.signature_filter = this._settings.signature
+    for (const test of tests) {
+      const others = this._others.get(test.id)
+      if (others) {
+        const signatures = [...others].map(([signature, count]) => ({ signature, count })).sort((a, b) => b.count - a.count)
+        test.other_failures = { count: signatures.reduce((sum, s) => sum + s.count, 0), signatures }
+      }
+      const comparison = compared.get(test.id)
+      if (comparison) test.compared_with_history = comparison
+    }
   }
 
   /**

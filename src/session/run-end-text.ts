@@ -10,6 +10,7 @@ import { describeRate } from '../core/rate.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
 import { renderTable } from './_table.js'
+import { signatureLines } from './attribution-run.js'
 
 export interface RunEndContext {
   /** Tests recovered from the journal: cut short by a crash or a stop. */
@@ -70,6 +71,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
   else lines.push(pc.green('  no flaky or broken test'))
   lines.push(...conditionLines(result.conditions))
+  lines.push(...signatureLines(result.bundle))
   for (const { tally, verdict } of concerning) {
     // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
     const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''

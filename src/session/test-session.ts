@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { basename, resolve } from 'node:path'
 import pc from 'picocolors'
 import { isProcessAlive } from '../artifacts/_process.js'
+import type { AttributionFile } from '../artifacts/attribution-schema.js'
 import { JournalReader, type JournalTest } from '../artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { discardRunDir, prepareRunDir, type RunDir, runDirOf } from '../artifacts/run-dir.js'
@@ -16,11 +17,14 @@ import { measuringModeOf, pairOrder } from '../core/repetition.js'
 import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
 import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
+import type { FailedTest } from '../pipeline/attribution.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
+import { revisionOf } from '../pipeline/history-record.js'
 import type { RepetitionMode, ReportedTest } from '../pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../pipeline/test-recovery.js'
 import { type Collected, type TestRunResult, TestRunRecorder } from '../pipeline/test-run.js'
 import { ProgressPrinter } from './_progress.js'
+import { attributeRedRun } from './attribution-run.js'
 import { type EverydayResult, recordEverydayRun } from './everyday-history.js'
 import type { ProofSelection } from './proof-selection.js'
 import { hintsOf } from './hints.js'
@@ -121,6 +125,8 @@ export class TestSession implements RoundsReporter {
   /** Ids of every test whose result arrived: the journal's other open tests are recovered at the end. */
   private readonly _seen = new Set<string>()
   private readonly _locations = new Map<string, TestLocation>()
+  /** A plain run's failed tests, with the signature of each one's failure: attributed at the end. */
+  private readonly _failed: FailedTest[] = []
   /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
   private _round = 0
   private _of = 1
@@ -249,6 +255,7 @@ export class TestSession implements RoundsReporter {
     this._roundErrors = []
     this._roundsIncomplete = false
     this._lost = 0
+    this._failed.length = 0
     this._recordError = undefined
     this._fresh = undefined
     this._pending = undefined
@@ -275,6 +282,9 @@ export class TestSession implements RoundsReporter {
         ...(this._settings.assignmentSeed === undefined ? {} : { assignmentSeed: this._settings.assignmentSeed }),
         gapMs: options.gapMs,
         lang: 'en',
+        ...(options.signature === undefined ? {} : { signature: options.signature }),
+        // A measurement is compared with the everyday runs in its output folder's history (docs/attribution.md).
+        ...(mode === 'measure' ? { history: { base: options.base, env: process.env, currentBranch: revisionOf(process.env, this._host.root()).branch } } : {}),
       }))
     })
     if (next) this._recorder?.noteRound(next)
@@ -292,6 +302,8 @@ export class TestSession implements RoundsReporter {
     if (location) this._locations.set(id, location)
     this._journal?.forget(id)
     if (!test) return
+    const failure = this._settings.mode === 'single' ? test.evidence.repetitions.find((r) => !r.ok) : undefined
+    if (failure) this._failed.push({ id: test.evidence.id, signature: failure.signature ?? null })
     if (this._freshRound > 0) this._recordQuietly(() => this._recorder?.recordFreshEvidence(test, this._freshRound))
     else this._recordQuietly(() => this._recorder?.record(test, this._round, this._condition))
   }
@@ -465,10 +477,12 @@ export class TestSession implements RoundsReporter {
     if (!result) return undefined
     const calibration = options.budget !== undefined
     for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._log(line)
+    const attribution = this._attribute()
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {
         runner,
+        attribution,
         rootOf: (project) => this._host.rootOf?.(project) ?? this._host.root(),
         locations: this._locations,
         junit: options.junit === undefined ? undefined : resolve(this._host.root(), options.junit),
@@ -480,6 +494,21 @@ export class TestSession implements RoundsReporter {
     if (result.proof && !result.proof.passed) process.exitCode = 1
     if (result.proof && options.updatePolicy && runner.can.committedPolicy) this._clearQuarantines(result.proof.tests ?? {})
     return result
+  }
+
+  /**
+   * A plain (everyday) run with failures: whose failure each one is (docs/attribution.md), judged
+   * against the output folder's history before the adapter records this run in it
+   * (`recordEveryday` after `end`), and the committed policy. Its lines follow the run's end.
+   */
+  private _attribute(): AttributionFile | undefined {
+    if (this._settings.mode !== 'single') return undefined
+    const { options, runner } = this._settings
+    const root = this._host.root()
+    const run = { runner, outDir: this.outDir(), root, policyPath: policyPathOf(root, options).path, confidence: options.confidence, base: options.base }
+    const attributed = this.degradeGracefully(() => attributeRedRun(this._failed, run))
+    for (const line of attributed?.lines ?? []) this._log(line)
+    return attributed?.file
   }
 
   /** `--flaky-update-policy` after a proof from the committed policy: tests proven fixed leave quarantine. */

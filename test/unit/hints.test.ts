@@ -103,6 +103,26 @@ describe('decide: the run that would decide an undetermined switch, in the runne
   })
 })
 
+describe('againFor: one test with flakeproof flags, selected in the runner’s own syntax', () => {
+  it.each<[string, HintContext, { project: string; file: string; name: string }, string, string | null]>([
+    ['Vitest through the wrapper', vitest, plain, '--flaky-repeat 200', "npx flakeproof vitest --flaky-repeat 200 a.test.ts -t '^cache refresh$'"],
+    // The plugin in the config reads flakeproof's flags after `--`; the file, -t and --project are Vitest's.
+    ['Vitest, the plugin in the config', vitestConfig, marked, '--flaky-proof', `npx vitest run b.test.ts -t '^f\\(x\\) "ok"\\.$' --project web -- --flaky-proof`],
+    ['Jest', { runner: 'jest', version: '30.0.0' }, { ...plain, file: 'test/a.test.js' }, "--flaky-proof --flaky-out '.flakeproof'", "npx flakeproof jest --flaky-proof --flaky-out '.flakeproof' test/a.test.js -t '^cache refresh$'"],
+    ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, '--flaky-repeat 200', "npx flakeproof jest --flaky-repeat 200 a.test.ts -t '^cache refresh$' --selectProjects dom"],
+    // No command selects one test there: the caller falls back to `again`.
+    ['command mode', { runner: 'command' }, plain, '--flaky-repeat 200', null],
+    ['reports', { runner: 'reports', via: 'ingest', producer: 'pytest' }, plain, '--flaky-repeat 200', null],
+  ])('%s', (_name, context, test, flags, command) => {
+    expect(hintsFor(context).againFor(test, flags)).toBe(command)
+  })
+
+  it('gives sh back, word for word, the flags, the file and the anchored pattern', () => {
+    const words = (line: string): string[] => execFileSync('sh', ['-c', `printf '%s\\n' ${line}`], { encoding: 'utf8' }).split('\n').slice(0, -1)
+    expect(words(hintsFor({ runner: 'jest' }).againFor(marked, '--flaky-repeat 200') as string)).toEqual(['npx', 'flakeproof', 'jest', '--flaky-repeat', '200', 'b.test.ts', '-t', '^f\\(x\\) "ok"\\.$', '--selectProjects', 'web'])
+  })
+})
+
 describe('seededOrder: the runner’s own seeded order, where its version has one', () => {
   it.each<[HintContext, string | null]>([
     [vitest, '--flaky-seed 7'],
