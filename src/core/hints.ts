@@ -22,6 +22,8 @@ export type HintContext =
   | { runner: 'vitest'; form: 'wrapper' | 'config' }
   /** `version`: the project's Jest (`29.4.3`), when known: options exist only from some version on. */
   | { runner: 'jest'; version?: string | undefined }
+  /** `npx flakeproof playwright …`: Playwright Test, whose reporter cannot repeat on its own. */
+  | { runner: 'playwright' }
   /** `flakeproof measure`, `collect`, `investigate`: every trial is a fresh process already. */
   | { runner: 'command' }
   /** Per-test results read from reports: `repeat` ran each run as a fresh process; `ingest` read them as they were. */
@@ -54,6 +56,8 @@ export function hintsFor(context: HintContext): Hints {
       return vitestHints(context.form)
     case 'jest':
       return jestHints(context.version)
+    case 'playwright':
+      return playwrightHints()
     case 'command':
       return commandHints()
     case 'reports':
@@ -74,6 +78,7 @@ export function hintContextOf(rate: { command: string; tests?: unknown; reports?
   if (rate.tests === undefined) return { runner: 'command' }
   const name = rate.runner?.name ?? (/^(?:flakeproof )?jest\b/.test(rate.command) ? 'jest' : 'vitest')
   if (name === 'jest') return { runner: 'jest', version: rate.runner?.version }
+  if (name === 'playwright') return { runner: 'playwright' }
   return { runner: 'vitest', form: rate.command.startsWith('flakeproof ') ? 'wrapper' : 'config' }
 }
 
@@ -128,6 +133,26 @@ function jestHints(version: string | undefined): Hints {
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     // `--randomize` came in Jest 29.5; a version that does not read as numbers is taken to have it.
     seededOrder: (seed) => (version !== undefined && versionAtLeast(version, [29, 5]) === false ? null : `--randomize --seed ${seed}`),
+  }
+}
+
+/**
+ * Playwright: `npx playwright test <file> --grep '/ <suites and name>$/' --project <p>`. Its grep is
+ * matched against the project, the file, the suites and the name joined by spaces, case-insensitive
+ * unless written `/…/`: the slashes keep the case, and the leading space and `$` the whole name.
+ * `--shuffle <seed>` is its own seeded order (of files, and of tests when fully parallel).
+ */
+function playwrightHints(): Hints {
+  const runTest = (test: HintSubject, whole: boolean): string => {
+    const project = test.project === '' ? '' : ` --project ${shellWord(test.project)}`
+    const name = test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    return `npx playwright test ${shellWord(test.file)}${whole ? '' : ` --grep ${shellWord(`/ ${name}$/`)}`}${project}`
+  }
+  return {
+    again: (flags) => flakeproofCommand(`playwright ${flags}`),
+    runTest,
+    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
+    seededOrder: (seed) => `--shuffle ${seed}`,
   }
 }
 
