@@ -4,8 +4,8 @@ import type { FlakeproofVitestOptions, ReportedTest, RunError, TestLocation } fr
  * How `flakeproof playwright` talks to the reporter it adds to each Playwright run (`--add-reporter`):
  * what the run is for, in this environment variable (JSON), and the reporter's translated events
  * back over the IPC channel of the child process. The session lives in flakeproof's process, so
- * whole-run rounds and a proof's several runs are one measurement, and a Playwright that dies
- * mid-run loses nothing already sent.
+ * whole-run rounds and a proof's several runs are one measurement; each copy is sent as it ends,
+ * so a Playwright that dies mid-run loses nothing that finished.
  */
 export const PLAYWRIGHT_ENV = 'FLAKEPROOF_PLAYWRIGHT'
 
@@ -22,7 +22,7 @@ export type ChildTask =
 export interface ListedTest {
   id: string
   project: string
-  /** Matches this test's Playwright title (project, file, suites, name, tags) and, by design, no other's. */
+  /** A regular expression matching this test's Playwright title (project, file, suites, name, tags) and, by design, no other's. */
   grep: string
 }
 
@@ -31,7 +31,8 @@ export type ChildMessage =
   /** The run began: the project root (the config's folder) and the workers Playwright resolved. */
   | { kind: 'begin'; root: string; workers: number }
   | { kind: 'listed'; tests: ListedTest[] }
-  | { kind: 'record'; id: string; test: ReportedTest; location: TestLocation }
+  /** A copy of a test ran its last attempt: its evidence, one repetition (none when skipped). */
+  | { kind: 'copy'; id: string; test: ReportedTest; location: TestLocation }
   | {
       kind: 'end'
       /** Each file's id prefix (`[project] file`) and every test id the run selected. */

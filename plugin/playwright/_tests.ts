@@ -46,23 +46,24 @@ export function moduleOf(test: PlaywrightTest): string {
 }
 
 /**
- * A grep (Playwright's `/…/` form, so case counts) matching this test's title and no other's: the
- * title path joined by spaces, as Playwright matches it, with any `@tags` where Playwright puts
+ * A regular expression (for Playwright's `--grep /…/` form, in which case counts) matching this test's title and no other's: the
+ * project, file (relative to the project's testDir), suites and name joined by spaces, as Playwright matches it, with any `@tags` where Playwright puts
  * them (after a suite's title, and at the end).
  */
 export function grepOf(test: TestCase): string {
-  const parts = test.titlePath().map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-  return `/^${parts.join('(?: @\\S+)* ')}(?: @\\S+)*$/`
+  // Playwright matches the title path from the project on (the root suite's empty title is not in it).
+  const parts = test.titlePath().slice(1).map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+  return `^${parts.join('(?: @\\S+)* ')}(?: @\\S+)*$`
 }
 
 /**
- * The test's evidence: the first attempt of each copy is one repetition. A retry is not: it runs
+ * The test's evidence (of these copies): the first attempt of each copy is one repetition. A retry is not: it runs
  * only after a failure, and counting it would make every rate higher than the test's own.
  */
-export function reportedOf(test: PlaywrightTest, mode: RepetitionMode, root: string): ReportedTest {
+export function reportedOf(test: PlaywrightTest, mode: RepetitionMode, root: string, copies: readonly TestCase[] = test.copies): ReportedTest {
   const repetitions: Repetition[] = []
   let worker = 'main'
-  for (const copy of test.copies) {
+  for (const copy of copies) {
     const first = test.attempts.get(copy)?.[0]
     if (!first || first.status === 'skipped' || first.status === 'interrupted') continue
     if (repetitions.length === 0) worker = String(first.parallelIndex)

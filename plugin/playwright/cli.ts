@@ -9,12 +9,14 @@ import {
   type PlannedRound,
   planRounds,
   type ProofSelection,
+  type ReportedTest,
   type ResolvedVitestOptions,
   resolveOutDir,
   type RunError,
   type RunnerAdapter,
   RUNNERS,
   type RunOutcome,
+  type TestLocation,
   selectProof,
   startLoad,
   takenOptions,
@@ -92,6 +94,8 @@ class Measurement {
   private readonly _failedAll = new Set<string>()
   private readonly _passedOne = new Set<string>()
   private _testTimeMs = 0
+  /** This round's tests so far, their copies' repetitions together. */
+  private readonly _copies = new Map<string, { test: ReportedTest; location: TestLocation }>()
   private _warnedSerial = false
 
   constructor(pw: Playwright, options: ResolvedVitestOptions) {
@@ -125,6 +129,7 @@ class Measurement {
         const ends = await this._round(round, groups, loadProcs, codes)
         if (ends === undefined) return { code: codes.find((c) => c !== 0) ?? 1, outDir: this._outDir(), testTimeMs: this._testTimeMs }
         allOnlyTests &&= ends.every((e) => e.end?.onlyTestsFailed === true || e.code === 0)
+        this._recordRound()
         last = this._session.end(this._endOf(ends))
         if (ends.some((e) => e.end?.interrupted !== false)) {
           this._session.endRounds()
@@ -171,7 +176,7 @@ class Measurement {
             this._warnIfSerialAlready(message.workers)
             this._session.begin()
           }
-          if (message.kind === 'record') this._record(message)
+          if (message.kind === 'copy') this._copy(message)
         })
         codes.push(run.code)
         ends.push(run)
@@ -184,9 +189,12 @@ class Measurement {
     return ends
   }
 
-  private _record({ id, test, location }: Extract<ChildMessage, { kind: 'record' }>): void {
-    // A proof's grep may reach a test it does not prove (a name that reads as another's with its tags): not recorded.
+  /** A copy's evidence joins its test's for this round; a proof's grep may reach a test it does not prove (a name that reads as another's with its tags): left out. */
+  private _copy({ id, test, location }: Extract<ChildMessage, { kind: 'copy' }>): void {
     if (this._proof && !(id in this._proof.runs)) return
+    const known = this._copies.get(id)
+    if (known) known.test.evidence.repetitions.push(...test.evidence.repetitions)
+    else this._copies.set(id, { test, location })
     for (const repetition of test.evidence.repetitions) {
       this._testTimeMs += repetition.elapsedMs
       if (repetition.ok) {
@@ -194,7 +202,12 @@ class Measurement {
         this._failedAll.delete(id)
       } else if (!this._passedOne.has(id)) this._failedAll.add(id)
     }
-    this._session.record(id, test.evidence.repetitions.length > 0 ? test : undefined, location)
+  }
+
+  /** The round's tests, each with every copy that ran, to the session. */
+  private _recordRound(): void {
+    for (const [id, { test, location }] of this._copies) this._session.record(id, test.evidence.repetitions.length > 0 ? test : undefined, location)
+    this._copies.clear()
   }
 
   /** The round's end as the session takes it: every Playwright run's files and tests, errors, and whether all ran whole. */

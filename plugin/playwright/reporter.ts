@@ -105,8 +105,10 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
     known.attempts.set(test, [...(known.attempts.get(test) ?? []), result])
     if (result.status === 'interrupted') this._interrupted = true
     const last = passed(test, result) || result.status === 'skipped' || result.status === 'interrupted' || result.retry >= test.retries
-    if (last) known.finished.add(test)
-    if (known.finished.size === known.copies.length) this._record(known)
+    if (!last) return
+    known.finished.add(test)
+    if (this._task.task === 'forward') this._sendCopy(known, test)
+    else if (known.finished.size === known.copies.length) this._record(known)
   }
 
   onError(error: TestError): void {
@@ -115,8 +117,12 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
 
   async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     if (!this._active || this._task.task === 'list') return undefined
-    // Tests with copies that never ended (the run stopped): what they finished is kept.
-    for (const test of this._tests.values()) if (test.finished.size < test.copies.length && test.attempts.size > 0) this._record(test)
+    // Copies whose last attempt never came (the run stopped): what they ran is kept.
+    for (const test of this._tests.values()) {
+      if (test.finished.size === test.copies.length || test.attempts.size === 0) continue
+      if (this._task.task !== 'forward') this._record(test)
+      else for (const copy of test.attempts.keys()) if (!test.finished.has(copy)) this._sendCopy(test, copy)
+    }
     const interrupted = this._interrupted || result.status === 'interrupted' || result.status === 'timedout'
     const onlyTestsFailed = this._runErrors.length === 0 && !interrupted
     if (this._task.task === 'forward') {
@@ -153,15 +159,17 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
     })
   }
 
-  /** A test whose copies all ended: to the session here, or to flakeproof's process. */
+  /** A test whose copies all ended, to the session here. */
   private _record(test: PlaywrightTest): void {
     if (this._enforcement) return
-    const first = test.copies[0] as TestCase
-    const location = { file: first.location.file, line: first.location.line }
-    const mode = this._task.task === 'forward' ? this._task.mode : 'single'
-    const reported = reportedOf(test, mode, this._root)
-    if (this._task.task === 'forward') this._send({ kind: 'record', id: test.id, test: reported, location })
-    else this._session?.guard('onTestEnd', () => this._session?.record(test.id, reported.evidence.repetitions.length > 0 ? reported : undefined, location))
+    const reported = reportedOf(test, 'single', this._root)
+    this._session?.guard('onTestEnd', () => this._session?.record(test.id, reported.evidence.repetitions.length > 0 ? reported : undefined, locationOf(test.copies[0] as TestCase)))
+  }
+
+  /** A copy that ended, to flakeproof's process: it puts a test's copies together. */
+  private _sendCopy(test: PlaywrightTest, copy: TestCase): void {
+    if (this._task.task !== 'forward') return
+    this._send({ kind: 'copy', id: test.id, test: reportedOf(test, this._task.mode, this._root, [copy]), location: locationOf(copy) })
   }
 
   /**
@@ -215,4 +223,10 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
   private _send(message: ChildMessage): void {
     this._sent = this._sent.then(() => new Promise<void>((done) => void process.send?.(message, undefined, {}, () => done())))
   }
+}
+
+// --- internal ---
+
+function locationOf(test: TestCase): { file: string; line: number } {
+  return { file: test.location.file, line: test.location.line }
 }
