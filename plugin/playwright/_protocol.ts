@@ -31,8 +31,8 @@ export type ChildMessage =
   /** The run began: the project root (the config's folder) and the workers Playwright resolved. */
   | { kind: 'begin'; root: string; workers: number }
   | { kind: 'listed'; tests: ListedTest[] }
-  /** A copy of a test ran its last attempt: its evidence, one repetition (none when skipped). */
-  | { kind: 'copy'; id: string; test: ReportedTest; location: TestLocation }
+  /** A copy of a test (`repeatEachIndex`) ran its last attempt: its evidence, one repetition (none when skipped). */
+  | { kind: 'copy'; id: string; copy: number; test: ReportedTest; location: TestLocation }
   | {
       kind: 'end'
       /** Each file's id prefix (`[project] file`) and every test id the run selected. */

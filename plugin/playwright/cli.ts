@@ -9,6 +9,7 @@ import {
   type PlannedRound,
   planRounds,
   type ProofSelection,
+  type Repetition,
   type ReportedTest,
   type ResolvedVitestOptions,
   resolveOutDir,
@@ -95,7 +96,7 @@ class Measurement {
   private readonly _passedOne = new Set<string>()
   private _testTimeMs = 0
   /** This round's tests so far, their copies' repetitions together. */
-  private readonly _copies = new Map<string, { test: ReportedTest; location: TestLocation }>()
+  private readonly _copies = new Map<string, { test: ReportedTest; location: TestLocation; copies: { copy: number; repetitions: Repetition[] }[] }>()
   private _warnedSerial = false
 
   constructor(pw: Playwright, options: ResolvedVitestOptions) {
@@ -190,11 +191,11 @@ class Measurement {
   }
 
   /** A copy's evidence joins its test's for this round; a proof's grep may reach a test it does not prove (a name that reads as another's with its tags): left out. */
-  private _copy({ id, test, location }: Extract<ChildMessage, { kind: 'copy' }>): void {
+  private _copy({ id, copy, test, location }: Extract<ChildMessage, { kind: 'copy' }>): void {
     if (this._proof && !(id in this._proof.runs)) return
-    const known = this._copies.get(id)
-    if (known) known.test.evidence.repetitions.push(...test.evidence.repetitions)
-    else this._copies.set(id, { test, location })
+    const known = this._copies.get(id) ?? { test, location, copies: [] }
+    known.copies.push({ copy, repetitions: test.evidence.repetitions })
+    this._copies.set(id, known)
     for (const repetition of test.evidence.repetitions) {
       this._testTimeMs += repetition.elapsedMs
       if (repetition.ok) {
@@ -204,9 +205,12 @@ class Measurement {
     }
   }
 
-  /** The round's tests, each with every copy that ran, to the session. */
+  /** The round's tests, each with every copy that ran in copy order (workers end them in any order), to the session. */
   private _recordRound(): void {
-    for (const [id, { test, location }] of this._copies) this._session.record(id, test.evidence.repetitions.length > 0 ? test : undefined, location)
+    for (const [id, { test, location, copies }] of this._copies) {
+      const repetitions = copies.sort((a, b) => a.copy - b.copy).flatMap((c) => c.repetitions)
+      this._session.record(id, repetitions.length > 0 ? { ...test, evidence: { ...test.evidence, repetitions } } : undefined, location)
+    }
     this._copies.clear()
   }
 

@@ -169,7 +169,7 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
   /** A copy that ended, to flakeproof's process: it puts a test's copies together. */
   private _sendCopy(test: PlaywrightTest, copy: TestCase): void {
     if (this._task.task !== 'forward') return
-    this._send({ kind: 'copy', id: test.id, test: reportedOf(test, this._task.mode, this._root, [copy]), location: locationOf(copy) })
+    this._send({ kind: 'copy', id: test.id, copy: copy.repeatEachIndex, test: reportedOf(test, this._task.mode, this._root, [copy]), location: locationOf(copy) })
   }
 
   /**
