@@ -45,8 +45,8 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
   private _sent: Promise<void> = Promise.resolve()
 
   constructor(options: Record<string, unknown> = {}) {
-    // Playwright adds its own keys to every reporter's options: `configDir` and `_`-prefixed ones.
-    const { configDir, ...given } = options
+    // Playwright adds its own keys to every reporter's options: `configDir`, `_`-prefixed ones, and `onlyFailures` in list mode.
+    const { configDir, onlyFailures: _onlyFailures, ...given } = options
     const ours = Object.fromEntries(Object.entries(given).filter(([key]) => !key.startsWith('_')))
     this._root = typeof configDir === 'string' ? configDir : process.cwd()
     const global = globalThis as Record<symbol, unknown>

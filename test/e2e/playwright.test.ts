@@ -79,7 +79,7 @@ describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in 
     const total = facts.filter((f) => f.test_id === `[desktop] ${TOTAL}`)
     expect(total.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20])
     expect(total[1]?.error).toContain('toHaveText')
-    expect(total[1]?.error).toContain('at tests/cart.spec.js:14:')
+    expect(total[1]?.error).toContain('at tests/cart.spec.js:15:42')
     const crashed = facts.filter((f) => f.test_id === '[mobile] tests/cart.spec.js > cart > keeps the browser')
     expect(crashed.every((f) => f.outcome === 'failed' && f.error?.startsWith('Error: worker process exited unexpectedly (code=1'))).toBe(true)
   })
@@ -101,7 +101,7 @@ describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in 
     expect(fixed.code).toBe(0)
     const proof = readArtifact(join(out, 'proof.json'), ProofFileSchema)
     expect(proof).toMatchObject({ passed: true, complete: true, trials: 10, failures: 0 })
-    expect(fixed.stderr).toContain('proof PASSED')
+    expect(fixed.stderr).toContain('proof passed')
   }, RUN_TIMEOUT)
 })
 
