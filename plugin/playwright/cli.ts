@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import {
   CONDITION_ENV,
   FlakeproofError,
+  logLine,
   type PlannedRound,
   planRounds,
   type ProofSelection,
@@ -267,7 +268,7 @@ class Measurement {
   private _warnIfSerialAlready(workers: number): void {
     if (!this._options.divergence || workers > 1 || this._warnedSerial) return
     this._warnedSerial = true
-    process.stderr.write(`${warning('[flakeproof] --flaky-divergence: Playwright runs on one worker here already, so parallel and serial rounds are alike; pass --workers=<n> (n >= 2) to compare them')}\n`)
+    process.stderr.write(`${logLine(warning('[flakeproof] --flaky-divergence: Playwright runs on one worker here already, so parallel and serial rounds are alike; pass --workers=<n> (n >= 2) to compare them'), process.env)}\n`)
   }
 }
 

@@ -7,12 +7,14 @@ import {
   FlakeproofError,
   finishEnforcedRun,
   loadEnforcement,
+  logLine,
   type ResolvedVitestOptions,
   resolveRunnerOptions,
   RUNNERS,
   type RunError,
   TestSession,
   VitestOptionsSchema,
+  warning,
 } from '../../src/session/adapter.js'
 import { type ChildMessage, type ChildTask, PLAYWRIGHT_ENV } from './_protocol.js'
 import { firstLines, grepOf, moduleOf, passed, type PlaywrightTest, reportedOf, runErrorOf, testsOfRun } from './_tests.js'
@@ -197,7 +199,7 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
       if (this._options.history && result.status !== 'interrupted') this._newSession().recordEveryday(this._everyday())
     } catch (error) {
       // A reporter never takes the run down: the tests' own results stand.
-      log(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`)
+      log(logLine(warning(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`), process.env))
     }
     return result.status === 'failed' && onlyTestsFailed && unexpected === 0 ? { status: 'passed' } : undefined
   }
