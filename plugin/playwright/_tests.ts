@@ -1,6 +1,17 @@
 import { relative } from 'node:path'
 import type { Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter'
-import { assignTestIds, cap, formatTestId, messageOf, type Repetition, type RepetitionMode, type ReportedTest, type RunError, type TestIdentity } from '../../src/session/adapter.js'
+import {
+  assignTestIds,
+  cap,
+  formatTestId,
+  messageOf,
+  type Repetition,
+  type RepetitionMode,
+  type ReportedTest,
+  type RunError,
+  stripAnsi,
+  type TestIdentity,
+} from '../../src/session/adapter.js'
 
 /** One test of the run: every copy `--repeat-each` made of it shares its id. */
 export interface PlaywrightTest {
@@ -101,10 +112,15 @@ function repetitionOf(test: TestCase, result: TestResult, mode: RepetitionMode, 
   const message = error ? errorText(error, root) : ok ? undefined : `expected to ${test.expectedStatus === 'failed' ? 'fail' : test.expectedStatus}, but ${result.status}`
   const stdout = outputOf(result.stdout)
   const stderr = outputOf(result.stderr)
+  const stack = error?.stack === undefined ? undefined : stripAnsi(error.stack)
+  // Playwright's own files of this attempt (trace.zip, the failure's screenshot), for report.html to link.
+  const attachments = result.attachments.flatMap(({ name, path }) => (path === undefined ? [] : [{ name, path }]))
   return {
     ok,
     elapsedMs: result.duration,
     ...(message === undefined ? {} : { error: cap(message) }),
+    ...(stack === undefined ? {} : { stack: cap(stack) }),
+    ...(attachments.length === 0 ? {} : { attachments }),
     ...(stdout || stderr ? { stdout, stderr } : {}),
     mode,
     gapMs: 0,

@@ -13,6 +13,12 @@ export function measuringModeOf(index: number, repeat: number): RepetitionMode {
   return (index - repeat) % 2 === 0 ? 'slow' : 'paired'
 }
 
+/** A file the runner kept of one execution: its name as the runner gives it (`trace`) and where it is. */
+export interface Attachment {
+  name: string
+  path: string
+}
+
 /** One execution of one test. */
 export interface Repetition {
   /** Passed (with `fails` tests inverted, as the runner counts them). */
@@ -22,6 +28,8 @@ export interface Repetition {
   error?: string
   /** That error's stack trace as the runner gave it, capped: where it failed, for the HTML report. */
   stack?: string
+  /** Files the runner kept of this execution (Playwright's trace and screenshot), absolute paths, for report.html to link. */
+  attachments?: Attachment[]
   /** Console output of this execution, capped per stream. */
   stdout?: string
   stderr?: string

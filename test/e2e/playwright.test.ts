@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
@@ -80,6 +80,11 @@ describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in 
     expect(total.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20])
     expect(total[1]?.error).toContain('toHaveText')
     expect(total[1]?.error).toContain('at tests/cart.spec.js:15:42')
+    // Playwright's trace and screenshot of a failed copy (trace: 'retain-on-failure' in the config), linked from report.html.
+    expect(total[1]?.attachments?.map((a) => a.name)).toEqual(expect.arrayContaining(['trace', 'screenshot']))
+    const trace = total[1]?.attachments?.find((a) => a.name === 'trace')?.path as string
+    expect(existsSync(trace)).toBe(true)
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain(`href="${relative(out, trace).split('/').map(encodeURIComponent).join('/')}"`)
     const crashed = facts.filter((f) => f.test_id === '[mobile] tests/cart.spec.js > cart > keeps the browser')
     expect(crashed.every((f) => f.outcome === 'failed' && f.error?.startsWith('Error: worker process exited unexpectedly (code=1'))).toBe(true)
   })
