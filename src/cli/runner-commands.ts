@@ -69,7 +69,7 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
         'Measuring is --repeat-each <n> --retries 0; a proof greps the exact titles of the tests it proves, with their --project.',
         "Playwright's own --shuffle <seed> orders files (and tests when fully parallel). Writes the same files as `flakeproof vitest` in --flaky-out.",
       ],
-      example: 'flakeproof playwright --flaky-repeat 20 --project desktop tests/cart.spec.ts',
+      example: 'flakeproof playwright --flaky-repeat 20 --project=desktop tests/cart.spec.ts',
     },
     load: async () => (await import('../../plugin/playwright/cli.js')).playwrightAdapter,
   },
