@@ -61,7 +61,7 @@ export function moduleOf(test: PlaywrightTest): string {
  * project, file (relative to the project's testDir), suites and name joined by spaces, as Playwright matches it, with any `@tags` where Playwright puts
  * them (after a suite's title, and at the end).
  */
-export function grepOf(test: TestCase): string {
+export function grepOf(test: Pick<TestCase, 'titlePath'>): string {
   // Playwright matches the title path from the project on (the root suite's empty title is not in it).
   const parts = test.titlePath().slice(1).map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
   return `^${parts.join('(?: @\\S+)* ')}(?: @\\S+)*$`
