@@ -18,6 +18,8 @@ import { BIN, type CliResult, readArtifact, ROOT, runCli, runNodeIn, tempDir } f
 const FIXTURE = join(ROOT, 'test/fixtures/playwright-pages')
 const PLAYWRIGHT = join(ROOT, 'node_modules/@playwright/test/cli.js')
 const RUN_TIMEOUT = 1_200_000
+/** Playwright starting, loading the config and refusing: no test runs. */
+const START_TIMEOUT = 60_000
 
 const TOTAL = 'tests/cart.spec.js > cart > shows the total'
 const ids = (test: string) => [`[desktop] ${test}`, `[mobile] ${test}`]
@@ -132,7 +134,7 @@ describe('flakeproof/playwright in the config, beside the user’s list reporter
     const result = await runNodeIn(FIXTURE, [PLAYWRIGHT, 'test', '-c', 'playwright.reporter.config.cjs', '--list'], { ...playwrightEnv(), FLAKEPROOF_REPEAT: '20' })
     expect(result.code).toBe(1)
     expect(result.stdout + result.stderr).toContain('a reporter cannot make Playwright repeat or prove tests; run `npx flakeproof playwright --flaky-repeat 20`')
-  })
+  }, START_TIMEOUT)
 })
 
 describe('flakeproof playwright --flaky-enforce', () => {
@@ -176,7 +178,7 @@ describe('flakeproof playwright --flaky-enforce', () => {
     const result = await flakeproofPlaywright(['--flaky-enforce', '--flaky-policy', join(tempDir(), 'none.json'), '--list'])
     expect(result.code).not.toBe(0)
     expect(result.stdout + result.stderr).toContain('--flaky-enforce: no committed policy at')
-  })
+  }, START_TIMEOUT)
 })
 
 describe('flakeproof playwright --flaky-rounds with --flaky-divergence and --flaky-load', () => {
@@ -200,5 +202,5 @@ describe('flakeproof playwright --flaky-rounds with --flaky-divergence and --fla
     const own = await runCli(['playwright', '--flaky-repeat', '5', '--retries=1'], { cwd: FIXTURE })
     expect(own.code).toBe(2)
     expect(own.stderr).toContain('--retries: flakeproof playwright sets it itself while measuring or proving; leave it out')
-  })
+  }, START_TIMEOUT)
 })
