@@ -31,7 +31,7 @@ const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.key
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
  * src/core/hints.ts). Jest's adapter repeats, observes and proves; the rest is to come. Playwright's
- * repeats, proves, runs rounds under conditions and enforces; `cannot` says why it never observes.
+ * repeats, proves, budgets, runs rounds under conditions and enforces; `cannot` says why it never observes.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   vitest: { name: 'vitest', title: 'Vitest', can: ALL, optionsWhere: 'flakeproof({...})' },
@@ -44,7 +44,7 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   playwright: {
     name: 'playwright',
     title: 'Playwright',
-    can: { ...ALL, gaps: false, seed: false, shuffle: false, budget: false },
+    can: { ...ALL, gaps: false, seed: false, shuffle: false },
     optionsWhere: "the flakeproof/playwright reporter's options",
     cannot: {
       gaps: 'every copy of --repeat-each runs in a worker of its own, and Playwright gives a reporter no pause between them, so there is no gap inside one process to observe; --flaky-rounds and --flaky-load compare whole runs instead',

@@ -38,10 +38,13 @@ const factsOf = (path: string) =>
 describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in the config, the user’s reporter kept)', () => {
   const out = tempDir()
   const state = tempDir()
+  // Under GitHub Actions, as CI runs it: annotations at each test's line, and the step summary.
+  const summary = join(tempDir(), 'summary.md')
+  const github = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: ROOT }
   let measured: CliResult
 
   beforeAll(async () => {
-    measured = await flakeproofPlaywright(['--flaky-repeat', '20', '--workers=2', 'tests/cart.spec.js', '--flaky-out', out, '--flaky-out-anywhere'], { FLAKE_STATE: state })
+    measured = await flakeproofPlaywright(['--flaky-repeat', '20', '--workers=2', 'tests/cart.spec.js', '--flaky-out', out, '--flaky-out-anywhere'], { FLAKE_STATE: state, ...github })
   }, RUN_TIMEOUT)
 
   it('counts every copy exactly, each test apart per project', () => {
@@ -60,6 +63,24 @@ describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in 
     // Wilson 95% for 10/20 (z = 1.959964): centre 0.5, half-width 0.200702 → [0.299298, 0.700702].
     expect(rate.tests?.find((t) => t.id === `[desktop] ${TOTAL}`)?.ci_low).toBeCloseTo(0.299298, 5)
     expect(rate).toMatchObject({ complete: true, runner: { name: 'playwright', version: '1.65.1' } })
+  })
+
+  it('annotates each flaky and broken test at its line under GitHub Actions, and appends the step summary', () => {
+    const annotations = (measured.stdout + measured.stderr).split('\n').filter((line) => /^::(warning|error) .*title=flakeproof/.test(line))
+    // Lines of tests/cart.spec.js: `shows the total` 12, `passes on retry` 26, `keeps the browser` 37; one annotation per project.
+    const file = 'test/fixtures/playwright-pages/tests/cart.spec.js'
+    expect(annotations.map((line) => line.split('::')[1]).sort()).toEqual([
+      `error file=${file},line=26,title=flakeproof%3A broken test cart > passes on retry`,
+      `error file=${file},line=26,title=flakeproof%3A broken test cart > passes on retry`,
+      `error file=${file},line=37,title=flakeproof%3A broken test cart > keeps the browser`,
+      `warning file=${file},line=12,title=flakeproof%3A flaky test cart > shows the total`,
+      `warning file=${file},line=12,title=flakeproof%3A flaky test cart > shows the total`,
+    ])
+    // 10/20: Wilson 95% [29.9%, 70.1%] (above); 5 green runs required (0.5⁵ ≤ 0.05, below).
+    expect(annotations).toContainEqual(expect.stringContaining(`::[desktop] ${TOTAL} failed 10 of 20 times (rate 50.0%25, interval 29.9%25 – 70.1%25). A fix must pass 5 runs in a row.`))
+    const text = readFileSync(summary, 'utf8')
+    expect(text).toContain('**2 flaky, 3 broken** of 8 tests, 20 rounds')
+    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 10/20 | 50.0% | 29.9% – 70.1% | flaky | 5 |`)
   })
 
   it('turns the configured retries off while measuring: no test was retried', () => {
@@ -193,6 +214,16 @@ describe('flakeproof playwright --flaky-rounds with --flaky-divergence and --fla
     const conditions = readArtifact(join(out, 'conditions.json'), ConditionsFileSchema)
     expect(conditions.rounds.map((r) => r.condition)).toEqual(['base', 'serial', 'load'])
     expect(existsSync(join(out, 'policy.json'))).toBe(true)
+  }, RUN_TIMEOUT)
+
+  it('fits --flaky-budget: three timed calibration copies, then as many copies as the budget holds', async () => {
+    const out = tempDir()
+    const result = await flakeproofPlaywright(['--flaky-budget', '1ms', 'tests/checkout.spec.js', '--flaky-out', out, '--flaky-out-anywhere'])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain('timing 3 runs of the selection first')
+    // Two tests (one per project), each far over 1 ms: round(1 ms / one run) = 0, raised to the floor of 2 (src/core/time-budget.ts).
+    expect(result.stderr).toContain('so the budget forces fewer: repeating 2 times')
+    expect(countsIn(out)).toEqual({ '[desktop] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'], '[mobile] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'] })
   }, RUN_TIMEOUT)
 
   it('refuses --flaky-observe with why, and flags Playwright sets itself', async () => {
