@@ -56,6 +56,8 @@ export interface FailingExecution {
   /** The error message (test mode) or null; command mode has `stderr` and `exitCode` instead. */
   error: string | null
   stack: string | null
+  /** Files the runner kept of it (Playwright's trace, screenshot): linked from the page. */
+  attachments: { name: string; path: string }[]
   stdout: string
   stderr: string
   /** Which worker (test mode) or --jobs slot (command mode) ran it. */
@@ -165,6 +167,7 @@ export function toFailingExecution(line: ExecutionLine): FailingExecution {
     elapsedMs: line.elapsedMs,
     error: commandMode || typeof fact.error !== 'string' ? null : text('error'),
     stack: typeof fact.stack === 'string' && fact.stack.trim() !== '' ? text('stack') : null,
+    attachments: attachmentsOf(fact.attachments),
     stdout: text('stdout'),
     stderr: text('stderr'),
     worker: typeof fact.worker === 'string' || typeof fact.worker === 'number' ? String(fact.worker) : null,
@@ -321,3 +324,13 @@ class SubjectRecord {
     }
   }
 }
+
+/** The attachments of a fact line that has them (each a name and a path), at most ATTACHMENTS_SHOWN. */
+function attachmentsOf(value: unknown): { name: string; path: string }[] {
+  if (!Array.isArray(value)) return []
+  const valid = value.filter((a): a is { name: string; path: string } => typeof a?.name === 'string' && typeof a?.path === 'string')
+  return valid.slice(0, ATTACHMENTS_SHOWN).map(({ name, path }) => ({ name, path }))
+}
+
+/** Attachments one execution shows: a trace, a screenshot, a video and a few of the test's own. */
+const ATTACHMENTS_SHOWN = 10

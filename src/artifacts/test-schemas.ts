@@ -107,6 +107,10 @@ export const TestFactSchema = z.object({
   elapsed_ms: milliseconds,
   error: z.string().nullable(),
   stack: z.string().optional().describe("The failing execution's stack trace as the runner gave it (Vitest), capped; absent when it gave none (Jest puts it in error)."),
+  attachments: z
+    .array(z.object({ name: z.string(), path: z.string() }))
+    .optional()
+    .describe("Files the runner kept of this execution (Playwright's trace, screenshot), absolute paths; absent when none."),
   stdout: z.string(),
   stderr: z.string(),
   repeat: count.describe('Repetition index within the run (0-based).'),

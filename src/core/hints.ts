@@ -24,6 +24,8 @@ export type HintContext =
   | { runner: 'vitest'; form: 'wrapper' | 'config' }
   /** `version`: the project's Jest (`29.4.3`), when known: options exist only from some version on. */
   | { runner: 'jest'; version?: string | undefined }
+  /** `npx flakeproof playwright …`: Playwright Test, whose reporter cannot repeat on its own. */
+  | { runner: 'playwright' }
   /** `flakeproof measure`, `collect`, `investigate`: every trial is a fresh process already. */
   | { runner: 'command' }
   /** Per-test results read from reports: `repeat` ran each run as a fresh process; `ingest` read them as they were. */
@@ -82,6 +84,8 @@ export function hintsFor(context: HintContext): Hints {
       return vitestHints(context.form)
     case 'jest':
       return jestHints(context.version)
+    case 'playwright':
+      return playwrightHints()
     case 'command':
       return commandHints()
     case 'reports':
@@ -111,6 +115,7 @@ export function hintContextOf(rate: {
   if (rate.tests === undefined) return { runner: 'command' }
   const name = rate.runner?.name ?? (/^(?:flakeproof )?jest\b/.test(rate.command) ? 'jest' : 'vitest')
   if (name === 'jest') return { runner: 'jest', version: rate.runner?.version }
+  if (name === 'playwright') return { runner: 'playwright' }
   return { runner: 'vitest', form: rate.command.startsWith('flakeproof ') ? 'wrapper' : 'config' }
 }
 
@@ -195,6 +200,30 @@ function jestHints(version: string | undefined): Hints {
       const project = test === undefined || test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
       return flakeproofCommand(`jest --flaky-repeat ${trialsToDecide(subject)}${file}${project}`)
     },
+  }
+}
+
+/**
+ * Playwright: `npx playwright test <file> --grep '/ <suites and name>$/' --project <p>`. Its grep is
+ * matched against the project, the file, the suites and the name joined by spaces, case-insensitive
+ * unless written `/…/`: the slashes keep the case, and the leading space and `$` the whole name.
+ * `--shuffle <seed>` is its own seeded order (of files, and of tests when fully parallel).
+ */
+function playwrightHints(): Hints {
+  const project = (test: { project: string }): string => (test.project === '' ? '' : ` --project ${shellWord(test.project)}`)
+  const select = (test: HintSubject, whole: boolean): string => {
+    const name = test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    return `${shellWord(test.file)}${whole ? '' : ` --grep ${shellWord(`/ ${name}$/`)}`}${project(test)}`
+  }
+  const runTest = (test: HintSubject, whole: boolean): string => `npx playwright test ${select(test, whole)}`
+  return {
+    again: (flags) => flakeproofCommand(`playwright ${flags}`),
+    againFor: (test, flags) => flakeproofCommand(`playwright ${flags} ${select(test, false)}`),
+    runTest,
+    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
+    seededOrder: (seed) => `--shuffle ${seed}`,
+    // Whole-run rounds of the file, as for Vitest: each round starts new workers, so fresh module state.
+    decide: ({ test }) => flakeproofCommand(`playwright --flaky-rounds 3 --flaky-repeat 10${test === undefined ? '' : ` ${shellWord(test.file)}${project(test)}`}`),
   }
 }
 

@@ -35,6 +35,12 @@ export function pairOrder(seed: number, id: string): PairOrder {
 /** The largest assignment seed: a 31-bit whole number, as `--flaky-seed` accepts. */
 export const MAX_ASSIGNMENT_SEED = 2 ** 31 - 1
 
+/** A file the runner kept of one execution: its name as the runner gives it (`trace`) and where it is. */
+export interface Attachment {
+  name: string
+  path: string
+}
+
 /** One execution of one test. */
 export interface Repetition {
   /** Passed (with `fails` tests inverted, as the runner counts them). */
@@ -46,6 +52,8 @@ export interface Repetition {
   signature?: string
   /** That error's stack trace as the runner gave it, capped: where it failed, for the HTML report. */
   stack?: string
+  /** Files the runner kept of this execution (Playwright's trace and screenshot), absolute paths, for report.html to link. */
+  attachments?: Attachment[]
   /** Console output of this execution, capped per stream. */
   stdout?: string
   stderr?: string

@@ -27,6 +27,7 @@ export function toFactLines(test: ReportedTest, place: FactPlace = { before: 0 }
     elapsed_ms: repetition.elapsedMs,
     error: repetition.error ?? null,
     ...(repetition.stack === undefined ? {} : { stack: repetition.stack }),
+    ...(repetition.attachments === undefined ? {} : { attachments: repetition.attachments }),
     stdout: repetition.stdout ?? '',
     stderr: repetition.stderr ?? '',
     repeat: index,

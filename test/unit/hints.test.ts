@@ -18,6 +18,11 @@ describe('runTest: one test in a fresh process, in its runner’s own syntax', (
     ['Jest', { runner: 'jest', version: '29.7.0' }, { ...plain, file: 'test/a.test.js' }, false, "npx jest test/a.test.js -t '^cache refresh$'"],
     ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, false, "npx jest a.test.ts -t '^cache refresh$' --selectProjects dom"],
     ['Jest, its file whole', { runner: 'jest' }, plain, true, 'npx jest a.test.ts'],
+    // Playwright's grep reads `project file suites name @tags` (spaces between); `/…/` keeps the case, the space and `$` the whole name.
+    ['Playwright', { runner: 'playwright' }, { project: 'desktop', file: 'tests/cart.spec.ts', name: 'cart > shows the total' }, false, "npx playwright test tests/cart.spec.ts --grep '/ cart shows the total$/' --project desktop"],
+    ['Playwright, escaped, no project', { runner: 'playwright' }, marked, false, `npx playwright test b.test.ts --grep '/ f\\(x\\) "ok"\\.$/' --project web`],
+    ['Playwright, a slash in the name', { runner: 'playwright' }, { project: '', file: 'a.spec.ts', name: 'GET /cart' }, false, "npx playwright test a.spec.ts --grep '/ GET \\/cart$/'"],
+    ['Playwright, its file whole', { runner: 'playwright' }, { project: 'mobile', file: 'a.spec.ts', name: 'x' }, true, 'npx playwright test a.spec.ts --project mobile'],
     ['command mode: every trial is a fresh process', { runner: 'command' }, plain, false, null],
     // After repeat every run was a fresh process already (no fresh-run measurement), but the producer's command still looks at the test alone.
     ['repeat: the producer looks at the test alone', { runner: 'reports', via: 'repeat', producer: 'pytest' }, { project: '', file: 'tests.test_cart.TestCart', name: 'test_total[2]' }, false, 'python3 -m pytest -k test_total'],
@@ -65,6 +70,7 @@ describe('again: the next flakeproof run, in the form the run was started with',
     [vitest, '--flaky-repeat 200', 'npx flakeproof vitest --flaky-repeat 200'],
     [vitestConfig, '--flaky-proof', 'npx vitest run -- --flaky-proof'],
     [{ runner: 'jest' }, '--flaky-proof', 'npx flakeproof jest --flaky-proof'],
+    [{ runner: 'playwright' }, '--flaky-repeat 20', 'npx flakeproof playwright --flaky-repeat 20'],
     [{ runner: 'reports', via: 'repeat' }, '--flaky-proof', 'npx flakeproof proof --cmd "<fixed test command>" --policy policy.json'],
     [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200 --flaky-observe', 'npx flakeproof observe --cmd "<test command>" --slow-trials 20 --gap-ms 2000'],
     [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200', 'npx flakeproof repeat --runs 200 --junit <report path> -- <test command>'],
@@ -86,6 +92,8 @@ describe('decide: the run that would decide an undetermined switch, in the runne
     ['Jest, a project', { runner: 'jest', version: '29.7.0' }, { test: { ...plain, project: 'dom' }, ...passedOnce }, 'npx flakeproof jest --flaky-repeat 42 a.test.ts --selectProjects dom'],
     // Twice the trials seen when that is more: 2 × 30 = 60 > 42.
     ['Jest, more trials seen than the shape needs', { runner: 'jest' }, { test: plain, switchAt: 2, trials: 30 }, 'npx flakeproof jest --flaky-repeat 60 a.test.ts'],
+    // Playwright has whole-run rounds too (each round new workers): the file whole, in its project.
+    ['Playwright, a project', { runner: 'playwright' }, { test: { project: 'desktop', file: 'tests/cart.spec.ts', name: 'x' }, ...passedOnce }, 'npx flakeproof playwright --flaky-rounds 3 --flaky-repeat 10 tests/cart.spec.ts --project desktop'],
     ['command mode', { runner: 'command' }, { command: 'node job.js', ...passedOnce }, 'npx flakeproof measure --cmd "node job.js" --trials 42'],
     // Two failures first (FFPP…) and its mirror: 2 orders in C(n, 2), below 1/20 once C(n, 2) > 40: n = 10 (45); twice that, 20 (more than 2 × 5).
     ['command mode, a block of two', { runner: 'command' }, { command: 'node job.js', switchAt: 3, trials: 5 }, 'npx flakeproof measure --cmd "node job.js" --trials 20'],
@@ -110,6 +118,8 @@ describe('againFor: one test with flakeproof flags, selected in the runner’s o
     ['Vitest, the plugin in the config', vitestConfig, marked, '--flaky-proof', `npx vitest run b.test.ts -t '^f\\(x\\) "ok"\\.$' --project web -- --flaky-proof`],
     ['Jest', { runner: 'jest', version: '30.0.0' }, { ...plain, file: 'test/a.test.js' }, "--flaky-proof --flaky-out '.flakeproof'", "npx flakeproof jest --flaky-proof --flaky-out '.flakeproof' test/a.test.js -t '^cache refresh$'"],
     ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, '--flaky-repeat 200', "npx flakeproof jest --flaky-repeat 200 a.test.ts -t '^cache refresh$' --selectProjects dom"],
+    // Playwright's grep matches project, file, suites and name joined by spaces: the leading space and `$` anchor the whole name.
+    ['Playwright', { runner: 'playwright' }, { project: 'desktop', file: 'tests/cart.spec.ts', name: 'cart > shows the total' }, '--flaky-repeat 200', "npx flakeproof playwright --flaky-repeat 200 tests/cart.spec.ts --grep '/ cart shows the total$/' --project desktop"],
     // No command selects one test there: the caller falls back to `again`.
     ['command mode', { runner: 'command' }, plain, '--flaky-repeat 200', null],
     ['reports', { runner: 'reports', via: 'ingest', producer: 'pytest' }, plain, '--flaky-repeat 200', null],
@@ -130,6 +140,7 @@ describe('seededOrder: the runner’s own seeded order, where its version has on
     [{ runner: 'jest', version: '29.5.0' }, '--randomize --seed 7'],
     [{ runner: 'jest', version: '30.0.5' }, '--randomize --seed 7'],
     [{ runner: 'jest' }, '--randomize --seed 7'],
+    [{ runner: 'playwright' }, '--shuffle 7'],
     [{ runner: 'command' }, null],
   ])('%j', (context, option) => {
     expect(hintsFor(context).seededOrder('7')).toBe(option)
@@ -142,6 +153,7 @@ describe('hintContextOf: the context from rate.json', () => {
     ['the plugin in the config', { command: 'vitest run -- --flaky-repeat 20', tests: [] }, vitestConfig],
     ['Jest recorded with its version', { command: 'jest --ci', tests: [], runner: { name: 'jest', version: '29.4.3' } }, { runner: 'jest', version: '29.4.3' }],
     ['Jest before `runner` was recorded', { command: 'flakeproof jest --flaky-repeat 20', tests: [] }, { runner: 'jest', version: undefined }],
+    ['Playwright', { command: 'flakeproof playwright --flaky-repeat 20', tests: [], runner: { name: 'playwright', version: '1.65.1' } }, { runner: 'playwright' }],
     ['command mode', { command: 'node job.js' }, { runner: 'command' }],
     ['repeat', { command: 'python3 -m pytest', tests: [], reports: 'junit' }, { runner: 'reports', via: 'repeat', producer: undefined }],
     ['ingest of cargo logs', { command: 'flakeproof ingest --libtest "logs/*.log"', tests: [], reports: 'libtest' }, { runner: 'reports', via: 'ingest', producer: 'libtest' }],
