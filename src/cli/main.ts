@@ -5,29 +5,33 @@ import { parseArgs } from 'node:util'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
-import { renderVitestFlags } from '../config/vitest-options.js'
-import { renderJestFlags } from '../config/jest-options.js'
 import { FlakeproofError, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../core/rate.js'
-import { collect } from './commands/collect.js'
-import { facts } from './commands/facts.js'
-import { investigate } from './commands/investigate.js'
-import { history } from './commands/history.js'
-import { measure } from './commands/measure.js'
-import { merge } from './commands/merge.js'
-import { observe } from './commands/observe.js'
-import { plan } from './commands/plan.js'
-import { policy } from './commands/policy.js'
-import { proof } from './commands/proof.js'
-import { ingest } from './commands/ingest.js'
-import { repeat } from './commands/repeat.js'
-import { report } from './commands/report.js'
-import { schema } from './commands/schema.js'
 import { joinShellWords } from './_shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history]
+/**
+ * Every command, in the order `flakeproof --help` lists them, each loaded only when it runs: start-up
+ * pays for one command's modules, not for every schema, renderer and parser (bench/startup.mjs).
+ * A new command is one line here.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandSpec>>> = {
+  measure: async () => (await import('./commands/measure.js')).measure,
+  plan: async () => (await import('./commands/plan.js')).plan,
+  collect: async () => (await import('./commands/collect.js')).collect,
+  facts: async () => (await import('./commands/facts.js')).facts,
+  observe: async () => (await import('./commands/observe.js')).observe,
+  policy: async () => (await import('./commands/policy.js')).policy,
+  proof: async () => (await import('./commands/proof.js')).proof,
+  report: async () => (await import('./commands/report.js')).report,
+  investigate: async () => (await import('./commands/investigate.js')).investigate,
+  schema: async () => (await import('./commands/schema.js')).schema,
+  repeat: async () => (await import('./commands/repeat.js')).repeat,
+  ingest: async () => (await import('./commands/ingest.js')).ingest,
+  merge: async () => (await import('./commands/merge.js')).merge,
+  history: async () => (await import('./commands/history.js')).history,
+}
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
@@ -43,7 +47,7 @@ export async function runMain(argv: readonly string[]): Promise<void> {
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(renderOverview())
+    process.stdout.write(await renderOverview())
     return name === undefined ? 2 : 0
   }
   if (name === '--version' || name === '-v') {
@@ -52,8 +56,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (name === 'vitest') return runVitest(rest)
   if (name === 'jest') return runJest(rest)
-  const spec = COMMANDS.find((c) => c.name === name)
-  if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!load) return usageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(', ')}`)
+  const spec = await load()
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(renderHelp(spec))
     return 0
@@ -95,7 +100,7 @@ async function main(argv: readonly string[]): Promise<number> {
 /** `flakeproof vitest`: its arguments belong to Vitest and to the plugin, so they are passed on whole. */
 async function runVitest(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(VITEST_HELP)
+    process.stdout.write(await vitestHelp())
     return 0
   }
   try {
@@ -113,26 +118,30 @@ async function runVitest(args: string[]): Promise<number> {
   }
 }
 
-const VITEST_HELP = [
-  "flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config",
-  '',
-  'Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]',
-  '',
-  'Flags:',
-  ...renderVitestFlags(),
-  '',
-  'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
-  'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
-  '',
-  'Example:',
-  '  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
-  '',
-].join('\n')
+/** The flag table is loaded only for this help: the run itself gets it from the plugin. */
+async function vitestHelp(): Promise<string> {
+  const { renderVitestFlags } = await import('../config/vitest-options.js')
+  return [
+    "flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config",
+    '',
+    'Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]',
+    '',
+    'Flags:',
+    ...renderVitestFlags(),
+    '',
+    'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
+    'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
+    '',
+    'Example:',
+    '  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
+    '',
+  ].join('\n')
+}
 
 /** `flakeproof jest`: like `flakeproof vitest`, for Jest (an optional peer too). */
 async function runJest(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(JEST_HELP)
+    process.stdout.write(await jestHelp())
     return 0
   }
   try {
@@ -150,21 +159,24 @@ async function runJest(args: string[]): Promise<number> {
   }
 }
 
-const JEST_HELP = [
-  "flakeproof jest: run Jest with flakeproof's reporter and setup file added to the config",
-  '',
-  'Usage: flakeproof jest [--flaky-* flags] [any jest arguments]',
-  '',
-  'Flags:',
-  ...renderJestFlags(),
-  '',
-  "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
-  'Writes the same files as `flakeproof vitest` in --flaky-out.',
-  '',
-  'Example:',
-  '  flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
-  '',
-].join('\n')
+async function jestHelp(): Promise<string> {
+  const { renderJestFlags } = await import('../config/jest-options.js')
+  return [
+    "flakeproof jest: run Jest with flakeproof's reporter and setup file added to the config",
+    '',
+    'Usage: flakeproof jest [--flaky-* flags] [any jest arguments]',
+    '',
+    'Flags:',
+    ...renderJestFlags(),
+    '',
+    "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
+    'Writes the same files as `flakeproof vitest` in --flaky-out.',
+    '',
+    'Example:',
+    '  flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
+    '',
+  ].join('\n')
+}
 
 function parseOptions(spec: CommandSpec, given: string[]): unknown {
   const { args, rest } = splitRest(spec, given)
@@ -294,14 +306,16 @@ function usageError(message: string, command?: string): number {
   return 2
 }
 
-function renderOverview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length))
+/** The overview lists every command's summary, so it loads them all (help is not on a hot path). */
+async function renderOverview(): Promise<string> {
+  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()))
+  const width = Math.max(...commands.map((c) => c.name.length))
   return [
     'flakeproof: turn "it passed when I ran it again" into numbers.',
     '',
     'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
     '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     `  ${'vitest'.padEnd(width)}  run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]`,
     `  ${'jest'.padEnd(width)}  run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]`,
     '',
