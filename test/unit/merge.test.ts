@@ -13,21 +13,10 @@ import { toFactLines } from '../../src/pipeline/test-facts.js'
 import { tallyTest } from '../../src/pipeline/test-tally.js'
 import { rateFile } from '../rate-file.js'
 import { reportedTest } from '../reported-test.js'
+import { prng } from '../prng.js'
 import { tempDir } from '../utils.js'
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
-
-/** mulberry32: a seeded PRNG, so every generated case replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A test failing where `pattern` has an 'x', with varied times and an error on failures, so tokens and predicates are compared too. */
 function reported(name: string, pattern: string): ReportedTest {
