@@ -68,7 +68,9 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
-    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => ({ ...line, origin: line.origin ?? dir })))
+    // The lines are fresh from linesOf and this merge's own: labelled and numbered in place, not copied
+    // (a copy per line and step was most of a merge's garbage).
+    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => withOrigin(line, dir)))
     const split = splitByOrigin(own, confidence)
     if (split) {
       const { project, file, name } = own[0] as TestFact
@@ -76,7 +78,7 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
       cut.add(id)
     }
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
-    const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map(renumber)
     const first = ordered[0] as TestFact
     const test: ReportedTest = {
       project: first.project ?? '',
@@ -183,6 +185,18 @@ function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): stri
     `failed all ${executions(split.failing)} executions in ${names(split.failing)} and passed all ${executions(split.passing)} in ${names(split.passing)}: ` +
     'the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own'
   )
+}
+
+function withOrigin(line: TestFact, dir: string): TestFact {
+  line.origin ??= dir
+  return line
+}
+
+/** The i-th of a test's merged executions: trial i + 1, repetition i. */
+function renumber(line: TestFact, i: number): TestFact {
+  line.trial = i + 1
+  line.repeat = i
+  return line
 }
 
 function toRepetition(line: TestFact): Repetition {
