@@ -30,7 +30,7 @@ for (let f = 1; f <= folders; f++) {
       }),
     },
   }))
-  writeFileSync(join(dir, 'facts.jsonl'), `${reported.flatMap(toFactLines).map((l) => JSON.stringify(l)).join('\n')}\n`)
+  writeFileSync(join(dir, 'facts.jsonl'), `${reported.flatMap((t) => toFactLines(t)).map((l) => JSON.stringify(l)).join('\n')}\n`)
   factBytes += statSync(join(dir, 'facts.jsonl')).size
   const tallies = reported.map((t) => tallyTest(t, confidence.exact))
   const outcomes = tallies.map((t) => outcomeOf(t, repeat, confidence)).sort(byConcern)
