@@ -1,7 +1,7 @@
 // What every bench shares: smoke mode, paired timing of two commands, and the one line format a
 // ratio is printed in (test/e2e/bench-smoke.test.ts reads it, bench/all.mjs gathers it).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -100,4 +100,27 @@ export function printRatio(name, value, target, detail = '') {
 export function spread({ a, b, min, max, pairs }, [nameA, nameB], unit = 'ms') {
   const at = (x) => (unit === 's' ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`)
   return `${nameA} ${at(a)}, ${nameB} ${at(b)} (medians); ratios ${min.toFixed(3)}–${max.toFixed(3)} over ${pairs} pair${pairs === 1 ? '' : 's'}`
+}
+
+/**
+ * A Vitest project in `dir`: `files` test files of `tests` trivial tests each (`tests/fNN.test.ts`),
+ * or the given `source` per file, a vitest.config.ts with `config` inside `test: {…}`, and this
+ * repository's node_modules borrowed through a link (Vitest resolves from the project).
+ */
+export function vitestProject(dir, { files = 20, tests = 10, source, config = '' } = {}) {
+  mkdirSync(join(dir, 'tests'), { recursive: true })
+  for (let f = 1; f <= files; f++) {
+    const body = source ?? Array.from({ length: tests }, (_, t) => `test('t${t + 1}', () => { expect(${f} + ${t}).toBe(${f + t}) })`).join('\n')
+    writeFileSync(join(dir, 'tests', `f${String(f).padStart(2, '0')}.test.ts`), `import { expect, test } from 'vitest'\n${body}\n`)
+  }
+  writeFileSync(join(dir, 'vitest.config.ts'), `import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { include: ['tests/*.test.ts'], ${config} } })\n`)
+  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  return dir
+}
+
+/** Peak resident memory of one command in MB (GNU time's %M), the command's own output dropped. */
+export function peakMb({ file = process.execPath, args, cwd = ROOT, env }) {
+  const result = spawnSync('/usr/bin/time', ['-f', '%M', file, ...args], { cwd, env: env ?? process.env, encoding: 'utf8', maxBuffer: 1 << 28 })
+  if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${result.status}:\n${result.stderr.slice(-3000)}`)
+  return Number(result.stderr.trim().split('\n').at(-1)) / 1024
 }
