@@ -1,10 +1,7 @@
 import { relative } from 'node:path'
 import { setTimeout as realDelay } from 'node:timers/promises'
 import { format } from 'node:util'
-import { JournalWriter } from '../../src/artifacts/journal.js'
-import type { Repetition, RepetitionMode } from '../../src/core/repetition.js'
-import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
-import { CAPTURE_LIMIT, cap, messageOf } from '../vitest/_repetition.js'
+import { assignTestIds, CAPTURE_LIMIT, cap, JournalWriter, messageOf, type Repetition, type RepetitionMode, type TestIdentity } from '../../src/session/worker.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 
 /**

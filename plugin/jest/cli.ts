@@ -1,11 +1,10 @@
 import { realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { resolveJestOptions } from '../../src/config/jest-options.js'
-import { extractVitestFlags } from '../../src/config/vitest-options.js'
-import { FlakeproofError } from '../../src/errors.js'
+import { FlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, takenOptions } from '../../src/session/adapter.js'
 import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
+import { jestVersion } from './_version.js'
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
 const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
@@ -25,7 +24,7 @@ interface JestPackage {
   runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
 }
 interface JestConfig {
-  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { reporters?: Reporter[] }; configs: ProjectConfig[] }>
+  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { rootDir?: string; reporters?: Reporter[] }; configs: ProjectConfig[] }>
 }
 interface ProjectConfig {
   setupFilesAfterEnv: string[]
@@ -37,19 +36,27 @@ interface ProjectConfig {
  * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §12): Jest's own entry points, in this
  * process, with flakeproof's reporter and setup file *added* to the resolved config — Jest's CLI flags
  * `--reporters` and `--setupFilesAfterEnv` would replace the user's. Every other argument goes to
- * Jest's parser untouched. Returns the exit code: Jest's, except that a measurement's failed copies
+ * Jest's parser untouched. A run's exit code is Jest's, except that a measurement's failed copies
  * are advisory (as with Vitest) unless `--flaky-fail-on-flaky`, and a failed proof is 1.
  */
-export async function runJestWrapper(args: readonly string[]): Promise<number> {
-  const resolved = resolveJestOptions({}, args, process.env)
-  const { rest } = extractVitestFlags(args)
-  const { jest, config } = loadJest(process.cwd())
+export const jestAdapter: RunnerAdapter = {
+  runner: RUNNERS.jest,
+  version: () => jestVersion(process.cwd()),
+  async prepare(args, command) {
+    const jest = loadJest(process.cwd())
+    return (options) => runJestOnce(jest, options, [...args], command)
+  },
+}
+
+// --- internal ---
+
+/** One Jest run with flakeproof's reporter and setup file added, and these options. */
+async function runJestOnce({ jest, config }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
   const argv = await jest.buildArgv(rest)
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
   const { globalConfig, configs } = await config.readConfigs(argv, projects)
-  const command = `flakeproof jest ${args.join(' ')}`.trim()
   const reporters = (globalConfig.reporters ?? ['default']).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
-  const ourOptions = { ...(resolved ?? {}), command }
+  const ourOptions = { ...(resolved ? takenOptions(RUNNERS.jest, resolved) : {}), command }
   const setups = sameSetting(configs.map((c) => c.setupFilesAfterEnv), 'setupFilesAfterEnv')
   const withOurs: JestArgv = {
     ...argv,
@@ -61,19 +68,20 @@ export async function runJestWrapper(args: readonly string[]): Promise<number> {
   delete (globalThis as Record<symbol, unknown>)[JEST_VERDICT]
   const { results, globalConfig: used } = await jest.runCLI(withOurs, projects)
   const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
-  if (verdict?.proofFailed) return 1
-  if (results.success || (verdict?.advisory && onlyTestsFailed(results))) return 0
-  return used.testFailureExitCode
+  const outDir = resolve(globalConfig.rootDir ?? process.cwd(), resolved?.outDir ?? '.flakeproof')
+  const testTimeMs = results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
+  const code = verdict?.proofFailed ? 1 : results.success || (verdict?.advisory && onlyTestsFailed(results)) ? 0 : used.testFailureExitCode
+  return { code, outDir, testTimeMs }
 }
 
-// --- internal ---
 
-/** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail. */
+/** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail, and the time in them. */
 interface JestResults {
   success: boolean
   numFailedTests: number
   numRuntimeErrorTestSuites: number
   snapshot: { failure: boolean }
+  testResults: { perfStats?: { start?: number; end?: number } }[]
 }
 
 /**
@@ -85,8 +93,13 @@ function onlyTestsFailed(results: JestResults): boolean {
   return results.numFailedTests > 0 && results.numRuntimeErrorTestSuites === 0 && !results.snapshot.failure
 }
 
+interface LoadedJest {
+  jest: JestPackage
+  config: JestConfig
+}
+
 /** The project's Jest (not ours): `jest`, and `jest-config` as its CLI resolves it. */
-function loadJest(cwd: string): { jest: JestPackage; config: JestConfig } {
+function loadJest(cwd: string): LoadedJest {
   let jestPath: string
   try {
     jestPath = createRequire(join(cwd, 'package.json')).resolve('jest')

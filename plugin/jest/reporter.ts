@@ -1,24 +1,24 @@
 import { relative } from 'node:path'
-import pc from 'picocolors'
-import { isProcessAlive } from '../../src/artifacts/_process.js'
-import { JournalReader, type JournalTest } from '../../src/artifacts/journal.js'
-import { acquireOutputLock, type OutputLock } from '../../src/artifacts/lock.js'
-import { prepareRunDir, type RunDir, runDirOf } from '../../src/artifacts/run-dir.js'
-import type { RunError } from '../../src/artifacts/test-schemas.js'
-import { type FlakeproofJestOptions, JestOptionsSchema, type ResolvedJestOptions, resolveJestOptions } from '../../src/config/jest-options.js'
-import { resolveOutDir } from '../../src/config/vitest-options.js'
-import { stripAnsi } from '../../src/core/ansi.js'
-import { fractionFromNumber } from '../../src/core/fraction.js'
-import type { Repetition } from '../../src/core/repetition.js'
-import { assignTestIds, formatTestId } from '../../src/core/test-id.js'
-import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
-import { readProofRuns } from '../../src/pipeline/proof-runs.js'
-import { recoverUnfinished } from '../../src/pipeline/test-recovery.js'
-import { type TestRunResult, TestRunRecorder } from '../../src/pipeline/test-run.js'
-import { ProgressPrinter } from '../vitest/_progress.js'
-import { cap, messageOf } from '../vitest/_repetition.js'
-import { renderTable } from '../vitest/_table.js'
+import {
+  assignTestIds,
+  cap,
+  type FlakeproofVitestOptions,
+  formatTestId,
+  type JournalTest,
+  messageOf,
+  type Repetition,
+  type ReportedTest,
+  resolveOutDir,
+  resolveRunnerOptions,
+  type RunError,
+  RUNNERS,
+  selectProof,
+  stripAnsi,
+  TestSession,
+  VitestOptionsSchema,
+} from '../../src/session/adapter.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { jestVersion } from './_version.js'
 
 /** The slices of Jest's reporter arguments read here (Jest 29 and 30 alike). */
 export interface JestGlobalConfig {
@@ -48,7 +48,7 @@ interface AggregatedResult {
 }
 
 /** Options of the reporter: flakeproof's Jest options, and how the run was started. */
-export interface JestReporterOptions extends FlakeproofJestOptions {
+export interface JestReporterOptions extends FlakeproofVitestOptions {
   /** Set by `flakeproof jest`, for the files' `command`. */
   command?: string
 }
@@ -72,16 +72,11 @@ export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
  */
 export default class FlakeproofJestReporter {
   private readonly _rootDir: string
+  private readonly _session: TestSession
+  private readonly _proving: boolean
+  private readonly _measuring: boolean
+  private readonly _failOnFlaky: boolean
   private readonly _seed: number | null
-  private readonly _options: (ResolvedJestOptions & { command: string }) | undefined
-  private readonly _command: string
-  private readonly _outDir: string
-  private readonly _run: RunDir
-  private readonly _lock: OutputLock
-  private readonly _proof: { runs: Record<string, number>; from: string } | undefined
-  private _recorder: TestRunRecorder | undefined
-  private _journal: JournalReader | undefined
-  private _progress: ProgressPrinter | undefined
   private readonly _started = new Set<string>()
   private readonly _finished = new Set<string>()
   private readonly _files = new Set<string>()
@@ -96,44 +91,46 @@ export default class FlakeproofJestReporter {
     const { command, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
-    this._command = command ?? `jest ${process.argv.slice(2).join(' ')}`.trim()
-    const resolved = resolveJestOptions(rest, [], process.env)
-    this._options = resolved && { ...resolved, command: this._command }
-    const where = resolved ?? JestOptionsSchema.parse(rest)
-    this._outDir = resolveOutDir(this._rootDir, where)
-    this._lock = acquireOutputLock(this._outDir, `flakeproof/jest/reporter outDir ${where.outDir}`)
-    process.once('exit', () => this._lock.release())
-    this._run = runDirOf(this._outDir)
-    prepareRunDir(this._run)
-    this._proof = resolved?.proof ? readProofRuns(this._outDir, 'Measure first: `flakeproof jest --flaky-repeat 200`.') : undefined
+    const version = jestVersion(this._rootDir)
+    const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
+    const settled = resolved ?? VitestOptionsSchema.parse(rest)
+    this._measuring = resolved !== undefined
+    this._proving = resolved?.proof === true
+    this._failOnFlaky = resolved?.failOnFlaky === true
+    const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
+    const runner = RUNNERS.jest
+    const base = {
+      runner,
+      version,
+      options: settled,
+      command: command ?? `jest ${process.argv.slice(2).join(' ')}`.trim(),
+      lockLabel: `flakeproof/jest/reporter outDir ${settled.outDir}`,
+      journal: resolved !== undefined,
+      seed: this._seed,
+      // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
+      modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
+    }
+    const outDir = resolveOutDir(this._rootDir, settled)
+    const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
+    this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
+    const run = this._session.open()
+    process.once('exit', () => this._session.release())
     if (!resolved) return
     // Workers start after the reporters are built, and inherit this.
     const repeat: RepeatOptions = {
-      mode: this._proof ? 'proof' : 'measure',
-      repeat: this._proof ? 1 : (resolved.repeat ?? 1),
-      slowRepeat: resolved.observe && !this._proof ? resolved.slowRepeat : 0,
+      mode: proof ? 'proof' : 'measure',
+      repeat: proof ? 1 : (resolved.repeat ?? 1),
+      slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
-      proofRuns: this._proof?.runs ?? {},
-      journalDir: this._run.journal,
+      proofRuns: proof?.runs ?? {},
+      journalDir: run.journal,
       rootDir: this._rootDir,
     }
     process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
 
   onRunStart(): void {
-    const options = this._options
-    this._journal = options ? new JournalReader(this._run.journal) : undefined
-    this._recorder = new TestRunRecorder(this._outDir, this._run, {
-      mode: !options ? 'single' : this._proof ? 'proof' : 'measure',
-      command: this._command,
-      repeat: options && !this._proof ? (options.repeat ?? 1) : 1,
-      observe: options?.observe === true && !this._proof,
-      confidence: { value: options?.confidence ?? 0.95, exact: fractionFromNumber(options?.confidence ?? 0.95) },
-      proofRuns: this._proof?.runs ?? {},
-      ...(this._proof ? { proofFrom: this._proof.from } : {}),
-      lang: 'en',
-    })
-    if (this._journal) this._progress = new ProgressPrinter(this._journal, (line) => process.stderr.write(`${line}\n`), { tty: process.stderr.isTTY === true })
+    this._session.begin()
   }
 
   onTestFileStart(test: JestTest): void {
@@ -148,32 +145,23 @@ export default class FlakeproofJestReporter {
     // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
     const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
     if (failure) this._runErrors.push({ project: '', file, error: cap(messageOf({ message: failure })) })
-    if (this._journal) this._fromJournal(file, result)
+    if (this._session.journal) this._fromJournal(file, result)
     else this._fromResults(file, result)
   }
 
   onRunComplete(_contexts: unknown, aggregated: AggregatedResult): void {
-    this._progress?.stop()
-    const recorder = this._recorder
-    if (!recorder) return
     for (const path of this._started) {
       if (this._finished.has(path)) continue
       const file = relative(this._rootDir, path).split('\\').join('/')
       this._runErrors.push({ project: '', file, error: 'Jest reported no result for this file (its worker may have died)' })
     }
-    const unfinished = this._unfinished()
-    for (const test of unfinished) this._record(test)
-    this._recorder = undefined
-    const complete = !aggregated.wasInterrupted && unfinished.length === 0
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
-    const result = recorder.finish(complete, collected, this._runErrors)
+    const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
     const verdict: JestRunVerdict = {
-      advisory: !this._proof && complete && this._runErrors.length === 0 && this._allFailed === 0 && !this._options?.failOnFlaky,
-      proofFailed: result.proof?.passed === false,
+      advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
+      proofFailed: result?.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict
-    this._print(result)
-    if (verdict.proofFailed) process.exitCode = 1
   }
 
   // --- internal ---
@@ -197,16 +185,14 @@ export default class FlakeproofJestReporter {
 
   /** Each test of the file whose copies all ended, from the journal; Jest's own count of copies is the check. */
   private _fromJournal(file: string, result: JestTestResult): void {
-    const journal = this._journal as JournalReader
     let journaled = 0
-    for (const [id, test] of [...journal.read().tests]) {
+    for (const [id, test] of [...(this._session.journal?.read().tests ?? [])]) {
       if (!test.identity || test.identity.file !== file || !test.ended) continue
-      journal.forget(id)
       journaled += test.repetitions.length
       this._record(this._reported(id, test, test.repetitions as Repetition[]))
     }
     const ran = result.testResults.filter((r) => r.status === 'passed' || r.status === 'failed').length
-    if (this._options && !this._proof && ran !== journaled) {
+    if (this._measuring && !this._proving && ran !== journaled) {
       this._runErrors.push({ project: '', file, error: `Jest reported ${ran} test execution(s) and the setup file recorded ${journaled}: is 'flakeproof/jest/setup' in setupFilesAfterEnv?` })
     }
   }
@@ -237,44 +223,7 @@ export default class FlakeproofJestReporter {
   private _record(test: ReportedTest): void {
     this._ids.add(test.evidence.id)
     if (test.evidence.repetitions.every((r) => !r.ok)) this._allFailed++
-    this._recorder?.record(test)
-  }
-
-  /** Tests whose copies did not all end (a worker died, the run stopped): what they finished, cut short. */
-  private _unfinished(): ReportedTest[] {
-    if (!this._journal) return []
-    const open = this._journal.read().tests
-    if (open.size === 0) return []
-    const died = (test: JournalTest): boolean => test.pid !== undefined && !isProcessAlive(test.pid)
-    return recoverUnfinished(open, { kind: 'crashed', cause: 'the Jest worker stopped', at: Date.now(), died }, () => (this._proof ? 'proof' : 'fast')).map((test) => ({
-      ...test,
-      evidence: { ...test.evidence, seed: this._seed },
-    }))
-  }
-
-  private _print(result: TestRunResult): void {
-    const log = (line: string): void => {
-      process.stderr.write(`${line}\n`)
-    }
-    const shown = relative(process.cwd(), result.dir) || '.'
-    log('')
-    if (result.unchanged) {
-      log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`no test ran: the files in ${shown} were left as they were`))
-      return
-    }
-    log(pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`${result.tests.length} test(s), files in ${shown}`))
-    for (const { file, error } of this._runErrors) log(pc.red(`  ✗ ${file ?? 'outside any file'}: ${error.split('\n')[0]}`))
-    if (result.proof) {
-      for (const [id, p] of Object.entries(result.proof.tests ?? {})) {
-        const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
-        log(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
-      }
-      log(result.proof.passed ? pc.green('  proof passed') : pc.red('  proof FAILED'))
-      return
-    }
-    const concerning = result.tests.filter((o) => o.verdict !== 'stable')
-    if (concerning.length > 0) for (const line of renderTable(concerning)) log(line)
-    else log(pc.green('  no flaky or broken test'))
+    this._session.record(test.evidence.id, test)
   }
 }
 
@@ -285,3 +234,4 @@ function suiteFailure(text: string | null | undefined): string {
   const plain = stripAnsi(text ?? '').replace(/^\s*● Test suite failed to run\s*/, '')
   return plain.split('\n').map((line) => line.replace(/^ {4}/, '')).join('\n').trim() || 'the file failed outside its tests'
 }
+

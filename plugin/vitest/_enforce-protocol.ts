@@ -2,7 +2,7 @@
  * What the plugin tells the enforcing runner, and what the runner hands the enforcement reporter on
  * each listed test's meta. Plain data only: it crosses Vitest's RPC.
  */
-import type { EnforcedTest } from '../../src/pipeline/enforcement.js'
+import type { EnforcedTest } from '../../src/session/worker.js'
 
 declare module '@vitest/runner' {
   interface TaskMeta {

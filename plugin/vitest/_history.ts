@@ -1,42 +1,37 @@
 import type { TestCase, TestModule } from 'vitest/node'
-import { type HistoryTest, recordHistory } from '../../src/pipeline/history-record.js'
+import type { EverydayResult } from '../../src/session/adapter.js'
 import type {} from './_enforce-protocol.js'
 
 /**
- * An ordinary Vitest run (no repetitions) as history (docs/contracts.md §11): one record per test
- * that ran. A test that passed only after Vitest's `retry` is `flaky`: the retry hid a failure. An
- * enforced run (`enforced`) is an ordinary run too; a quarantined test's failure, which its runner
- * turned into a pass, is recorded as the failure it was.
+ * An ordinary Vitest run (no repetitions) as the session's everyday results (docs/contracts.md §11):
+ * one per test that ran. An enforced run (`enforced`) is an ordinary run too; a quarantined test's
+ * failure, which its runner turned into a pass, is the failure it was. Undefined when the plugin's
+ * runner repeats tests in this process (a reporter listed by path stays beside it): no everyday run.
  */
-export function recordVitestHistory(
-  outDir: string,
-  root: string,
+export function vitestEverydayResults(
   modules: ReadonlyArray<TestModule>,
   idOf: (testCase: TestCase) => { id: string; identity: { project: string; file: string } },
   enforced = false,
-): string | undefined {
-  // The plugin's runner repeats tests in this process (a reporter listed by path stays beside it): no everyday run.
+): EverydayResult[] | undefined {
   if (!enforced && (globalThis as Record<symbol, unknown>)[Symbol.for('flakeproof.vitest.installed')]) return undefined
-  const tests: HistoryTest[] = []
+  const results: EverydayResult[] = []
   for (const module of modules) {
     for (const testCase of module.children.allTests()) {
       const { state } = testCase.result()
       if (state !== 'passed' && state !== 'failed') continue
       const diagnostic = testCase.diagnostic()
-      const retries = diagnostic?.retryCount ?? 0
-      const failed = state === 'failed' || testCase.meta().flakeproofEnforced?.state === 'failed'
-      const outcome = failed ? 'failed' : retries > 0 || diagnostic?.flaky === true ? 'flaky' : 'passed'
       const { id, identity } = idOf(testCase)
-      tests.push({
+      results.push({
         id,
         project: identity.project,
         file: identity.file,
         name: testCase.fullName,
-        outcome,
-        retries,
+        failed: state === 'failed' || testCase.meta().flakeproofEnforced?.state === 'failed',
+        retries: diagnostic?.retryCount ?? 0,
+        flaky: diagnostic?.flaky === true,
         durationMs: diagnostic?.duration ?? 0,
       })
     }
   }
-  return recordHistory(outDir, tests, { root, env: process.env, now: new Date() })
+  return results
 }

@@ -2,9 +2,9 @@
  * What the plugin (main process) tells the runner (workers), and what the runner hands back to the
  * reporter on each test's meta (a TestEvidence). Plain data only: it crosses Vitest's RPC.
  */
-import type { TestEvidence } from '../../src/pipeline/test-evidence.js'
+import type { TestEvidence } from '../../src/session/worker.js'
 
-export type { Repetition, TestEvidence } from '../../src/pipeline/test-evidence.js'
+export type { Repetition, TestEvidence } from '../../src/session/worker.js'
 
 // Vitest's documented extension points, so both sides of the boundary are typed without casts.
 declare module '@vitest/runner' {

@@ -1,11 +1,7 @@
-import { JOURNAL_ERROR_LIMIT, type JournalRepetition } from '../../src/artifacts/journal.js'
-import { stripAnsi } from '../../src/core/ansi.js'
-import type { Repetition } from '../../src/core/repetition.js'
+import { cap, messageOf } from '../../src/session/worker.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
-/** Characters kept of an error message (and, in runner.ts, per repetition and stream of output). */
-export const CAPTURE_LIMIT = 8 * 1024
 
 /**
  * One repetition's outcome from the errors it added (`fresh`): a plain test passes when it threw
@@ -29,11 +25,11 @@ export function outcomeOf(fresh: readonly { message?: unknown; name?: unknown }[
 export function settledState(
   repetitions: readonly { ok: boolean; error?: string }[],
   strict: boolean,
-): { state: 'pass' | 'fail'; message: string | undefined } | undefined {
+): { state: 'pass' } | { state: 'fail'; message: string } | undefined {
   if (repetitions.length === 0) return undefined
   const failures = repetitions.filter((r) => !r.ok).length
   const failed = failures === repetitions.length || (failures > 0 && strict)
-  return failed ? { state: 'fail', message: repetitions.find((r) => !r.ok)?.error ?? 'failed' } : { state: 'pass', message: undefined }
+  return failed ? { state: 'fail', message: repetitions.find((r) => !r.ok)?.error ?? 'failed' } : { state: 'pass' }
 }
 
 /**
@@ -48,27 +44,4 @@ export function keepDistinct(errors: unknown[], keptBefore: number): void {
     if (seen.has(message) || duplicate) errors.splice(i, 1)
   }
   if (errors.length > KEPT_ERRORS) errors.length = KEPT_ERRORS
-}
-
-/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
-export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
-  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
-    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
-    : repetition
-}
-
-/**
- * A thrown value's message, without colour codes; an empty message is the error's name (`throw new
- * Error()` reads `Error`), never a made-up text. Errors as Vitest serialises them: plain objects.
- */
-export function messageOf(error: unknown): string {
-  const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown }
-  if (typeof message === 'string' && message.trim() !== '') return stripAnsi(message)
-  return typeof name === 'string' && name !== '' ? name : 'Error'
-}
-
-// --- internal ---
-
-export function cap(text: string): string {
-  return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`
 }

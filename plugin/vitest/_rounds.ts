@@ -1,38 +1,6 @@
 import { availableParallelism } from 'node:os'
 import type { Vitest } from 'vitest/node'
-import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
-import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
-import type { PlannedRound } from '../../src/pipeline/conditions.js'
-import { startLoad } from './_load.js'
-
-/** What the loop tells the reporter before each round, and asks of it. */
-export interface RoundsReporter {
-  /** A measurement is under way: more rounds may join it. */
-  readonly roundsOpen: boolean
-  planRound(round: PlannedRound, of: number): void
-  endRounds(): void
-}
-
-/** Set in the environment of each round's workers: a test or fixture may read its round's condition. */
-export const CONDITION_ENV = 'FLAKEPROOF_CONDITION'
-
-/**
- * The rounds to run (docs/contracts.md §13): `rounds` of each condition, the conditions alternating
- * round by round, so a change of machine load over time falls on all of them alike. With `shuffle`
- * each round gets its own seed, `seed` + its index (a random base when no seed is given).
- */
-export function planRounds(options: Pick<ResolvedVitestOptions, 'rounds' | 'divergence' | 'load' | 'shuffle' | 'seed'>, randomBase: () => number): PlannedRound[] {
-  const conditions: RoundCondition[] = ['base', ...(options.divergence ? ['serial' as const] : []), ...(options.load ? ['load' as const] : [])]
-  const base = options.shuffle ? (options.seed ?? randomBase()) : (options.seed ?? null)
-  const plan: PlannedRound[] = []
-  for (let k = 0; k < options.rounds; k++) {
-    for (const condition of conditions) {
-      const index = plan.length
-      plan.push({ round: index + 1, condition, seed: base === null ? null : options.shuffle ? base + index : base })
-    }
-  }
-  return plan
-}
+import { CONDITION_ENV, type PlannedRound, planRounds, type ResolvedVitestOptions, type RoundsReporter, startLoad } from '../../src/session/adapter.js'
 
 /**
  * Whole-run rounds: `vitest.start` runs the selected files once, then `runTestSpecifications` runs

@@ -1,6 +1,6 @@
 import { relative } from 'node:path'
 import type { TestCase, TestModule } from 'vitest/node'
-import { assignTestIds, formatTestId, type TestIdentity } from '../../src/core/test-id.js'
+import { assignTestIds, formatTestId, type TestIdentity } from '../../src/session/adapter.js'
 
 /** A file relative to its project's root, with forward slashes: the `file` of an id on every OS. */
 export function relativeFile(root: string, file: string): string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FlakeproofError } from '../../src/errors.js'
+import { FlakeproofError } from '../../src/session/adapter.js'
 
 interface CacCommand {
   checkUnknownOptions(): void

@@ -1,33 +1,27 @@
 import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { isFlakeproofError } from '../../src/errors.js'
-import { extractVitestFlags, type ResolvedVitestOptions, resolveVitestOptions } from '../../src/config/vitest-options.js'
+import { isFlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
-import { type RunOnce, runWithBudget } from './budget.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
- * `flakeproof vitest [--flaky-*] [vitest args]`: the plugin without touching the config. Our flags
- * are taken out, Vitest parses the rest (`parseCLI` accepts unknown flags, so ours must not reach
- * it), and the plugin is injected. Returns the exit code instead of letting Vitest decide it.
+ * `flakeproof vitest [--flaky-*] [vitest args]`: the plugin without touching the config. The session
+ * (src/session/wrapper.ts) takes our flags out; Vitest parses the rest (`parseCLI` accepts unknown
+ * flags, so ours must not reach it), checked first by Vitest's own parser, and the plugin is injected.
  */
-export async function runVitestWrapper(args: readonly string[]): Promise<number> {
-  const { rest } = extractVitestFlags(args)
-  const resolved = resolveVitestOptions({}, args, process.env)
-  const vitestArgs = rest[0] === 'run' ? rest.slice(1) : rest
-  await checkVitestArgs(vitestArgs)
-  const command = `flakeproof vitest ${args.join(' ')}`.trim()
-  const runOnce = (options: ResolvedVitestOptions | undefined): ReturnType<RunOnce> => runVitestOnce(options, vitestArgs, command)
-  if (resolved?.budget !== undefined) {
-    return runWithBudget(resolved, resolved.budget, runOnce, (line) => process.stderr.write(`${line}\n`))
-  }
-  return (await runOnce(resolved)).code
+export const vitestAdapter: RunnerAdapter = {
+  runner: RUNNERS.vitest,
+  async prepare(args, command) {
+    const vitestArgs = args[0] === 'run' ? args.slice(1) : [...args]
+    await checkVitestArgs(vitestArgs)
+    return (options) => runVitestOnce(options, vitestArgs, command)
+  },
 }
 
 // --- internal ---
 
 /** One Vitest run with flakeproof's options installed: its exit code, and where the files went. */
-async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitestArgs: string[], command: string): ReturnType<RunOnce> {
+async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitestArgs: string[], command: string): Promise<RunOutcome> {
   const { createVitest, parseCLI } = await import('vitest/node')
   const { filter, options: cliOptions } = parseCLI(['vitest', 'run', ...vitestArgs])
   // Any flakeproof() already in the user's config resolves to these same options.

@@ -1,31 +1,25 @@
-import pc from 'picocolors'
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
-import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
-import { writeJsonAtomic } from '../../src/artifacts/write.js'
-import { type EnforcedTest, judgeEnforcedRun, listQuarantined } from '../../src/pipeline/enforcement.js'
-import { publishEnforcementToGithub } from '../../src/pipeline/github.js'
+import { type EnforcedTest, type Enforcement, finishEnforcedRun, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
 import type {} from './_enforce-protocol.js'
-import { renderEnforcement } from './_enforce-text.js'
-import { recordVitestHistory } from './_history.js'
+import { vitestEverydayResults } from './_history.js'
 import { TestIds } from './_test-ids.js'
 import { REPORTER_BRAND } from './reporter.js'
 
 export interface EnforceReporterOptions {
-  /** The committed policy as read before the run, and where it lives (shown relative). */
-  policy: CommittedPolicy
-  policyPath: string
-  shownPath: string
+  /** The committed policy as read before the run (src/session/enforcement-run.ts). */
+  enforcement: Enforcement
   /** Write new quarantines and failed-run counts back into the policy file. */
   updatePolicy: boolean
+  /** How the run was started: its hints are in the same form. */
+  command: string
   /** Record the run in `<outDir>/history/` (docs/contracts.md §11); undefined: history is off. */
   historyOutDir: string | undefined
 }
 
 /**
- * Reports an enforced run (docs/contracts.md §9) after Vitest's own summary: listed tests that used
- * their retries or failed beyond them, quarantined tests with their evidence, and proposals. With
- * `updatePolicy` it writes the policy back. It never changes the exit code: Vitest decides it, and
- * the runner already made quarantined failures passes.
+ * Reports an enforced run (docs/contracts.md §9) after Vitest's own summary, through the session's
+ * `finishEnforcedRun`: the listed tests each enforcing runner handed back on their meta. It never
+ * changes the exit code: Vitest decides it, and the runner already made quarantined failures passes.
  */
 export default class EnforceReporter implements Reporter {
   readonly [REPORTER_BRAND] = true
@@ -52,33 +46,22 @@ export default class EnforceReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
+    const root = this._vitest?.config.root ?? process.cwd()
     try {
-      this._end()
+      const { enforcement, updatePolicy, command } = this._options
+      for (const line of finishEnforcedRun(enforcement, this._seen, { root, updatePolicy, runner: RUNNERS.vitest, command })) this._log(line)
       // An enforced run is an everyday run: it goes into history, as a plain one would (not watch mode's reruns).
       const { historyOutDir } = this._options
       if (historyOutDir && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
-        recordVitestHistory(historyOutDir, this._vitest?.config.root ?? process.cwd(), modules, (t) => this._ids.of(t), true)
+        recordEverydayRun(RUNNERS.vitest, historyOutDir, root, vitestEverydayResults(modules, (t) => this._ids.of(t), true) ?? [])
       }
     } catch (error) {
       // A reporter never takes the run down: the tests' own results stand.
-      this._log(pc.yellow(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`))
+      this._log(warning(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`))
     }
   }
 
   // --- internal ---
-
-  private _end(): void {
-    const { policy, policyPath, shownPath, updatePolicy } = this._options
-    const today = new Date().toISOString().slice(0, 10)
-    const { results, proposed, updated } = judgeEnforcedRun(policy, this._seen, today)
-    const quarantined = listQuarantined(policy, results)
-    const changed = JSON.stringify(updated) !== JSON.stringify(policy)
-    if (updatePolicy && changed) writeJsonAtomic(policyPath, CommittedPolicySchema, updated)
-    this._log('')
-    for (const line of renderEnforcement(shownPath, results, quarantined, proposed, updatePolicy)) this._log(line)
-    const root = this._vitest?.config.root ?? process.cwd()
-    for (const line of publishEnforcementToGithub({ policyPath: shownPath, root, results, quarantined, proposed, written: updatePolicy }, process.env)) this._log(line)
-  }
 
   private _log(line: string): void {
     if (this._vitest) this._vitest.logger.log(line)

@@ -1,9 +1,8 @@
 import { relative } from 'node:path'
 import type { File, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { assignTestIds } from '../../src/core/test-id.js'
+import { assignTestIds, messageOf } from '../../src/session/worker.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
-import { messageOf } from './_repetition.js'
 import { allTests, Base, namesOf } from './runner.js'
 
 interface WorkerConfig {

@@ -2,30 +2,33 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
-import { acquireOutputLock } from '../../src/artifacts/lock.js'
-import { runDirOf } from '../../src/artifacts/run-dir.js'
-import { assertReplaceable } from '../../src/artifacts/write.js'
 import {
+  acquireOutputLock,
   argsAfterSeparator,
+  assertReplaceable,
   type FlakeproofVitestOptions,
+  FlakeproofError,
+  hintsFor,
+  type ProofSelection,
   type ResolvedVitestOptions,
   resolveOutDir,
-  resolveVitestOptions,
-} from '../../src/config/vitest-options.js'
-import { FlakeproofError } from '../../src/errors.js'
-import { policyPathOf, readCommittedPolicy } from './_committed-policy.js'
-import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
-import { readProofRuns } from '../../src/pipeline/proof-runs.js'
+  resolveRunnerOptions,
+  runDirOf,
+  RUNNERS,
+  selectProof,
+} from '../../src/session/adapter.js'
 import type { RunnerOptions } from './_protocol.js'
-import { ENFORCE_RUNNER, installEnforcement, proofFromCommitted } from './enforce.js'
+import { ENFORCE_RUNNER, installEnforcement } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
-import { readMeasuredUnder } from './_measured-under.js'
 import { runInRounds } from './_rounds.js'
 
-export type { FlakeproofVitestOptions } from '../../src/config/vitest-options.js'
+export type { FlakeproofVitestOptions } from '../../src/session/adapter.js'
 export { default as FlakeproofReporter } from './reporter.js'
 
 const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
+
+/** What only `flakeproof vitest` can do is suggested in its form. */
+const WRAPPER_HINTS = hintsFor({ runner: 'vitest', form: 'wrapper' })
 
 /** Set by `flakeproof vitest`, whose flags win over any plugin instance in the user's config. */
 export const WRAPPER_OPTIONS = Symbol.for('flakeproof.vitest.options')
@@ -84,7 +87,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
     config(userConfig) {
       const override = (globalThis as Record<symbol, WrapperOverride | undefined>)[WRAPPER_OPTIONS]
       wrapped = override !== undefined
-      resolved = override ? override.options : withoutStack(() => resolveVitestOptions(options, argsAfterSeparator(process.argv), process.env))
+      resolved = override ? override.options : withoutStack(() => resolveRunnerOptions(RUNNERS.vitest, options, argsAfterSeparator(process.argv), process.env))
       if (override) command = override.command
       if (!resolved) return undefined
       // Vitest only calls `configureVitest` for plugins of projects: reach inline projects that do
@@ -96,7 +99,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
       if (resolved.budget !== undefined && !wrapped) {
-        throw stackless('flakeproof: --flaky-budget times a first run and then starts a second one, which only `npx flakeproof vitest --flaky-budget 5m [vitest args]` can do')
+        throw stackless(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
       }
       // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
       return { test: { runner: resolved.enforce ? ENFORCE_RUNNER : RUNNER, includeTaskLocation: true } }
@@ -116,7 +119,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
         throw stackless(
           `flakeproof: ${which} have config files of their own, which a plugin in the root config never reaches, so nothing would be repeated; ` +
-            'run `npx flakeproof vitest --flaky-repeat <n> [vitest args]` (it covers every project), or add flakeproof() to each project config',
+            `run \`${WRAPPER_HINTS.again('--flaky-repeat <n>')} [vitest args]\` (it covers every project), or add flakeproof() to each project config`,
         )
       },
     },
@@ -130,20 +133,21 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
  * `runtime` to the ones it already created (for `flakeproof vitest`, after `createVitest`).
  */
 export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOptions, command: string, when: 'config' | 'runtime'): void {
-  const existing = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
+  // Either list takes any reporter instance; `Vitest.reporters` is not in Vitest's public types.
+  const existing: unknown[] = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
   if (resolved.enforce) {
-    const enforcing = withoutStack(() => installEnforcement(vitest, resolved))
+    const enforcing = withoutStack(() => installEnforcement(vitest, resolved, command))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
     if (when === 'runtime') enforcing.onInit(vitest)
-    existing.push(enforcing as never)
+    existing.push(enforcing)
     return
   }
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
   // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
   const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
   vitest.onClose(() => lock.release())
-  const { nothingToProve, ...runnerOptions } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root))
+  const { runner: runnerOptions, proof } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root, command))
   // A JUnit path that can never be written is refused now, not after the whole measurement.
   const { junit } = resolved
   if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
@@ -155,13 +159,11 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   neverWriteSnapshots(vitest)
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
-  const { mode, proofRuns, proofFrom } = runnerOptions
-  const unreproduced = mode === 'proof' && proofFrom ? unreproducedConditions(withoutStack(() => readMeasuredUnder(proofFrom)), resolved) : []
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: mode, proofRuns, ...(proofFrom ? { proofFrom } : {}), ...(nothingToProve ? { nothingToProve } : {}), command, unreproduced })
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, ...(proof ? { proving: proof } : {}), command })
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
-  existing.splice(0, existing.length, ...kept, reporter as never)
+  existing.splice(0, existing.length, ...kept, reporter)
 }
 
 export default flakeproof
@@ -219,21 +221,12 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
   sequence.seed = seed
 }
 
-function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string): RunnerOptions & { nothingToProve?: string } {
+/** What the runner in each worker is told, and, for a proof, what it proves (the session's selectProof). */
+function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string, command: string): { runner: RunnerOptions; proof?: ProofSelection } {
   const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
   if (!options.proof) {
-    return { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} }
+    return { runner: { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} } }
   }
-  // A policy named with --flaky-policy is proved; else a measurement in the output folder (what
-  // `--flaky-repeat` then `--flaky-proof` means), else the committed policy, as in a fresh CI
-  // checkout (docs/contracts.md §9).
-  const { path, shown } = policyPathOf(root, options)
-  const measured = existsSync(join(outDir, 'policy.json')) || existsSync(join(outDir, 'runs_needed.json'))
-  const committed = options.policy === undefined && measured ? undefined : readCommittedPolicy(path, '--flaky-proof')
-  const proving: { runs: Record<string, number>; from: string; nothingToProve?: string } = committed
-    ? proofFromCommitted(committed, path, shown, options.proofRequired)
-    : readProofRuns(outDir)
-  const { runs, from, nothingToProve } = proving
-  return { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: runs, proofFrom: from, ...(nothingToProve ? { nothingToProve } : {}) }
+  const proof = selectProof({ runner: RUNNERS.vitest, command }, root, outDir, options)
+  return { runner: { ...base, mode: 'proof', repeat: 1, slowRepeat: 0, proofRuns: proof.runs, proofFrom: proof.from }, proof }
 }
-

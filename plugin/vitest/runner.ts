@@ -4,11 +4,9 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { format } from 'node:util'
 import type { File, Suite, Task, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
-import { JournalWriter } from '../../src/artifacts/journal.js'
-import { measuringModeOf } from '../../src/core/repetition.js'
-import { assignTestIds, type TestIdentity } from '../../src/core/test-id.js'
+import { assignTestIds, CAPTURE_LIMIT, forJournal, JournalWriter, measuringModeOf, type TestIdentity } from '../../src/session/worker.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
-import { CAPTURE_LIMIT, forJournal, keepDistinct, outcomeOf, settledState } from './_repetition.js'
+import { keepDistinct, outcomeOf, settledState } from './_repetition.js'
 
 /**
  * Longest stretch without handing the event loop a turn. Vitest's worker answers its RPC calls only
@@ -250,7 +248,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
     if (!result || !settled) return
     result.state = settled.state
     if (settled.state === 'pass') result.errors = undefined
-    else if (!result.errors?.length) result.errors = [{ name: 'AssertionError', message: settled.message, stack: '' } as never]
+    else if (!result.errors?.length) result.errors = [{ name: 'AssertionError', message: settled.message, stack: '' }]
   }
 
   private _capture(stream: 'stdout' | 'stderr', text: string): boolean {

@@ -7,6 +7,15 @@ export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c)
 }
 
+/**
+ * A sentence that sets off commands (INDEPENDENCE_TEXT's `code` argument) as <code>, the rest
+ * escaped: `sentence(codeMark)` marks each command, this turns the marks into elements.
+ */
+export function escWithCode(sentence: (code: (command: string) => string) => string): string {
+  const marked = sentence((command) => `\u0000${command}\u0001`)
+  return esc(marked).replace(/\u0000([^\u0001]*)\u0001/g, '<code>$1</code>')
+}
+
 /** A rate as the markdown report writes it (one decimal), so both reports agree. */
 export function pct(x: number): string {
   return `${(x * 100).toFixed(1)}%`

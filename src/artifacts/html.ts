@@ -1,4 +1,5 @@
-import { esc, ms, pct } from './_html.js'
+import { hintContextOf, hintsFor, needsItsFile } from '../core/hints.js'
+import { esc, escWithCode, ms, pct } from './_html.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
@@ -146,7 +147,7 @@ function renderSubject(bundle: HtmlBundle, s: Subject, index: number, summary: E
   const independence = s.independence
   const note =
     independence && s.verdict === 'non-idempotent'
-      ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${esc(INDEPENDENCE_TEXT.en.freshRun(testMode ? subjectOf(bundle, s.id) : s.id))}</p>`
+      ? `<p class="warn">${esc(INDEPENDENCE_TEXT.en.cause(independence, unit))} ${escWithCode((code) => freshRunAdvice(bundle, s, code))}</p>`
       : independence
         ? (() => {
             const clue = INDEPENDENCE_TEXT.en.clue(independence, unit)
@@ -274,9 +275,12 @@ function renderAbout(bundle: HtmlBundle, executions: ExecutionSummaries): string
   ].join('\n')
 }
 
-function subjectOf(bundle: HtmlBundle, id: string): { project: string; file: string; name: string } {
-  const test = bundle.rate.tests?.find((t) => t.id === id)
-  return test ? { project: test.project, file: test.file, name: test.name } : { project: '', file: '', name: id }
+/** How to measure a non-idempotent subject afresh: its runner's fresh-run command (test mode), or a fresh environment per trial. */
+function freshRunAdvice(bundle: HtmlBundle, s: Subject, code: (command: string) => string): string {
+  const test = bundle.rate.tests?.find((t) => t.id === s.id)
+  if (!test) return INDEPENDENCE_TEXT.en.freshEnvironment(s.id, code)
+  const whole = needsItsFile({ independence: test.independence, tags: bundle.conditions?.tests[test.id]?.tags })
+  return INDEPENDENCE_TEXT.en.freshRun(hintsFor(hintContextOf(bundle.rate)).freshRun(test, whole), whole, code)
 }
 
 function firstLine(text: string): string {

@@ -1,4 +1,5 @@
 import type { Independence } from '../core/independence.js'
+import { doubleQuoted } from '../core/shell-words.js'
 
 /**
  * What the runs test found, in words, for the report, the CLI's notes and the terminal table.
@@ -6,39 +7,29 @@ import type { Independence } from '../core/independence.js'
  * and the clue that clustered or regular failures give.
  */
 
-/** A test as test mode names it, for a command that measures it alone in fresh processes. */
-export interface TestSubject {
-  project: string
-  file: string
-  name: string
-}
-
 /** Command mode measures trials; test mode measures repetitions. */
 export type Unit = 'trial' | 'repetition'
+
+/** How a command is set off in the sentence: markdown's backquotes by default; HTML passes its own. */
+export type CodeFormat = (command: string) => string
+const backquoted: CodeFormat = (command) => `\`${command}\``
 
 export interface IndependenceText {
   /** Non-idempotent: what happened and why its rate means nothing. */
   cause: (independence: Independence, unit: Unit) => string
-  /** Non-idempotent: how to measure it properly (fresh runs). */
-  freshRun: (subject: TestSubject | string) => string
+  /**
+   * Non-idempotent, test mode: how to measure it with fresh runs (the runner's command from
+   * src/core/hints.ts; `whole`: its file runs whole); empty when there is no such command.
+   */
+  freshRun: (command: string | null, whole: boolean, code?: CodeFormat) => string
+  /** Non-idempotent, command mode: every trial is a fresh process, so the state it leaves outside must be reset first. */
+  freshEnvironment: (command: string, code?: CodeFormat) => string
   /** Clustered or regular: a clue, and the reminder that the interval assumes independence; else null. */
   clue: (independence: Independence, unit: Unit) => string | null
   /** The runs test in one line, whatever it found. */
   summary: (independence: Independence, unit: Unit) => string
   notTested: (jobs: number) => string
   noNumber: (unit: Unit) => string
-}
-
-/**
- * `flakeproof measure` over fresh Vitest processes running only this test: `-t` matches Vitest's
- * full name (suite and test names joined by spaces) as a regular expression, so it is escaped.
- */
-export function freshRunCommand(test: TestSubject): string {
-  // Anchored: an unanchored pattern also runs every test whose name merely contains this one.
-  const pattern = `^${test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
-  const project = test.project === '' ? '' : ` --project ${shellWord(test.project)}`
-  const vitest = `npx vitest run ${shellWord(test.file)} -t ${shellWord(pattern)}${project}`
-  return `flakeproof measure --cmd ${doubleQuoted(vitest)} --trials 20 --out .flakeproof/fresh-rate.json`
 }
 
 const p = (independence: Independence): string => independence.p_value.toPrecision(3)
@@ -52,10 +43,10 @@ const EN: IndependenceText = {
       ? `Passed ${upTo(s - 1, unit)}, then failed every ${unit} from ${s} on: state left by one ${unit} breaks the next, so the rate measures that state, not a chance of failing.`
       : `Failed ${upTo(s - 1, unit)}, then passed every ${unit} from ${s} on: ${s === 2 ? `the first ${unit}` : `the first ${unit}s`} met a state the later ones did not (a cold cache, a file not yet written), so fresh runs would likely fail every time.`
   },
-  freshRun: (subject) =>
-    typeof subject === 'string'
-      ? `Measure it with fresh runs instead: run it in a fresh environment each time, resetting the state it leaves before every trial (e.g. \`flakeproof measure --cmd ${doubleQuoted(`<reset> && ${subject}`)} --trials 20 --out fresh-rate.json\`).`
-      : `Measure it with fresh runs instead: \`${freshRunCommand(subject)}\`.`,
+  freshRun: (command, whole, code = backquoted) =>
+    command === null ? '' : `Measure it with fresh runs instead${whole ? ', its file run whole (it may need the tests before it)' : ''}: ${code(command)}.`,
+  freshEnvironment: (command, code = backquoted) =>
+    `Measure it with fresh runs instead: run it in a fresh environment each time, resetting the state it leaves before every trial (e.g. ${code(`npx flakeproof measure --cmd ${doubleQuoted(`<reset> && ${command}`)} --trials 20 --out fresh-rate.json`)}).`,
   clue: (i, unit) => {
     if (i.pattern === 'clustered') {
       return `Failures came in bursts (${i.runs} runs of equal outcomes where ${expected(i)} are expected by chance, runs test p = ${p(i)}): a clue to a shared cause; the interval assumes independent ${unit}s.`
@@ -84,10 +75,10 @@ const KO: IndependenceText = {
       ? `처음 ${s - 1}번은 통과했고 ${s}번째 ${u}부터는 매번 실패했습니다: 앞선 ${u}에서 남은 상태가 다음 ${u}에서 실패를 일으키므로, 이 실패율은 실패할 확률이 아니라 그 상태를 잴 뿐입니다.`
       : `처음 ${s - 1}번은 실패했고 ${s}번째 ${u}부터는 매번 통과했습니다: 처음 ${u}에서만 다른 상태(차가운 캐시, 아직 없는 파일)를 만나므로, 새 환경에서 실행하면 매번 실패할 가능성이 큽니다.`
   },
-  freshRun: (subject) =>
-    typeof subject === 'string'
-      ? `대신 매번 새 환경에서 실행해서 측정하세요. 시도마다 남은 상태를 먼저 지우세요 (예: \`flakeproof measure --cmd ${doubleQuoted(`<초기화> && ${subject}`)} --trials 20 --out fresh-rate.json\`).`
-      : `대신 새로 실행해서 측정하세요: \`${freshRunCommand(subject)}\`.`,
+  freshRun: (command, whole, code = backquoted) =>
+    command === null ? '' : `대신 새로 실행해서 측정하세요${whole ? ' (앞선 테스트가 필요할 수 있으니 파일 전체를 실행합니다)' : ''}: ${code(command)}.`,
+  freshEnvironment: (command, code = backquoted) =>
+    `대신 매번 새 환경에서 실행해서 측정하세요. 시도마다 남은 상태를 먼저 지우세요 (예: ${code(`npx flakeproof measure --cmd ${doubleQuoted(`<초기화> && ${command}`)} --trials 20 --out fresh-rate.json`)}).`,
   clue: (i, unit) => {
     const u = KO_UNIT[unit]
     if (i.pattern === 'clustered') {
@@ -108,15 +99,3 @@ const KO: IndependenceText = {
 }
 
 export const INDEPENDENCE_TEXT = { en: EN, ko: KO }
-
-// --- internal ---
-
-/** A word for sh: bare when it is safe, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
-}
-
-/** A double-quoted argument for the user's shell: `"`, `\`, `$` and backquote escaped. */
-function doubleQuoted(text: string): string {
-  return `"${text.replace(/["\\$`]/g, '\\$&')}"`
-}

@@ -18,6 +18,13 @@ export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
 /** Characters of an error message kept in the journal (the full one travels on the test's meta). */
 export const JOURNAL_ERROR_LIMIT = 500
 
+/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
+export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
+  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
+    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
+    : repetition
+}
+
 /** One line: a repetition ended (`done`), one began (`begin`, its index), or the test ended (`end`). */
 export interface JournalLine {
   id: string

@@ -1,5 +1,5 @@
 import { stripAnsi } from '../core/ansi.js'
-import { nextStepForReports } from './next-step-reports.js'
+import { hintContextOf, hintsFor, needsItsFile } from '../core/hints.js'
 import type { ReportBundle } from './bundle.js'
 import { freshRateText } from './fresh-rate-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
@@ -29,7 +29,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
-    ...withBlankLine(failing.flatMap((test) => renderIndependence(test, t))),
+    ...withBlankLine(failing.flatMap((test) => renderIndependence(bundle, test, t))),
     '',
     `## ${t.onlyWhenFails}`,
     '',
@@ -67,21 +67,21 @@ function byConcern(a: TestRate, b: TestRate): number {
   return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
 }
 
-function renderIndependence(test: TestRate, t: Messages): string[] {
+function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, t: Messages): string[] {
   const { independence } = test
   if (!independence) return []
   if (test.verdict === 'non-idempotent') {
-    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(test)
+    const whole = needsItsFile({ independence, tags: conditions?.tests[test.id]?.tags })
+    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(hintsFor(hintContextOf(rate)).freshRun(test, whole), whole)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
 }
 
-/** The command that runs the missing step, in the form the user started this run with. */
+/** The command that runs the missing step, in the runner's syntax and the form the user started this run with. */
 function nextRun(rate: RateFile, flags: string): string {
-  if (rate.reports !== undefined) return nextStepForReports(flags)
-  return rate.command.startsWith('flakeproof vitest') ? `flakeproof vitest ${flags}` : `vitest run -- ${flags}`
+  return hintsFor(hintContextOf(rate)).again(flags)
 }
 
 function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], t: Messages): string[] {

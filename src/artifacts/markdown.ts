@@ -1,3 +1,4 @@
+import { flakeproofCommand } from '../core/hints.js'
 import type { ReportBundle } from './bundle.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
@@ -51,11 +52,11 @@ function renderIndependence(rate: RateFile, t: Messages): string[] {
   if (independence === null && rate.jobs > 1) return [`- ${t.independence.notTested(rate.jobs)}`]
   if (!independence) return []
   const summary = `- ${t.independence.summary(independence, 'trial')}`
-  return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshRun(rate.command)}`] : [summary]
+  return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshEnvironment(rate.command)}`] : [summary]
 }
 
 function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[] {
-  if (!facts) return [`- ${t.notMeasured('flakeproof collect … && flakeproof facts …')}`]
+  if (!facts) return [`- ${t.notMeasured(`${flakeproofCommand('collect …')} && ${flakeproofCommand('facts …')}`)}`]
   const shown = facts.failure_trials.slice(0, 20).join(', ') + (facts.failure_trials.length > 20 ? ', …' : '')
   const lines = [
     `- ${t.exitCodes(codes(facts.exit_codes_on_failure), codes(facts.exit_codes_on_success))}`,
@@ -72,7 +73,7 @@ function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[]
 }
 
 function renderObserver(observer: ObserverFile | undefined, t: Messages): string[] {
-  if (!observer) return [`- ${t.notMeasured('flakeproof observe …')}`]
+  if (!observer) return [`- ${t.notMeasured(flakeproofCommand('observe …'))}`]
   const row = (name: string, o: ObserverFile['fast']): string =>
     `| ${name} | ${o.gap_ms} | ${o.failures}/${o.trials} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
   return [
@@ -89,7 +90,7 @@ function renderObserver(observer: ObserverFile | undefined, t: Messages): string
 function renderFixed(bundle: ReportBundle, t: Messages): string[] {
   const { rate, runsNeeded, policy, proof } = bundle
   if (rate.verdict === 'non-idempotent' && !runsNeeded && !policy && !proof) {
-    return [`- ${t.independence.noNumber('trial')}`, `- ${t.independence.freshRun(rate.command)}`]
+    return [`- ${t.independence.noNumber('trial')}`, `- ${t.independence.freshEnvironment(rate.command)}`]
   }
   const lines: string[] = []
   if (runsNeeded) {

@@ -55,6 +55,10 @@ export const RateFileSchema = z.object({
     .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
+  runner: z
+    .object({ name: z.string().min(1), version: z.string().optional() })
+    .optional()
+    .describe('Test mode: what ran the tests (`vitest`, `jest`; for reports, their producer when known) and its version: suggested commands are in its syntax.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 

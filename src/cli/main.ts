@@ -5,9 +5,10 @@ import { parseArgs } from 'node:util'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
+import type { RunnerCommand } from './runner-commands.js'
 import { FlakeproofError, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../core/rate.js'
-import { joinShellWords } from './_shell-words.js'
+import { joinShellWords } from '../core/shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
@@ -54,10 +55,14 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${readVersion()}\n`)
     return 0
   }
-  if (name === 'vitest') return runVitest(rest)
-  if (name === 'jest') return runJest(rest)
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
-  if (!load) return usageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(', ')}`)
+  if (!load) {
+    // The runner commands bring every runner's flag table: loaded only for `flakeproof <runner>`.
+    const { RUNNER_COMMANDS } = await import('./runner-commands.js')
+    const runner = RUNNER_COMMANDS.find((r) => r.runner.name === name)
+    if (runner) return runRunner(runner, rest)
+    return usageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(', ')}`)
+  }
   const spec = await load()
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(renderHelp(spec))
@@ -97,85 +102,27 @@ async function main(argv: readonly string[]): Promise<number> {
 
 // --- internal ---
 
-/** `flakeproof vitest`: its arguments belong to Vitest and to the plugin, so they are passed on whole. */
-async function runVitest(args: string[]): Promise<number> {
+/** `flakeproof <runner>`: its arguments belong to the runner and to its adapter, so they are passed on whole. */
+async function runRunner(command: RunnerCommand, args: string[]): Promise<number> {
+  const { name } = command.runner
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(await vitestHelp())
+    process.stdout.write((await import('./runner-commands.js')).renderRunnerHelp(command))
     return 0
   }
   try {
-    // Loaded only here: Vitest is an optional peer dependency.
-    const { runVitestWrapper } = await import('../../plugin/vitest/cli.js')
-    return await runVitestWrapper(args)
+    // Loaded only here: each runner is an optional peer dependency.
+    const [adapter, { runWrapper }] = await Promise.all([command.load(), import('../session/wrapper.js')])
+    return await runWrapper(adapter, args)
   } catch (error) {
-    // The plugin hands its errors to Vitest without a stack; the cause is ours.
+    // A plugin hands its errors to its runner without a stack; the cause is ours.
     const ours = isFlakeproofError(error) ? error : (error as Error | undefined)?.cause
-    if (isFlakeproofError(ours)) return usageError(`vitest: ${ours.message}`, 'vitest')
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(error).includes("'vitest")) {
-      return usageError('vitest: Vitest is not installed here; `npm i -D vitest` (3.2 to 5.x)', 'vitest')
-    }
-    throw error
+    if (isFlakeproofError(ours)) return usageError(`${name}: ${ours.message}`, name)
+    const own = command.ownError?.(error)
+    if (!own) throw error
+    if ('usage' in own) return usageError(`${name}: ${own.usage}`, name)
+    process.stderr.write(`${own.message}\n`)
+    return own.code
   }
-}
-
-/** The flag table is loaded only for this help: the run itself gets it from the plugin. */
-async function vitestHelp(): Promise<string> {
-  const { renderVitestFlags } = await import('../config/vitest-options.js')
-  return [
-    "flakeproof vitest: run Vitest with flakeproof's plugin, without touching the config",
-    '',
-    'Usage: flakeproof vitest [--flaky-* flags] [any vitest run arguments]',
-    '',
-    'Flags:',
-    ...renderVitestFlags(),
-    '',
-    'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
-    'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
-    '',
-    'Example:',
-    '  flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
-    '',
-  ].join('\n')
-}
-
-/** `flakeproof jest`: like `flakeproof vitest`, for Jest (an optional peer too). */
-async function runJest(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(await jestHelp())
-    return 0
-  }
-  try {
-    const { runJestWrapper } = await import('../../plugin/jest/cli.js')
-    return await runJestWrapper(args)
-  } catch (error) {
-    if (isFlakeproofError(error)) return usageError(`jest: ${error.message}`, 'jest')
-    // Jest's own verdict on its arguments (an unknown flag, a bad value), in its words; jest-validate
-    // names the class, not the error.
-    if ((error as object | undefined)?.constructor?.name === 'ValidationError') {
-      process.stderr.write(`${stripAnsi((error as Error).message).trim()}\n`)
-      return 1
-    }
-    throw error
-  }
-}
-
-async function jestHelp(): Promise<string> {
-  const { renderJestFlags } = await import('../config/jest-options.js')
-  return [
-    "flakeproof jest: run Jest with flakeproof's reporter and setup file added to the config",
-    '',
-    'Usage: flakeproof jest [--flaky-* flags] [any jest arguments]',
-    '',
-    'Flags:',
-    ...renderJestFlags(),
-    '',
-    "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
-    'Writes the same files as `flakeproof vitest` in --flaky-out.',
-    '',
-    'Example:',
-    '  flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
-    '',
-  ].join('\n')
 }
 
 function parseOptions(spec: CommandSpec, given: string[]): unknown {
@@ -309,6 +256,7 @@ function usageError(message: string, command?: string): number {
 /** The overview lists every command's summary, so it loads them all (help is not on a hot path). */
 async function renderOverview(): Promise<string> {
   const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()))
+  const { RUNNER_COMMANDS } = await import('./runner-commands.js')
   const width = Math.max(...commands.map((c) => c.name.length))
   return [
     'flakeproof: turn "it passed when I ran it again" into numbers.',
@@ -316,8 +264,7 @@ async function renderOverview(): Promise<string> {
     'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    `  ${'vitest'.padEnd(width)}  run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]`,
-    `  ${'jest'.padEnd(width)}  run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]`,
+    ...RUNNER_COMMANDS.map((r) => `  ${r.runner.name.padEnd(width)}  ${r.summary}`),
     '',
     'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 3 results could not be written',
     '(or a trial could not start), 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP.',

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { z } from 'zod'
 import { parseDurationMs } from '../core/duration.js'
+import type { Capability } from './capabilities.js'
 import { FlakeproofError } from '../errors.js'
 import { MAX_TIMER_MS, MAX_TRIALS } from './flags.js'
 
@@ -44,7 +45,7 @@ export const VitestOptionsSchema = z
     proofRequired: z.boolean().default(false),
     /** `flakeproof vitest` only: time one run, then repeat to fill this many milliseconds (at least 100 for one test). */
     budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
-    /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §11). @default true */
+    /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §11); needs the `history` capability (no flag). @default true */
     history: z.boolean().default(true),
     /** Whole-run rounds: the selected files run this many times in one Vitest, each round with fresh module state. @default 1 */
     rounds: z.number().int().min(1).max(MAX_TRIALS).default(1),
@@ -68,33 +69,34 @@ export function argsAfterSeparator(argv: readonly string[]): string[] {
 }
 
 /**
- * Every `--flaky-*` flag, declared once: the option it sets, its value's kind, its placeholder and help.
- * The flag parser below, `flakeproof vitest --help` and the README check all read this table; the
- * defaults are the schema's.
+ * Every `--flaky-*` flag of every test runner, declared once: the capability of the runner's adapter it
+ * needs (src/config/capabilities.ts; null: every adapter takes it), the option it sets, its value's
+ * kind, its placeholder and help. The flag parser below, each runner's `--help`, the refusal of a flag
+ * an adapter lacks and the README check all read this table; the defaults are the schema's.
  */
 export const VITEST_FLAGS = {
-  '--flaky-repeat': { key: 'repeat', kind: 'integer', placeholder: '<n>', help: 'repetitions of each selected test (or FLAKEPROOF_REPEAT)', example: '200' },
-  '--flaky-observe': { key: 'observe', kind: 'boolean', placeholder: '', help: 'also repeat each test that failed, with gaps; writes observer.json', example: '' },
-  '--flaky-slow-repeat': { key: 'slowRepeat', kind: 'integer', placeholder: '<n>', help: 'gapped repetitions per observed test', example: '20' },
-  '--flaky-gap-ms': { key: 'gapMs', kind: 'integer', placeholder: '<ms>', help: 'rest before each gapped repetition, not counted toward the test timeout', example: '2000' },
-  '--flaky-confidence': { key: 'confidence', kind: 'number', placeholder: '<c>', help: 'confidence of intervals and plans', example: '0.95' },
-  '--flaky-out': { key: 'outDir', kind: 'string', placeholder: '<dir>', help: 'where the files go, inside the project root', example: '.flakeproof' },
-  '--flaky-out-anywhere': { key: 'outAnywhere', kind: 'boolean', placeholder: '', help: 'let --flaky-out lie outside the project root, on purpose', example: '' },
-  '--flaky-fail-on-flaky': { key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
-  '--flaky-proof': { key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
-  '--flaky-seed': { key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
-  '--flaky-junit': { key: 'junit', kind: 'string', placeholder: '<file>', help: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', example: 'flaky-junit.xml' },
-  '--flaky-enforce': { key: 'enforce', kind: 'boolean', placeholder: '', help: 'enforce the committed policy: retry = budget for listed tests, 0 for others; quarantined tests run but cannot fail the run', example: '' },
-  '--flaky-policy': { key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
-  '--flaky-update-policy': { key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
-  '--flaky-proof-required': { key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
-  '--flaky-budget': { key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
-  '--flaky-rounds': { key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
-  '--flaky-divergence': { key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
-  '--flaky-load': { key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
-  '--flaky-load-procs': { key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
-  '--flaky-shuffle': { key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
-} as const satisfies Record<string, { key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
+  '--flaky-repeat': { needs: 'repeat', key: 'repeat', kind: 'integer', placeholder: '<n>', help: 'repetitions of each selected test (or FLAKEPROOF_REPEAT)', example: '200' },
+  '--flaky-observe': { needs: 'gaps', key: 'observe', kind: 'boolean', placeholder: '', help: 'also repeat each test that failed, with gaps; writes observer.json', example: '' },
+  '--flaky-slow-repeat': { needs: 'gaps', key: 'slowRepeat', kind: 'integer', placeholder: '<n>', help: 'gapped repetitions per observed test', example: '20' },
+  '--flaky-gap-ms': { needs: 'gaps', key: 'gapMs', kind: 'integer', placeholder: '<ms>', help: 'rest before each gapped repetition, not counted toward the test timeout', example: '2000' },
+  '--flaky-confidence': { needs: null, key: 'confidence', kind: 'number', placeholder: '<c>', help: 'confidence of intervals and plans', example: '0.95' },
+  '--flaky-out': { needs: null, key: 'outDir', kind: 'string', placeholder: '<dir>', help: 'where the files go, inside the project root', example: '.flakeproof' },
+  '--flaky-out-anywhere': { needs: null, key: 'outAnywhere', kind: 'boolean', placeholder: '', help: 'let --flaky-out lie outside the project root, on purpose', example: '' },
+  '--flaky-fail-on-flaky': { needs: 'repeat', key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
+  '--flaky-proof': { needs: 'proof', key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
+  '--flaky-seed': { needs: 'seed', key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
+  '--flaky-junit': { needs: 'junit', key: 'junit', kind: 'string', placeholder: '<file>', help: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', example: 'flaky-junit.xml' },
+  '--flaky-enforce': { needs: 'enforce', key: 'enforce', kind: 'boolean', placeholder: '', help: 'enforce the committed policy: retry = budget for listed tests, 0 for others; quarantined tests run but cannot fail the run', example: '' },
+  '--flaky-policy': { needs: 'committedPolicy', key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
+  '--flaky-update-policy': { needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
+  '--flaky-proof-required': { needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
+  '--flaky-budget': { needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
+  '--flaky-rounds': { needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
+  '--flaky-divergence': { needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
+  '--flaky-load': { needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
+  '--flaky-load-procs': { needs: 'load', key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
+  '--flaky-shuffle': { needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
+} as const satisfies Record<string, { needs: Capability | null; key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
 export function renderVitestFlags(): string[] {

@@ -67,6 +67,6 @@ function explainIndependence(rate: RateFile, context: PipelineContext): void {
   const text = INDEPENDENCE_TEXT.en
   if (rate.jobs > 1) context.log(text.notTested(rate.jobs))
   else if (rate.verdict === 'non-idempotent' && rate.independence) {
-    context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshRun(rate.command)}`)
+    context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshEnvironment(rate.command)}`)
   }
 }

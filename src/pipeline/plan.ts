@@ -42,7 +42,7 @@ export function choosePlanningBasis(measured: MeasuredCounts, source = 'rate.jso
   }
   const text = INDEPENDENCE_TEXT.en
   if (failures > 0 && failures < trials && independence?.pattern === 'one-switch') {
-    const advice = text.freshRun(measured.command ?? '<command>').replace(/\.$/, '')
+    const advice = text.freshEnvironment(measured.command ?? '<command>').replace(/\.$/, '')
     throw new FlakeproofError(`${source}: non-idempotent. ${text.cause(independence, 'trial')} ${text.noNumber('trial')} ${advice}`, 'E_UNDEFINED')
   }
   if (failures > 0 && failures < trials) {

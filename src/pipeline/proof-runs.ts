@@ -5,7 +5,8 @@ import { PolicyFileSchema, RunsNeededFileSchema } from '../artifacts/schemas.js'
 import { FlakeproofError } from '../errors.js'
 
 /** Each test that was flaky in the last measurement, and the green runs its fix must pass. */
-export function readProofRuns(outDir: string, hint = 'Measure first: `vitest run -- --flaky-repeat 200`.'): { runs: Record<string, number>; from: string } {
+/** `hint` says how to measure first, in the runner's own syntax (src/core/hints.ts). */
+export function readProofRuns(outDir: string, hint: string): { runs: Record<string, number>; from: string } {
   const policyPath = join(outDir, 'policy.json')
   const planPath = join(outDir, 'runs_needed.json')
   const [path, runs] = existsSync(policyPath)

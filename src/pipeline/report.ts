@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { z } from 'zod'
+import { flakeproofCommand } from '../core/hints.js'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { ConditionsFileSchema } from '../artifacts/conditions-schema.js'
 import { renderHtmlReport } from '../artifacts/html.js'
@@ -104,7 +105,7 @@ export function readBundle(dir: string): ReportBundle {
     return existsSync(path) ? readJsonFile(path, schema, '--dir', HINT) : undefined
   }
   return {
-    rate: readJsonFile(join(dir, 'rate.json'), RateFileSchema, '--dir', 'Run `flakeproof measure --out <dir>/rate.json` (or `investigate`) first.'),
+    rate: readJsonFile(join(dir, 'rate.json'), RateFileSchema, '--dir', `Run \`${flakeproofCommand('measure --out <dir>/rate.json')}\` (or \`investigate\`) first.`),
     runsNeeded: optional('runs_needed.json', RunsNeededFileSchema),
     onlyWhenFail: optional('only_when_fail.json', OnlyWhenFailFileSchema),
     observer: optional('observer.json', ObserverFileSchema),

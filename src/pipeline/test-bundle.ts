@@ -59,6 +59,8 @@ export function byConcern(a: TestOutcome, b: TestOutcome): number {
 
 export interface TestMeasurement {
   command: string
+  /** What ran the tests, for rate.json's `runner`. */
+  runner?: { name: string; version?: string | undefined } | undefined
   /** Rounds requested. */
   repeat: number
   observe: boolean
@@ -96,6 +98,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
   const rate: RateFile = {
     schema_version: 1,
     command: m.command,
+    ...(m.runner ? { runner: { name: m.runner.name, ...(m.runner.version === undefined ? {} : { version: m.runner.version }) } } : {}),
     ...roundRate,
     gap_ms: 0,
     confidence: confidence.value,

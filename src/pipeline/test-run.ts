@@ -30,6 +30,8 @@ export interface TestRunSettings {
   mode: 'measure' | 'proof' | 'single'
   /** How the run was started, for the files' `command`. */
   command: string
+  /** What ran the tests (rate.json `runner`). */
+  runner?: { name: string; version?: string | undefined } | undefined
   /** Rounds requested (fast repetitions per test). */
   repeat: number
   /** Whole-run rounds requested (`--flaky-rounds`); `repeat` then counts every round's repetitions. */
@@ -137,6 +139,7 @@ export class TestRunRecorder {
       ? previous && { ...previous, proof }
       : this._withConditions(outcomes, {
           command: this._settings.command,
+          runner: this._settings.runner,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
           confidence,

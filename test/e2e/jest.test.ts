@@ -172,7 +172,7 @@ describe('observe, then proof, on examples/jest-basic', () => {
 
 describe('flakeproof jest refuses bad input before any test runs', () => {
   it.each([
-    [['--flaky-seed', '3'], 2, 'unknown flag --flaky-seed (for Jest, pass its own `--randomize --seed <n>`)'],
+    [['--flaky-seed', '3'], 2, "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
     [['--flaky-bogus'], 2, 'unknown flag --flaky-bogus'],
     [['--flaky-repeat', '0'], 2, '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat'], 2, '--flaky-repeat needs a value'],

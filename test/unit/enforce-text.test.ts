@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderEnforcement } from '../../plugin/vitest/_enforce-text.js'
+import { renderEnforcement } from '../../src/session/_enforce-text.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import type { EnforcedResult, QuarantinedTest } from '../../src/pipeline/enforcement.js'
 
@@ -23,7 +23,7 @@ const render = (...args: Parameters<typeof renderEnforcement>): string[] => rend
 describe('renderEnforcement (the terminal section of an enforced run)', () => {
   it('shows retries used, failures beyond the budget, quarantined tests with their evidence, and proposals', () => {
     const results = [result('p', 'passed', 0), result('r', 'passed-within-budget', 1), result('f', 'failed-beyond-budget', 2, 1), result('q', 'quarantined-failed', 2)]
-    expect(render('flakeproof.policy.json', results, [quarantined], ['f'], false)).toEqual([
+    expect(render('flakeproof.policy.json', results, [quarantined], ['f'], false, 'npx vitest run -- --flaky-proof --flaky-update-policy')).toEqual([
       ' flakeproof enforcing flakeproof.policy.json: 4 listed test(s) ran, 1 of them quarantined',
       '  ↻ r  passed after 1 of its 2 retries',
       '  ✗ f  failed beyond its retry budget of 2 (1 consecutive run(s))',
@@ -31,12 +31,12 @@ describe('renderEnforcement (the terminal section of an enforced run)', () => {
       '  ◌ q  failed: TOKEN: now',
       '      since 2026-11-01: failed beyond its retry budget of 2 in 1 consecutive enforced run(s)',
       '      evidence: TOKEN: then',
-      '      leaves quarantine after a proof of 14 green runs: vitest run -- --flaky-proof --flaky-update-policy',
+      '      leaves quarantine after a proof of 14 green runs: npx vitest run -- --flaky-proof --flaky-update-policy',
       '  ! f  proposed for quarantine (write it with --flaky-update-policy)',
     ])
   })
 
   it('says a proposal was written when the policy is updated', () => {
-    expect(render('p.json', [result('f', 'failed-beyond-budget', 2, 1)], [], ['f'], true).at(-1)).toBe('  ! f  quarantined in p.json')
+    expect(render('p.json', [result('f', 'failed-beyond-budget', 2, 1)], [], ['f'], true, 'npx flakeproof vitest --flaky-proof --flaky-update-policy').at(-1)).toBe('  ! f  quarantined in p.json')
   })
 })

@@ -77,6 +77,20 @@ describe('renderHtmlReport', () => {
     await expect(html).toMatchFileSnapshot('./__snapshots__/html-report.command.html')
   })
 
+  it('gives a non-idempotent test its fresh-run command as code, with no markdown backquote or shell backslash leaking', () => {
+    // PFFFFFFFFF: passed repetition 1, then failed every one from 2 on (runs = 2).
+    const independence = { runs: 2, expected_runs: 2.8, p_value: 0.4, method: 'exact' as const, pattern: 'one-switch' as const, switch_at: 2, switched_to: 'failed' as const, period: null }
+    const tests = [{ id: 'a.test.ts > leaks', project: '', file: 'a.test.ts', name: 'leaks', trials: 10, failures: 9, rate: 0.9, ci_low: 0.5958, ci_high: 0.9821, verdict: 'non-idempotent' as const, independence }]
+    const html = renderHtmlReport({ rate: commandRate({ command: 'flakeproof vitest --flaky-repeat 10', tests }) }, new ExecutionCollector([]).summarise())
+    // It passed first among its file's tests: the file runs whole (src/core/hints.ts); `"` is escaped for HTML, not for sh.
+    expect(html).toContain(
+      'Measure it with fresh runs instead, its file run whole (it may need the tests before it): <code>npx flakeproof measure --cmd &quot;npx vitest run a.test.ts&quot; --trials 20 --out .flakeproof/fresh-rate.json</code>.',
+    )
+    const note = /<p class="warn">[^]*?<\/p>/.exec(html)?.[0] ?? ''
+    expect(note).toContain('<code>npx flakeproof measure')
+    expect(note).not.toMatch(/`|\\\$/)
+  })
+
   it('escapes test names, which are user text', () => {
     const id = 'a.test.ts > <img src=x onerror=alert(1)> & "quoted"'
     const rate = commandRate({ command: 'vitest run', tests: [{ id, project: '', file: 'a.test.ts', name: id, ...measured, verdict: 'flaky' }] })

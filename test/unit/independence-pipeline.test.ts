@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { freshRunCommand, INDEPENDENCE_TEXT } from '../../src/artifacts/independence-text.js'
 import { renderReport } from '../../src/artifacts/markdown.js'
 import { prepareRunDir, runDirOf } from '../../src/artifacts/run-dir.js'
 import { PolicyFileSchema, type RateFile, RateFileSchema, RunsNeededFileSchema } from '../../src/artifacts/schemas.js'
@@ -115,22 +114,8 @@ describe('test mode: a test that breaks its own next repetition', () => {
     expect(Object.keys(read('policy.json', PolicyFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
     const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
     expect(report).toContain('`a.test.ts > leaks state`: **non-idempotent**. Passed repetition 1, then failed every repetition from 2 on')
-    expect(report).toContain('flakeproof measure --cmd "npx vitest run a.test.ts -t \'^leaks state\\$\'" --trials 20')
+    // It passed its first repetition among the file's tests, then broke its own: its file runs whole (src/core/hints.ts).
+    expect(report).toContain('Measure it with fresh runs instead, its file run whole (it may need the tests before it): `npx flakeproof measure --cmd "npx vitest run a.test.ts" --trials 20 --out .flakeproof/fresh-rate.json`.')
     expect(report).toContain('`a.test.ts > leaks state`: No runs needed, retry budget or quarantine threshold is given')
-  })
-})
-
-describe('freshRunCommand', () => {
-  it.each([
-    [{ project: '', file: 'a.test.ts', name: 'cache > refresh' }, `flakeproof measure --cmd "npx vitest run a.test.ts -t '^cache refresh\\$'" --trials 20 --out .flakeproof/fresh-rate.json`],
-    // -t is a regular expression: ( ) . are escaped; the project is passed on; " is escaped for the outer quotes.
-    [{ project: 'web', file: 'b.test.ts', name: 'f(x) > "ok".' }, `flakeproof measure --cmd "npx vitest run b.test.ts -t '^f\\\\(x\\\\) \\"ok\\"\\\\.\\$' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
-  ])('%j', (test, command) => {
-    expect(freshRunCommand(test)).toBe(command)
-  })
-
-  it('is what the English advice quotes', () => {
-    const test = { project: '', file: 'a.test.ts', name: 't' }
-    expect(INDEPENDENCE_TEXT.en.freshRun(test)).toBe(`Measure it with fresh runs instead: \`${freshRunCommand(test)}\`.`)
   })
 })

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { JEST_FLAGS, renderJestFlags, resolveJestOptions } from '../../src/config/jest-options.js'
-import { renderVitestFlags, VITEST_FLAGS } from '../../src/config/vitest-options.js'
+import { renderRunnerFlags, resolveRunnerOptions, runnerFlags, RUNNERS, takenOptions } from '../../src/config/runners.js'
+import { type FlakeproofVitestOptions, renderVitestFlags, VITEST_FLAGS } from '../../src/config/vitest-options.js'
 
-// The defaults of VitestOptionsSchema (src/config/vitest-options.ts), which the Jest options share.
+const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], env: Record<string, string>) => resolveRunnerOptions(RUNNERS.jest, options, args, env)
+const JEST_FLAGS = runnerFlags(RUNNERS.jest)
+
+// The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
 const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
 
-describe('resolveJestOptions', () => {
+describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
     expect(resolveJestOptions({}, [], {})).toBeUndefined()
     expect(resolveJestOptions({ observe: true }, ['--flaky-gap-ms', '5'], {})).toBeUndefined()
@@ -19,18 +22,20 @@ describe('resolveJestOptions', () => {
     ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
   ])('%s', (_name, options, args, env, expected) => {
     const resolved = resolveJestOptions(options, args, env)
-    expect(resolved).toEqual({ ...defaults, ...expected })
+    // What `flakeproof jest` hands its reporter: the options Jest's adapter takes.
+    expect(resolved && takenOptions(RUNNERS.jest, resolved)).toEqual({ ...defaults, ...expected })
     expect(resolved).not.toHaveProperty('seed')
   })
 
   it.each([
-    [{}, ['--flaky-seed', '3'], 'unknown flag --flaky-seed (for Jest, pass its own `--randomize --seed <n>`)'],
-    [{}, ['--flaky-seed=3'], 'unknown flag --flaky-seed'],
+    [{}, ['--flaky-seed', '3'], "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
+    [{}, ['--flaky-seed=3'], '--flaky-seed is not available with Jest'],
     [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; flakeproof\'s Jest flags are --flaky-repeat,'],
-    [{ repeat: 5, seed: 1 } as never, [], 'unknown option `seed` in the flakeproof/jest/reporter options'],
-    [{}, ['--flaky-enforce'], 'unknown flag --flaky-enforce (Vitest only for now)'],
-    [{}, ['--flaky-junit', 'j.xml'], 'unknown flag --flaky-junit (Vitest only for now)'],
-    [{ repeat: 5, history: false } as never, [], 'unknown option `history` in the flakeproof/jest/reporter options; the Jest reporter takes repeat,'],
+    [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
+    [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
+    [{}, ['--flaky-junit', 'j.xml'], "--flaky-junit is not available with Jest: it needs an adapter that writes the measurement as JUnit XML, which flakeproof's Jest adapter does not do yet"],
+    [{ repeat: 5, history: false }, [], "option `history` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that records everyday runs in history, which flakeproof's Jest adapter does not do yet"],
+    [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
   ])('refuses %j %j', (options, args, message) => {
@@ -48,7 +53,7 @@ describe('the Jest flags', () => {
   })
 
   it("print in `flakeproof jest --help` as Vitest's lines for those flags", () => {
-    expect(renderJestFlags()).toEqual(renderVitestFlags().filter((line) => shared.includes(line.trimStart().split(' ')[0] as string)))
-    expect(renderJestFlags()).toHaveLength(shared.length)
+    expect(renderRunnerFlags(RUNNERS.jest)).toEqual(renderVitestFlags().filter((line) => shared.includes(line.trimStart().split(' ')[0] as string)))
+    expect(renderRunnerFlags(RUNNERS.jest)).toHaveLength(shared.length)
   })
 })

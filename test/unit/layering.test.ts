@@ -50,9 +50,10 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
   it('is read: every source file is found and every local import resolves to a file', () => {
     expect(files.length).toBeGreaterThan(50)
     // The regex must see the known imports, or every rule below would pass vacuously.
-    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/cli/main.ts', to: 'plugin/vitest/cli.ts', dynamic: true }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/cli/runner-commands.ts', to: 'plugin/vitest/cli.ts', dynamic: true }))
     expect(edges).toContainEqual(expect.objectContaining({ from: 'src/core/fisher.ts', to: 'src/core/fraction.ts' }))
-    expect(edges).toContainEqual(expect.objectContaining({ from: 'plugin/vitest/runner.ts', to: 'src/artifacts/journal.ts' }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'plugin/vitest/runner.ts', to: 'src/session/worker.ts' }))
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/session/adapter.ts', to: 'src/session/worker.ts' }))
     const unresolved = edges.filter((e) => e.local && !existsSync(join(ROOT, e.to))).map((e) => violation(e, 'no such file'))
     expect(unresolved).toEqual([])
   })
@@ -72,17 +73,16 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect(bad).toEqual([])
   })
 
-  it('src/ imports plugin/ only through the dynamic imports of plugin/vitest/cli.ts and plugin/jest/cli.ts by src/cli/main.ts', () => {
-    // Vitest and Jest are optional peers: each wrapper is loaded only by its own command.
-    const wrappers = ['plugin/vitest/cli.ts', 'plugin/jest/cli.ts']
+  it('src/ imports plugin/ only through the dynamic imports of each plugin/<runner>/cli.ts by the CLI registry', () => {
+    // Every runner is an optional peer: each adapter is loaded only by its own command.
     const bad = edges
       .filter((e) => e.from.startsWith('src/') && e.local && e.to.startsWith('plugin/'))
-      .filter((e) => !(e.from === 'src/cli/main.ts' && wrappers.includes(e.to) && e.dynamic))
-      .map((e) => violation(e, 'the only import of plugin/ from src/ is the dynamic one of plugin/vitest/cli.ts by `flakeproof vitest` (Vitest is an optional peer)'))
+      .filter((e) => !(e.from === 'src/cli/runner-commands.ts' && /^plugin\/[\w-]+\/cli\.ts$/.test(e.to) && e.dynamic))
+      .map((e) => violation(e, 'the only imports of plugin/ from src/ are the dynamic ones of plugin/<runner>/cli.ts by src/cli/runner-commands.ts (each runner is an optional peer)'))
     expect(bad).toEqual([])
   })
 
-  it('points one way: cli → pipeline → runner/artifacts/config → core, plugin → pipeline/artifacts/config → core', () => {
+  it('points one way: cli → session → pipeline → runner/artifacts/config → core, plugin → session', () => {
     // What each layer may import besides itself. runner, artifacts and config are one tier and do
     // not import one another; errors.ts (FlakeproofError) is a leaf every tier above core may use.
     const allowed: Record<string, readonly string[]> = {
@@ -92,8 +92,9 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
       artifacts: ['core', 'errors'],
       runner: ['core', 'errors'],
       pipeline: ['runner', 'artifacts', 'config', 'core', 'errors'],
-      cli: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin'],
-      plugin: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
+      session: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors'],
+      cli: ['session', 'pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin'],
+      plugin: ['session'],
       index: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
     }
     const backEdges = edges
@@ -112,16 +113,38 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect(stale, 'remove these from KNOWN_BACK_EDGES').toEqual([])
   })
 
-  it('plugin/vitest/runner.ts reaches, at run time, only vitest, node built-ins, pure src/core and src/artifacts/journal.ts', () => {
+  it('an adapter (any plugin/<runner>/) imports only its own folder, the adapter surface, its runner and node built-ins', () => {
+    // The adapter surface is src/session/adapter.ts (main process) and src/session/worker.ts (in the
+    // runner's workers); a runner's packages are `<runner>`, `<runner>/…` and `@<runner>/…` (vitest,
+    // @vitest/runner; jest, @jest/…; @playwright/test). Type-only imports too: nothing reaches past the surface.
+    const bad = edges
+      .filter((e) => adapterOf(e.from) !== undefined)
+      .filter((e) => {
+        const runner = adapterOf(e.from) as string
+        if (e.local) return !(adapterOf(e.to) === runner || ADAPTER_SURFACE.includes(e.to))
+        return !(e.to.startsWith('node:') || e.to === runner || e.to.startsWith(`${runner}/`) || e.to.startsWith(`@${runner}/`))
+      })
+      .map((e) => violation(e, `an adapter imports only plugin/${adapterOf(e.from)}/, ${ADAPTER_SURFACE.join(' or ')}, its runner's packages and node built-ins`))
+    expect(bad).toEqual([])
+  })
+
+  it('no adapter imports another adapter', () => {
+    const bad = edges
+      .filter((e) => e.local && adapterOf(e.from) !== undefined && adapterOf(e.to) !== undefined && adapterOf(e.to) !== adapterOf(e.from))
+      .map((e) => violation(e, 'adapters are independent: what two share belongs in src/session/'))
+    expect(bad).toEqual([])
+  })
+
+  it.each(WORKER_ENTRIES)('%s (in the runner’s workers) reaches, at run time, only its runner, node built-ins, its own folder, src/session/worker.ts, pure src/core and the journal', (entry) => {
     // Worker start-up and the per-repetition cost stay low: no zod, no pipeline, no picocolors.
-    const reached = runtimeClosure('plugin/vitest/runner.ts')
+    const runner = adapterOf(entry) as string
+    const reached = runtimeClosure(entry)
     const bad = [...reached.values()]
       .filter((e) => {
-        if (!e.local) return !(e.to === 'vitest' || e.to.startsWith('vitest/') || e.to.startsWith('node:'))
-        // The plugin's own `_` helpers (_protocol.ts) are allowed; what they import is checked in turn.
-        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || /^plugin\/vitest\/_[\w-]+\.ts$/.test(e.to))
+        if (!e.local) return !(e.to.startsWith('node:') || e.to === runner || e.to.startsWith(`${runner}/`) || e.to.startsWith(`@${runner}/`))
+        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || e.to === 'src/session/worker.ts' || adapterOf(e.to) === runner)
       })
-      .map((e) => violation(e, 'reached from plugin/vitest/runner.ts, which imports only vitest, node built-ins, pure src/core and src/artifacts/journal.ts'))
+      .map((e) => violation(e, `reached from ${entry}, which runs in workers: only its runner, node built-ins, plugin/${runner}/, src/session/worker.ts, pure src/core and src/artifacts/journal.ts`))
     expect(bad).toEqual([])
     // Spelled out, because these two are why the rule exists.
     expect([...reached.keys()].filter((to) => to === 'zod' || to.startsWith('zod/') || to.startsWith('src/pipeline/'))).toEqual([])
@@ -137,6 +160,18 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     const heavy = (to: string): boolean =>
       ['sax', 'fast-glob', 'src/artifacts/html.ts', 'src/artifacts/history-schemas.ts', 'src/artifacts/junit-read.ts', 'src/config/vitest-options.ts'].includes(to)
     expect([...new Set(planReaches.filter(heavy))]).toEqual([])
+  })
+
+  it('src/session/worker.ts reaches, at run time, only pure src/core, the journal and node built-ins', () => {
+    const bad = [...runtimeClosure('src/session/worker.ts').values()]
+      .filter((e) => (e.local ? !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts') : !e.to.startsWith('node:')))
+      .map((e) => violation(e, 'the worker surface re-exports only pure src/core and src/artifacts/journal.ts (types of others are erased)'))
+    expect(bad).toEqual([])
+  })
+
+  it('has no cast to `never` in src/ and plugin/ (issue 21 item 7): a value that needs one has a type to name', () => {
+    const bad = files.filter((file) => /\bas never\b/.test(readFileSync(join(ROOT, file), 'utf8')))
+    expect(bad).toEqual([])
   })
 
   it('only src/artifacts writes files', () => {
@@ -188,6 +223,18 @@ describe('import cycles', () => {
 const KNOWN_BACK_EDGES: readonly { from: string; to: string; why: string }[] = []
 
 const KNOWN_CYCLES: string[][] = []
+
+/** What an adapter may import of flakeproof: the adapter surface, for its main process and for its workers. */
+const ADAPTER_SURFACE = ['src/session/adapter.ts', 'src/session/worker.ts']
+
+/** Adapter files that run inside the runner's workers (Vitest's runners, Jest's setup file's work). */
+const WORKER_ENTRIES = ['plugin/vitest/runner.ts', 'plugin/vitest/enforce-runner.ts', 'plugin/jest/_repeat.ts']
+
+/** `plugin/vitest/x.ts` → `vitest`: the runner whose adapter a file belongs to; undefined outside plugin/. */
+function adapterOf(file: string): string | undefined {
+  const [top, runner] = file.split('/')
+  return top === 'plugin' && runner !== undefined && file.split('/').length > 2 ? runner : undefined
+}
 
 // --- internal ---
 

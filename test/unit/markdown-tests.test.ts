@@ -30,8 +30,8 @@ describe('the test-mode report', () => {
   })
 
   it.each([
-    ['vitest run -- --flaky-repeat 10', '`vitest run -- --flaky-repeat 200 --flaky-observe`'],
-    ['flakeproof vitest --flaky-repeat 10 src', '`flakeproof vitest --flaky-repeat 200 --flaky-observe`'],
+    ['vitest run -- --flaky-repeat 10', '`npx vitest run -- --flaky-repeat 200 --flaky-observe`'],
+    ['flakeproof vitest --flaky-repeat 10 src', '`npx flakeproof vitest --flaky-repeat 200 --flaky-observe`'],
   ])('quotes the next step in the form the run was started with (%s)', (command, hint) => {
     expect(renderReport({ rate: rateWith([], { command }) }, 'en')).toContain(hint)
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeProgress } from '../../plugin/vitest/_progress.js'
+import { describeProgress } from '../../src/session/_progress.js'
 import type { JournalTest } from '../../src/artifacts/journal.js'
 
 const underWay = (done: boolean[]): JournalTest => ({

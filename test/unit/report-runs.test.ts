@@ -49,7 +49,7 @@ describe('recordRuns', () => {
     ])
     expect(rate).toMatchObject({ trials: 3, failures: 1, reports: 'junit' })
     // Vitest's --flaky-proof does not apply to another runner; command mode's proof does.
-    expect(readFileSync(join(out, 'flaky_report.md'), 'utf8')).toContain('Not measured yet (`flakeproof proof --cmd "<fixed test command>" --policy policy.json`)')
+    expect(readFileSync(join(out, 'flaky_report.md'), 'utf8')).toContain('Not measured yet (`npx flakeproof proof --cmd "<fixed test command>" --policy policy.json`)')
     const onlyWhenFail = readArtifact(join(out, 'only_when_fail.json'), OnlyWhenFailFileSchema)
     expect(onlyWhenFail.failure_trials).toEqual([3])
     expect(onlyWhenFail.tests?.['m > x']?.failure_trials).toEqual([3])

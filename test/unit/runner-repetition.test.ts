@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { forJournal, keepDistinct, outcomeOf, settledState } from '../../plugin/vitest/_repetition.js'
+import { forJournal } from '../../src/artifacts/journal.js'
+import { keepDistinct, outcomeOf, settledState } from '../../plugin/vitest/_repetition.js'
 
 /** The pure parts of plugin/vitest/runner.ts, tested without Vitest. */
 describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { joinShellWords } from '../../src/cli/_shell-words.js'
+import { joinShellWords } from '../../src/core/shell-words.js'
 
 describe('joinShellWords', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { stripAnsi } from '../../src/core/ansi.js'
 import type { TestOutcome } from '../../src/pipeline/test-run.js'
-import { renderTable } from '../../plugin/vitest/_table.js'
+import { renderTable } from '../../src/session/_table.js'
 
 /** Only the fields renderTable reads; the rest of a TestOutcome does not reach the terminal table. */
 function outcome(id: string, verdict: TestOutcome['verdict'], fast: [number, number], ci: [number, number], greenRuns: number | null, slow: [number, number] = [0, 0]): TestOutcome {

@@ -3,6 +3,8 @@ import { HistoryFileSchema, readHistoryRuns } from '../../artifacts/history.js'
 import { writeBundle } from '../../artifacts/write-bundle.js'
 import { assertWritable, removeFiles, writeJsonAtomic } from '../../artifacts/write.js'
 import { HISTORY } from '../../config/options.js'
+import { hintsFor } from '../../core/hints.js'
+import { shellWord } from '../../core/shell-words.js'
 import { analyzeHistory } from '../../pipeline/history.js'
 import { writeReportFor } from '../../pipeline/report.js'
 import { defineCommand } from '../spec.js'
@@ -33,7 +35,9 @@ export const history = defineCommand({
     for (const c of found.changes) {
       context.log(`changed at ${c.commit.slice(0, 12)}: ${c.before.failures}/${c.before.runs} runs before, ${c.after.failures}/${c.after.runs} after (p = ${c.p_value.toPrecision(3)})  ${c.test_id}`)
     }
-    context.log(`${found.runs} run(s) read; files in ${o.out} (--flaky-proof --flaky-out ${o.out} proves the flaky ones)`)
+    // Everyday runs come from Vitest's reporter (the adapter that keeps history), so the proof is Vitest's.
+    const proof = hintsFor({ runner: 'vitest', form: 'wrapper' }).again(`--flaky-proof --flaky-out ${shellWord(o.out)}`)
+    context.log(`${found.runs} run(s) read; files in ${o.out} (\`${proof}\` proves the flaky ones)`)
     return 0
   },
 })

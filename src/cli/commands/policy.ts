@@ -5,6 +5,7 @@ import { PolicyFileSchema, type RateFile, RateFileSchema } from '../../artifacts
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
 import { POLICY } from '../../config/options.js'
 import { fractionFromCounts } from '../../core/fraction.js'
+import { hintsFor } from '../../core/hints.js'
 import { choosePlanningBasis, explainUnplannable } from '../../pipeline/plan.js'
 import { mergeMeasurement } from '../../pipeline/committed-policy.js'
 import { decidePolicy } from '../../pipeline/policy.js'
@@ -52,7 +53,7 @@ export const policy = defineCommand({
  */
 function writeCommitted(path: string, rate: RateFile, from: string): { written: string; added: string[]; updated: string[]; kept: string[]; tests: number } {
   if (rate.tests === undefined) {
-    throw new FlakeproofError(`--from ${from} measured a command, not tests; --write lists tests, so pass the rate.json of a Vitest run (vitest run -- --flaky-repeat 200)`, 'E_INPUT')
+    throw new FlakeproofError(`--from ${from} measured a command, not tests; --write lists tests, so pass the rate.json of a test run (${hintsFor({ runner: 'vitest', form: 'wrapper' }).again('--flaky-repeat 200')}, or ${hintsFor({ runner: 'jest' }).again('--flaky-repeat 200')})`, 'E_INPUT')
   }
   const existing = existsSync(path) ? readJsonFile(path, CommittedPolicySchema, '--write', 'Fix or remove the file; `flakeproof schema committed_policy` prints its schema.') : null
   assertWritable(path, '--write')

@@ -1,16 +1,15 @@
 import { join } from 'node:path'
-import { readJsonFile } from '../../src/artifacts/read.js'
-import { RateFileSchema } from '../../src/artifacts/schemas.js'
-import { MAX_TRIALS } from '../../src/config/flags.js'
-import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
-import { type BudgetPlan, CALIBRATION_RUNS, planBudgetRepeats } from '../../src/core/time-budget.js'
-import { FlakeproofError } from '../../src/errors.js'
+import { readJsonFile } from '../artifacts/read.js'
+import { RateFileSchema } from '../artifacts/schemas.js'
+import { MAX_TRIALS } from '../config/flags.js'
+import type { ResolvedVitestOptions } from '../config/vitest-options.js'
+import { type BudgetPlan, CALIBRATION_RUNS, planBudgetRepeats } from '../core/time-budget.js'
+import { FlakeproofError } from '../errors.js'
+import type { RunOnce } from './runner-adapter.js'
 
-/** One Vitest run with these options: its exit code, the output folder it wrote to, and the time its tests took. */
-export type RunOnce = (options: ResolvedVitestOptions) => Promise<{ code: number; outDir: string; testTimeMs: number }>
 
 /**
- * `flakeproof vitest --flaky-budget 5m` (docs/contracts.md §9): the selection runs CALIBRATION_RUNS
+ * `flakeproof <runner> --flaky-budget 5m` (docs/contracts.md §9): the selection runs CALIBRATION_RUNS
  * times first, which times one run and checks it is not simply broken; then it is measured with as
  * many repetitions as the budget holds (src/core/time-budget.ts). A selection in which a test failed
  * every calibration run is not repeated: that is a bug to fix, not a flake to measure.

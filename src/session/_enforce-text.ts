@@ -1,5 +1,5 @@
 import pc from 'picocolors'
-import type { EnforcedResult, QuarantinedTest } from '../../src/pipeline/enforcement.js'
+import type { EnforcedResult, QuarantinedTest } from '../pipeline/enforcement.js'
 
 /**
  * The terminal section of an enforced run: listed tests that needed their retries or failed beyond
@@ -11,6 +11,8 @@ export function renderEnforcement(
   quarantined: readonly QuarantinedTest[],
   proposed: readonly string[],
   written: boolean,
+  /** The proof that releases a quarantined test, in the runner's syntax. */
+  proofCommand: string,
 ): string[] {
   const lines = [pc.bold(pc.cyan(' flakeproof ')) + pc.dim(`enforcing ${policyPath}: ${results.length} listed test(s) ran, ${quarantined.length} of them quarantined`)]
   for (const r of results) {
@@ -26,7 +28,7 @@ export function renderEnforcement(
       lines.push(`  ${pc.dim('◌')} ${q.id}  ${did}${q.errors[0] === undefined ? '' : `: ${q.errors[0]}`}`)
       lines.push(pc.dim(`      since ${q.quarantine.since}: ${q.quarantine.reason}`))
       for (const e of q.quarantine.evidence) lines.push(pc.dim(`      evidence: ${e}`))
-      lines.push(pc.dim(`      leaves quarantine after a proof of ${q.greenRunsRequired} green runs: vitest run -- --flaky-proof --flaky-update-policy`))
+      lines.push(pc.dim(`      leaves quarantine after a proof of ${q.greenRunsRequired} green runs: ${proofCommand}`))
     }
   }
   for (const id of proposed) {

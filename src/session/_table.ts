@@ -1,5 +1,5 @@
 import pc from 'picocolors'
-import type { TestOutcome } from '../../src/pipeline/test-run.js'
+import type { TestOutcome } from '../pipeline/test-run.js'
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
 

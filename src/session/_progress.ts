@@ -1,4 +1,4 @@
-import type { JournalProgress, JournalReader } from '../../src/artifacts/journal.js'
+import type { JournalProgress, JournalReader } from '../artifacts/journal.js'
 
 /** Seconds between progress lines: often on a terminal, sparingly in a CI log. */
 const EVERY_MS = { tty: 2_000, log: 10_000 }

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
-import { type CommittedPolicy, CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
-import { readJsonFile } from '../../src/artifacts/read.js'
-import { writeJsonAtomic } from '../../src/artifacts/write.js'
-import type { ResolvedVitestOptions } from '../../src/config/vitest-options.js'
-import { clearProven } from '../../src/pipeline/enforcement.js'
+import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/committed-policy-schema.js'
+import { readJsonFile } from '../artifacts/read.js'
+import { writeJsonAtomic } from '../artifacts/write.js'
+import type { ResolvedVitestOptions } from '../config/vitest-options.js'
+import { flakeproofCommand } from '../core/hints.js'
+import { clearProven } from './enforcement.js'
 
-export const POLICY_HINT = 'Write it from a measurement: `flakeproof policy --from .flakeproof/rate.json --write flakeproof.policy.json`.'
+export const POLICY_HINT = `Write it from a measurement: \`${flakeproofCommand('policy --from .flakeproof/rate.json --write flakeproof.policy.json')}\`.`
 
 /** Where the committed policy is when `policy` / `--flaky-policy` does not say. */
 export const DEFAULT_POLICY = 'flakeproof.policy.json'

@@ -1,0 +1,81 @@
+import { renderRunnerFlags, RUNNERS, type RunnerInfo } from '../config/runners.js'
+import { stripAnsi } from '../core/ansi.js'
+import type { RunnerAdapter } from '../session/runner-adapter.js'
+
+/**
+ * `flakeproof <runner>`: one entry per runner adapter. Each adapter is imported only by its own
+ * command, since every runner is an optional peer dependency; `flakeproof playwright` is one more entry.
+ */
+export interface RunnerCommand {
+  runner: RunnerInfo
+  /** The line of `flakeproof --help`. */
+  summary: string
+  /** `flakeproof <runner> --help`, around the flags. */
+  help: { title: string; usage: string; notes: string[]; example: string }
+  load(): Promise<RunnerAdapter>
+  /**
+   * An error of the runner's own, said in its words, with the exit code (`usage`: said as a usage
+   * error, exit 2); undefined for any other error. Asked after flakeproof's own errors are told apart.
+   */
+  ownError?(error: unknown): { message: string; code: number } | { usage: string } | undefined
+}
+
+export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
+  {
+    runner: RUNNERS.vitest,
+    summary: 'run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]',
+    help: {
+      title: "run Vitest with flakeproof's plugin, without touching the config",
+      usage: '[--flaky-* flags] [any vitest run arguments]',
+      notes: [
+        'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
+        'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
+      ],
+      example: 'flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
+    },
+    load: async () => (await import('../../plugin/vitest/cli.js')).vitestAdapter,
+    ownError(error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes("'vitest")) return undefined
+      return { usage: 'Vitest is not installed here; `npm i -D vitest` (3.2 to 5.x)' }
+    },
+  },
+  {
+    runner: RUNNERS.jest,
+    summary: 'run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]',
+    help: {
+      title: "run Jest with flakeproof's reporter and setup file added to the config",
+      usage: '[--flaky-* flags] [any jest arguments]',
+      notes: [
+        "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
+        'Writes the same files as `flakeproof vitest` in --flaky-out.',
+      ],
+      example: 'flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
+    },
+    load: async () => (await import('../../plugin/jest/cli.js')).jestAdapter,
+    ownError(error) {
+      // Jest's own verdict on its arguments (an unknown flag, a bad value), in its words; jest-validate
+      // names the class, not the error.
+      if ((error as object | undefined)?.constructor?.name !== 'ValidationError') return undefined
+      return { message: stripAnsi((error as Error).message).trim(), code: 1 }
+    },
+  },
+]
+
+/** `flakeproof <runner> --help`: its title, usage, the flags its adapter takes, and an example. */
+export function renderRunnerHelp(command: RunnerCommand): string {
+  const { runner, help } = command
+  return [
+    `flakeproof ${runner.name}: ${help.title}`,
+    '',
+    `Usage: flakeproof ${runner.name} ${help.usage}`,
+    '',
+    'Flags:',
+    ...renderRunnerFlags(runner),
+    '',
+    ...help.notes,
+    '',
+    'Example:',
+    `  ${help.example}`,
+    '',
+  ].join('\n')
+}

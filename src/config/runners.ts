@@ -1,0 +1,118 @@
+import { CAPABILITIES, type Capability } from './capabilities.js'
+import { hintContextOf, hintsFor } from '../core/hints.js'
+import { FlakeproofError } from '../errors.js'
+import {
+  type FlakeproofVitestOptions,
+  type ResolvedVitestOptions,
+  renderVitestFlags,
+  resolveVitestOptions,
+  VITEST_FLAGS,
+  VitestOptionsSchema,
+} from './vitest-options.js'
+
+/** A test runner flakeproof has an adapter for (plugin/<name>/). */
+export type RunnerName = 'vitest' | 'jest'
+
+/** One runner's adapter as the core knows it without loading it: its name and what it can do. */
+export interface RunnerInfo {
+  readonly name: RunnerName
+  /** As users write it: `Vitest`. */
+  readonly title: string
+  /** What its adapter does (src/config/capabilities.ts): a flag that needs a missing one is refused. */
+  readonly can: Readonly<Record<Capability, boolean>>
+  /** Where options are given in code, for errors: `flakeproof({...})`. */
+  readonly optionsWhere: string
+}
+
+const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, true])) as Record<Capability, boolean>
+
+/**
+ * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
+ * src/core/hints.ts). Jest's adapter repeats, observes and proves; the rest is to come.
+ */
+export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
+  vitest: { name: 'vitest', title: 'Vitest', can: ALL, optionsWhere: 'flakeproof({...})' },
+  jest: {
+    name: 'jest',
+    title: 'Jest',
+    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, committedPolicy: false, budget: false, junit: false, github: false, history: false },
+    optionsWhere: 'the flakeproof/jest/reporter options',
+  },
+}
+
+type FlagName = keyof typeof VITEST_FLAGS
+type OptionKey = keyof ResolvedVitestOptions
+
+/** The capability each option needs: its flag's, or for an option without a flag, declared here. */
+const NEEDS_WITHOUT_FLAG: Partial<Record<OptionKey, Capability>> = { history: 'history' }
+
+function needsOf(key: string): Capability | null {
+  const flag = Object.values(VITEST_FLAGS).find((f) => f.key === key)
+  return flag ? flag.needs : (NEEDS_WITHOUT_FLAG[key as OptionKey] ?? null)
+}
+
+/** Whether `runner`'s adapter takes this option (or flag, by its option). */
+export function takesOption(runner: RunnerInfo, key: string): boolean {
+  const needs = needsOf(key)
+  return needs === null || runner.can[needs]
+}
+
+/** The options `runner`'s adapter takes, of these (to hand on to its reporter, which refuses the others). */
+export function takenOptions(runner: RunnerInfo, options: ResolvedVitestOptions): FlakeproofVitestOptions {
+  return Object.fromEntries(Object.entries(options).filter(([key]) => takesOption(runner, key)))
+}
+
+/** The `--flaky-*` flags `runner`'s adapter takes: the entries of VITEST_FLAGS whose capability it has. */
+export function runnerFlags(runner: RunnerInfo): Partial<typeof VITEST_FLAGS> {
+  return Object.fromEntries(Object.entries(VITEST_FLAGS).filter(([, flag]) => flag.needs === null || runner.can[flag.needs])) as Partial<typeof VITEST_FLAGS>
+}
+
+/** The `--flaky-*` lines of `flakeproof <runner> --help`: those of the flags it takes. */
+export function renderRunnerFlags(runner: RunnerInfo): string[] {
+  const taken = runnerFlags(runner)
+  return renderVitestFlags().filter((line) => (line.trimStart().split(' ')[0] as string) in taken)
+}
+
+/**
+ * Resolves a runner's options from its configured options, FLAKEPROOF_REPEAT and our flags among
+ * `args`, later winning; undefined when nothing asks for a run of flakeproof's. A flag or option
+ * whose capability the runner's adapter lacks is refused here, before any test runs, with one line
+ * naming the runner and what the flag needs: a flag that would do nothing is never ignored.
+ */
+export function resolveRunnerOptions(
+  runner: RunnerInfo,
+  configured: FlakeproofVitestOptions,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  /** The runner's version in the project, when known: what it offers instead depends on it. */
+  version?: string,
+): ResolvedVitestOptions | undefined {
+  const taken = runnerFlags(runner)
+  for (const arg of args) {
+    const name = arg.split('=')[0] as string
+    if (!name.startsWith('--flaky-') || name in taken) continue
+    const flag = VITEST_FLAGS[name as FlagName]
+    if (!flag) throw new FlakeproofError(`unknown flag ${name}; flakeproof's ${runner.title} flags are ${Object.keys(taken).join(', ')}`, 'E_USAGE')
+    throw new FlakeproofError(`${name} ${missing(runner, flag.needs as Capability, version)}`, 'E_USAGE')
+  }
+  for (const key of Object.keys(configured)) {
+    if (!(key in VitestOptionsSchema.shape)) {
+      const options = Object.keys(VitestOptionsSchema.shape).filter((k) => takesOption(runner, k))
+      throw new FlakeproofError(`unknown option \`${key}\` in ${runner.optionsWhere}; options are ${options.join(', ')}`, 'E_USAGE')
+    }
+    if (!takesOption(runner, key)) throw new FlakeproofError(`option \`${key}\` in ${runner.optionsWhere} ${missing(runner, needsOf(key) as Capability, version)}`, 'E_USAGE')
+  }
+  return resolveVitestOptions(configured, args, env)
+}
+
+// --- internal ---
+
+/** `is not available with Jest: it needs an adapter that …, which flakeproof's Jest adapter does not do yet`. */
+function missing(runner: RunnerInfo, capability: Capability, version: string | undefined): string {
+  const why = `is not available with ${runner.title}: it needs an adapter that ${CAPABILITIES[capability]}, which flakeproof's ${runner.title} adapter does not`
+  if (capability !== 'seed') return `${why} do yet`
+  // Ordering by a seed is the runner's own business where it has an option for it (src/core/hints.ts).
+  const own = hintsFor(hintContextOf({ command: `flakeproof ${runner.name}`, tests: [], runner: { name: runner.name, version } })).seededOrder('<n>')
+  if (own === null) return `${why}, and ${runner.title}${version === undefined ? '' : ` ${version}`} has no option of its own for it`
+  return `${why}; pass ${runner.title}'s own \`${own}\` instead`
+}

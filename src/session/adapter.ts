@@ -1,0 +1,42 @@
+/**
+ * The adapter surface in a runner's main process: the only module of flakeproof's that a runner
+ * adapter (plugin/<runner>/) imports outside its workers (there: src/session/worker.ts, re-exported
+ * here). What an adapter does — translate its runner's events, make ids, run once — it does with
+ * these; everything else is the session's (docs/architecture.md).
+ */
+export * from './worker.js'
+
+// The adapter interface and the session it feeds.
+export type { RunnerAdapter, RunOnce, RunOutcome } from './runner-adapter.js'
+export { type RunEnd, type RunEnding, type SessionHost, type SessionSettings, type TestLocation, TestSession } from './test-session.js'
+export { type ProofSelection, selectProof } from './proof-selection.js'
+export { type Enforcement, finishEnforcedRun, loadEnforcement } from './enforcement-run.js'
+export { type EverydayResult, recordEverydayRun } from './everyday-history.js'
+export { CONDITION_ENV, planRounds, type RoundsReporter } from './rounds.js'
+export { warning } from './run-end-text.js'
+export { runWrapper } from './wrapper.js'
+
+// What the runners are, and their options.
+export { type Capability, CAPABILITIES } from '../config/capabilities.js'
+export { renderRunnerFlags, resolveRunnerOptions, RUNNERS, type RunnerInfo, type RunnerName, runnerFlags, takenOptions } from '../config/runners.js'
+export {
+  argsAfterSeparator,
+  type FlakeproofVitestOptions,
+  type ResolvedVitestOptions,
+  resolveOutDir,
+  VitestOptionsSchema,
+} from '../config/vitest-options.js'
+export { FlakeproofError, isFlakeproofError } from '../errors.js'
+
+// The output folder, before a run: held for the run, the journal's place, a path that must be writable.
+export { type JournalTest } from '../artifacts/journal.js'
+export { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
+export { runDirOf } from '../artifacts/run-dir.js'
+export type { RunError } from '../artifacts/test-schemas.js'
+export { assertReplaceable } from '../artifacts/write.js'
+export { startLoad } from '../runner/load.js'
+
+// What the session is fed.
+export type { PlannedRound } from '../pipeline/conditions.js'
+export type { ReportedTest } from '../pipeline/test-evidence.js'
+export type { Collected } from '../pipeline/test-run.js'

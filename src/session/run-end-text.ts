@@ -1,0 +1,108 @@
+import { join, relative } from 'node:path'
+import pc from 'picocolors'
+import { freshRateText } from '../artifacts/fresh-rate-text.js'
+import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
+import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
+import type { RunError } from '../artifacts/test-schemas.js'
+import { type Hints, needsItsFile } from '../core/hints.js'
+import { describeRate } from '../core/rate.js'
+import type { ReportedTest } from '../pipeline/test-evidence.js'
+import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
+import { renderTable } from './_table.js'
+
+export interface RunEndContext {
+  /** Tests recovered from the journal: cut short by a crash or a stop. */
+  unfinished: readonly ReportedTest[]
+  runErrors: readonly RunError[]
+  /** `--flaky-budget`'s calibration run: its verdicts on three repetitions are not shown. */
+  calibration: boolean
+  /** Repetitions asked for (the calibration's count). */
+  repeat: number
+  /** The recording runner ran (not a plain run): typecheck tests, which it does not repeat, are named. */
+  recording: boolean
+  /** Of the intervals shown. */
+  confidence: number
+  /** Suggested commands, in the runner's syntax. */
+  hints: Hints
+}
+
+/**
+ * The end of a run in the terminal, for every runner: where the files are, tests cut short, the
+ * run's errors, then a proof's verdict per test, or the flaky and broken tests, what the conditions
+ * found, and for each non-idempotent test its cause and how to measure it afresh.
+ */
+export function renderRunEnd(result: TestRunResult, context: RunEndContext): string[] {
+  const { unfinished, runErrors } = context
+  const lines = ['']
+  const title = pc.bold(pc.cyan(' flakeproof '))
+  const shown = relative(process.cwd(), result.dir)
+  const where = shown === '' ? '.' : shown.startsWith('..') ? result.dir : shown
+  if (result.unchanged) return [...lines, title + pc.dim(`no test ran: the files in ${where} were left as they were`)]
+  // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
+  // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
+  if (context.calibration) return [...lines, title + pc.dim(`calibration: ${result.tests.length} test(s), ${context.repeat} runs each`)]
+  lines.push(title + pc.dim(`${result.tests.length} test(s), files in ${where}`))
+  if (result.summary) lines.push(pc.dim(`  report: ${join(where, 'report.html')}`))
+  for (const test of unfinished) {
+    const last = test.evidence.repetitions.at(-1)
+    lines.push(pc.red(`  ✗ ${test.evidence.id}: ${last?.ok === false && last.error?.startsWith('the worker') ? last.error : 'stopped before all its repetitions ran'}`))
+  }
+  for (const { project, file, error } of runErrors) {
+    lines.push(pc.red(`  ✗ ${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`))
+  }
+  if (result.proof) {
+    const proven = Object.entries(result.proof.tests ?? {})
+    for (const [id, p] of proven) {
+      const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
+      lines.push(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
+    }
+    for (const missing of result.proof.unreproduced ?? []) lines.push(pc.red(`  ✗ not replayed: ${missing}`))
+    const unreplayed = result.proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
+    lines.push(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : unreplayed}`))
+    return lines
+  }
+  const once = result.tests.filter((o) => o.tally.once).length
+  if (once > 0 && context.recording) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
+  const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
+  if (concerning.length > 0) lines.push(...renderTable(concerning))
+  else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
+  else lines.push(pc.green('  no flaky or broken test'))
+  lines.push(...conditionLines(result.conditions))
+  for (const { tally, verdict } of concerning) {
+    if (verdict !== 'non-idempotent') continue
+    lines.push(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
+    const fresh = tally.fresh
+    if (fresh) lines.push(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials })}`))
+    else {
+      const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
+      const advice = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole)
+      if (advice !== '') lines.push(pc.dim(`    ${advice}`))
+    }
+  }
+  return lines
+}
+
+/** A warning of flakeproof's own in the runner's log. */
+export function warning(text: string): string {
+  return pc.yellow(text)
+}
+
+/** ` (serial, seed 43)`: a round's condition and seed, when there is something to say. */
+export function describeRound(condition: RoundCondition, seed: number | null): string {
+  const parts = [...(condition === 'base' ? [] : [condition === 'load' ? 'under load' : condition]), ...(seed === null ? [] : [`seed ${seed}`])]
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`
+}
+
+// --- internal ---
+
+/** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
+function conditionLines(conditions: ConditionsFile | undefined): string[] {
+  if (!conditions) return []
+  const lines: string[] = []
+  for (const [id, { comparisons, order, tags }] of Object.entries(conditions.tests)) {
+    lines.push(`  ${tags.length > 0 ? pc.yellow(tags.join(', ').toUpperCase()) : pc.dim('no condition found')}  ${id}`)
+    const notes = [...comparisons.map((c) => ({ tagged: c.tag !== null, note: c.note })), ...(order ? [{ tagged: order.tag !== null, note: order.note }] : [])]
+    for (const { tagged, note } of notes.sort((a, b) => Number(b.tagged) - Number(a.tagged))) lines.push(`    ${tagged ? note : pc.dim(note)}`)
+  }
+  return lines
+}

@@ -1,0 +1,388 @@
+import { availableParallelism } from 'node:os'
+import { resolve } from 'node:path'
+import pc from 'picocolors'
+import { isProcessAlive } from '../artifacts/_process.js'
+import { JournalReader, type JournalTest } from '../artifacts/journal.js'
+import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
+import { prepareRunDir, type RunDir, runDirOf } from '../artifacts/run-dir.js'
+import type { RoundCondition } from '../artifacts/conditions-schema.js'
+import type { RunError } from '../artifacts/test-schemas.js'
+import type { RunnerInfo } from '../config/runners.js'
+import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-options.js'
+import { fractionFromNumber } from '../core/fraction.js'
+import type { Hints } from '../core/hints.js'
+import { measuringModeOf } from '../core/repetition.js'
+import { FlakeproofError } from '../errors.js'
+import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
+import type { PlannedRound } from '../pipeline/conditions.js'
+import type { RepetitionMode, ReportedTest } from '../pipeline/test-evidence.js'
+import { recoverUnfinished, type Unfinished } from '../pipeline/test-recovery.js'
+import { type Collected, type TestRunResult, TestRunRecorder } from '../pipeline/test-run.js'
+import { ProgressPrinter } from './_progress.js'
+import { type EverydayResult, recordEverydayRun } from './everyday-history.js'
+import type { ProofSelection } from './proof-selection.js'
+import { hintsOf } from './hints.js'
+import { publishRun } from './publish.js'
+import type { RoundsReporter } from './rounds.js'
+import { describeRound, renderRunEnd } from './run-end-text.js'
+
+/** Where the adapter's runner lives and prints: what only the adapter knows of it. */
+export interface SessionHost {
+  /** The project root: the output folder, the committed policy and the JUnit path resolve from it. */
+  root(): string
+  /** The runner's log (Vitest's logger, Jest's stderr). */
+  log(line: string, level?: 'log' | 'warn'): void
+  /** The root a project's test files are relative to, for GitHub annotations; the root when not known. */
+  rootOf?(project: string): string | undefined
+}
+
+/** What the adapter decided before the run: the runner, its options, and which kind of run this is. */
+export interface SessionSettings {
+  runner: RunnerInfo
+  /** The runner's version (`29.4.3`), when known: its hints depend on it. */
+  version?: string | undefined
+  options: ResolvedVitestOptions
+  /** measure: repetitions by the recording runner; proof: the proof's tests; single: one run, no recording runner. */
+  mode: 'measure' | 'proof' | 'single'
+  /** How the run was started, for the files' `command`. */
+  command: string
+  /** Proof mode: what is proved (src/session/proof-selection.ts). */
+  proof?: ProofSelection | undefined
+  /** The session takes the output folder's lock with this label; unset when the adapter holds it already. */
+  lockLabel?: string | undefined
+  /** The recording runner writes a journal: progress comes from it, and tests a crash cut short. */
+  journal: boolean
+  /** The order seed of the run, for tests recovered from the journal (null or unset: none known). */
+  seed?: number | null | undefined
+  /** How the runner lays out a test's repetitions (fast, gapped, proof), for recovered ones. */
+  modeOf?: ((index: number) => RepetitionMode) | undefined
+  /**
+   * The runner may exit before it reports the end of the run (Vitest 3.2 on a killed worker): the
+   * session then writes what the journal holds, synchronously, from the process's 'exit'.
+   */
+  endOnExit?: boolean | undefined
+}
+
+/** How a run ended, for tests whose results never arrived. */
+export type RunEnding =
+  /** The user stopped the run: the repetition under way is neither passed nor failed. */
+  | { kind: 'interrupted' }
+  /** The run ended with tests still open: each ended with its worker, for this cause. */
+  | { kind: 'crashed'; cause: string }
+  /** The runner stopped: a test still open failed only if its worker process is gone. */
+  | { kind: 'stopped'; cause: string }
+
+/** What the adapter says when a run (or its last whole-run round) ends. */
+export interface RunEnd {
+  collected: Collected
+  ending: RunEnding
+  runErrors: readonly RunError[]
+  /** The runner finished every test it meant to (not interrupted, no round cut short). */
+  complete: boolean
+}
+
+/** Where a test is, as the runner says (absolute file, line): for GitHub annotations. */
+export interface TestLocation {
+  file: string
+  line?: number | undefined
+}
+
+/**
+ * One measurement, proof or plain run, the same for every runner: the adapter's reporter feeds it
+ * translated events — a run (or whole-run round) begins, a test's result with its evidence, the end
+ * with how it ended — and the session records them (facts, rate, policy, report), shows progress
+ * from the journal, recovers tests a crash cut short, prints the end of the run, publishes to GitHub
+ * and JUnit, fails the run for a failed proof, releases proven quarantines and records everyday runs
+ * in history. Its own errors never take the runner's run down: each hook runs through `guard`.
+ */
+export class TestSession implements RoundsReporter {
+  private readonly _host: SessionHost
+  private readonly _settings: SessionSettings
+  private _recorder: TestRunRecorder | undefined
+  private _journal: JournalReader | undefined
+  private _progress: ProgressPrinter | undefined
+  private _lock: OutputLock | undefined
+  private _run: RunDir | undefined
+  /** Test results that could not be recorded this run. */
+  private _lost = 0
+  /** An error of flakeproof's own was reported (once per session). */
+  private _internalError = false
+  /** Ids of every test whose result arrived: the journal's other open tests are recovered at the end. */
+  private readonly _seen = new Set<string>()
+  private readonly _locations = new Map<string, TestLocation>()
+  /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
+  private _round = 0
+  private _of = 1
+  private _next: PlannedRound | undefined
+  private _condition: RoundCondition = 'base'
+  private _seedOfRound: number | null = null
+  private _roundErrors: RunError[] = []
+  private _roundsIncomplete = false
+
+  constructor(host: SessionHost, settings: SessionSettings) {
+    this._host = host
+    this._settings = settings
+  }
+
+  get settings(): SessionSettings {
+    return this._settings
+  }
+
+  /** The journal of the recording runner, while a run is under way (adapters whose evidence comes through it read it). */
+  get journal(): JournalReader | undefined {
+    return this._journal
+  }
+
+  /** Whole-run rounds: a measurement is under way, and more rounds may join it. */
+  get roundsOpen(): boolean {
+    return this._recorder !== undefined
+  }
+
+  /** The loop of rounds says what the next run is: its number, condition and seed, and how many runs there are. */
+  planRound(round: PlannedRound, of: number): void {
+    this._next = round
+    this._of = of
+  }
+
+  /** Whole-run rounds stopped before the last one ran: what ran is written, incomplete. */
+  endRounds(): void {
+    this.guard('endRounds', () => {
+      if (this._recorder) this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'interrupted' }, runErrors: [], complete: false })
+    })
+  }
+
+  /**
+   * Takes the output folder — its lock, when the session holds it, and a fresh run folder — and
+   * returns the run folder, whose journal the recording runner's workers write. `begin` does it;
+   * an adapter whose workers must be told the journal before the run starts calls it first.
+   */
+  open(): RunDir {
+    const outDir = this.outDir()
+    if (this._settings.lockLabel !== undefined) this._lock ??= acquireOutputLock(outDir, this._settings.lockLabel)
+    if (!this._run) {
+      this._run = runDirOf(outDir)
+      prepareRunDir(this._run)
+    }
+    return this._run
+  }
+
+  /** The output folder, absolute (checked: inside the project root unless `outAnywhere`). */
+  outDir(): string {
+    return resolveOutDir(this._host.root(), this._settings.options)
+  }
+
+  /** The output folder's lock is let go (at the end of the process, for an adapter that holds no other). */
+  release(): void {
+    this._lock?.release()
+  }
+
+  /** The commands this run suggests, in its runner's syntax and the form it was started in (src/core/hints.ts). */
+  hints(): Hints {
+    const { runner, version, command } = this._settings
+    return hintsOf(runner, command, version)
+  }
+
+  /** A run begins: a new measurement, or the next whole-run round of the one under way. */
+  begin(): void {
+    this._seen.clear()
+    this._locations.clear()
+    const next = this._next
+    this._next = undefined
+    this._condition = next?.condition ?? 'base'
+    this._seedOfRound = next?.seed ?? null
+    if (this._recorder && this._round < this._of) {
+      this._round++
+      this._journal?.nextRound()
+      if (next) this._recorder.noteRound(next)
+      return
+    }
+    // Watch mode starts several runs: each gets its own files.
+    this._round = 1
+    if (!next) this._of = 1
+    this._roundErrors = []
+    this._roundsIncomplete = false
+    this._lost = 0
+    if (this._settings.proof?.nothingToProve) return
+    const { mode, command, options, proof } = this._settings
+    this._recorder = this.degradeGracefully(() => {
+      const outDir = this.outDir()
+      const run = this._run ?? this.open()
+      this._run = undefined
+      this._journal = this._settings.journal ? new JournalReader(run.journal) : undefined
+      const wholeRuns = this._of > 1 ? { wholeRuns: this._of, shuffle: options.shuffle, loadProcs: options.loadProcs ?? availableParallelism() } : {}
+      return new TestRunRecorder(outDir, run, {
+        mode,
+        command,
+        runner: { name: this._settings.runner.name, version: this._settings.version },
+        repeat: mode === 'measure' ? (options.repeat ?? 1) * this._of : 1,
+        ...wholeRuns,
+        observe: mode === 'measure' && options.observe,
+        confidence: { value: options.confidence, exact: fractionFromNumber(options.confidence) },
+        proofRuns: proof?.runs ?? {},
+        ...(proof ? { proofFrom: proof.from } : {}),
+        ...(proof?.unreproduced.length ? { unreproduced: proof.unreproduced } : {}),
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        gapMs: options.gapMs,
+        lang: 'en',
+      })
+    })
+    if (next) this._recorder?.noteRound(next)
+    if (this._recorder && this._journal) {
+      this._progress = new ProgressPrinter(this._journal, (line) => this._host.log(line), { tty: process.stderr.isTTY === true })
+      // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
+      // before any listener added after it runs.
+      if (this._settings.endOnExit) process.prependOnceListener('exit', this._onExit)
+    }
+  }
+
+  /** A test's result arrived (`id`, the id the journal knows it by), with its evidence when there is any to record. */
+  record(id: string, test: ReportedTest | undefined, location?: TestLocation): void {
+    this._seen.add(id)
+    if (location) this._locations.set(id, location)
+    this._journal?.forget(id)
+    if (!test) return
+    if (this.degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
+  }
+
+  /** The run, or a whole-run round, ended. The last round writes the files; an earlier one keeps its errors for it. */
+  end(end: RunEnd): TestRunResult | undefined {
+    if (end.ending.kind !== 'interrupted' && this._round < this._of) {
+      this._endRound(end)
+      return undefined
+    }
+    return this._finish({ ...end, runErrors: [...this._roundErrors, ...end.runErrors], complete: end.complete && !this._roundsIncomplete })
+  }
+
+  /**
+   * The runner itself dies before the run ends (Vitest 3.2 exits on the unhandled rejection a killed
+   * worker causes): what the journal holds is written then, synchronously, marked incomplete.
+   */
+  private readonly _onExit = (code: number): void => {
+    this.guard('exit', () => this._endAbruptly(code))
+  }
+
+  private _endAbruptly(code: number): void {
+    const stopped = `${this._settings.runner.title} stopped before the run ended (exit code ${code})`
+    this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'stopped', cause: stopped }, runErrors: [{ project: null, file: null, error: stopped }], complete: false })
+  }
+
+  /** An everyday run (no repetitions) into `<outDir>/history/` (docs/contracts.md §11), when the runner's adapter keeps history. */
+  recordEveryday(results: readonly EverydayResult[]): void {
+    this.degradeGracefully(() => recordEverydayRun(this._settings.runner, this.outDir(), this._host.root(), results))
+  }
+
+  /**
+   * Every hook runs through here: an error of flakeproof's own is reported once, and never takes
+   * the runner's run down with it (Playwright's reporter multiplexer does the same). Files already
+   * written stay; a proof that could not record its verdict still fails the run.
+   */
+  guard(hook: string, run: () => void): void {
+    try {
+      run()
+    } catch (error) {
+      if (this._internalError) return
+      this._internalError = true
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error)
+      this._host.log(pc.yellow(`[flakeproof] internal error in ${hook}; this run's flakeproof files may be incomplete. Please report it:\n${detail}`), 'warn')
+      if (this._settings.mode === 'proof') process.exitCode = 1
+    }
+  }
+
+  /**
+   * A reporter does not break the test run over its own files: it warns and writes nothing. A proof
+   * that cannot record its verdict still fails the run.
+   */
+  degradeGracefully<T>(run: () => T): T | undefined {
+    try {
+      return run()
+    } catch (error) {
+      if (!(error instanceof FlakeproofError)) throw error
+      this._host.log(pc.yellow(`[flakeproof] no files written: ${error.message}`), 'warn')
+      if (this._settings.mode === 'proof') process.exitCode = 1
+      return undefined
+    }
+  }
+
+  // --- internal ---
+
+  /** A whole-run round that is not the last ended: tests its crash cut short are recorded for this round, and its errors kept. */
+  private _endRound({ ending, runErrors }: RunEnd): void {
+    const recorder = this._recorder
+    if (!recorder) return
+    const unfinished = this._recoverUnfinished(ending)
+    for (const test of unfinished) this.degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
+    if (unfinished.length > 0) this._roundsIncomplete = true
+    this._host.log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
+  }
+
+  private _finish({ collected, ending, runErrors, complete }: RunEnd): TestRunResult | undefined {
+    process.removeListener('exit', this._onExit)
+    this._progress?.stop()
+    this._progress = undefined
+    const { proof, options, runner } = this._settings
+    if (proof?.nothingToProve) this._host.log(pc.green(proof.nothingToProve))
+    if (!this._recorder) return undefined
+    const recorder = this._recorder
+    this._recorder = undefined
+    const unfinished = this._recoverUnfinished(ending)
+    for (const test of unfinished) this.degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    // A test whose results could not be recorded makes the run incomplete, never silently smaller.
+    const whole = complete && unfinished.length === 0 && this._lost === 0
+    const result = this.degradeGracefully(() => recorder.finish(whole, collected, runErrors))
+    if (!result) return undefined
+    const calibration = options.budget !== undefined
+    for (const line of renderRunEnd(result, { unfinished, runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._host.log(line)
+    // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
+    if (!calibration) {
+      const published = publishRun(result, {
+        runner,
+        rootOf: (project) => this._host.rootOf?.(project) ?? this._host.root(),
+        locations: this._locations,
+        junit: options.junit === undefined ? undefined : resolve(this._host.root(), options.junit),
+        degrade: (run) => this.degradeGracefully(run),
+      })
+      for (const line of published) this._host.log(line)
+    }
+    if (result.proof && !result.proof.passed) process.exitCode = 1
+    if (result.proof && options.updatePolicy && runner.can.committedPolicy) this._clearQuarantines(result.proof.tests ?? {})
+    return result
+  }
+
+  /** `--flaky-update-policy` after a proof from the committed policy: tests proven fixed leave quarantine. */
+  private _clearQuarantines(proven: Readonly<Record<string, { passed: boolean; status: string }>>): void {
+    const { path, shown } = policyPathOf(this._host.root(), this._settings.options)
+    if (this._settings.proof?.from !== path) return
+    const cleared = this.degradeGracefully(() => clearProvenInPolicy(path, proven)) ?? []
+    for (const id of cleared) this._host.log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
+  }
+
+  /**
+   * Tests whose worker died (or whose run was stopped) before their results arrived, from the
+   * journal: what they finished is kept, and a crash counts against the repetition it cut short.
+   */
+  private _recoverUnfinished(ending: RunEnding): ReportedTest[] {
+    if (!this._journal) return []
+    const open = new Map([...this._journal.read().tests].filter(([id]) => !this._seen.has(id)))
+    if (open.size === 0) return []
+    const unfinished: Unfinished =
+      ending.kind === 'interrupted'
+        ? ending
+        : { kind: 'crashed', cause: ending.cause, at: Date.now(), died: ending.kind === 'crashed' ? () => true : workerIsGone }
+    const recovered = recoverUnfinished(open, unfinished, this._settings.modeOf ?? ((index) => this._modeOf(index)))
+    const seed = this._settings.seed ?? null
+    return seed === null ? recovered : recovered.map((test) => ({ ...test, evidence: { ...test.evidence, seed } }))
+  }
+
+  private _modeOf(index: number): RepetitionMode {
+    if (this._settings.mode === 'proof') return 'proof'
+    return measuringModeOf(index, this._settings.options.repeat ?? 1)
+  }
+}
+
+// --- internal ---
+
+/** Only a test whose own worker is gone failed with it; the others were merely stopped. */
+function workerIsGone(test: JournalTest): boolean {
+  return test.pid !== undefined && !isProcessAlive(test.pid)
+}
