@@ -1,7 +1,7 @@
 // What every bench shares: smoke mode, paired timing of two commands, and the one line format a
 // ratio is printed in (test/e2e/bench-smoke.test.ts reads it, bench/all.mjs gathers it).
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -103,9 +103,28 @@ export function spread({ a, b, min, max, pairs }, [nameA, nameB], unit = 'ms') {
 }
 
 /**
+ * flakeproof installed in `dir` as a user has it: package.json and dist/ (what `npm pack` puts in the
+ * tarball) copied to `dir/node_modules/flakeproof`, beside links to every other package of this
+ * repository's node_modules. Installed, not linked: Vitest and Jest load files under node_modules
+ * natively, and transform any other file (the plugin's runner, Jest's setup) in every worker, so a
+ * bench run from the repository would charge flakeproof a cost no user pays. Returns its bin.
+ */
+export function installInto(dir) {
+  const modules = join(dir, 'node_modules')
+  mkdirSync(modules, { recursive: true })
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+    if (name !== 'flakeproof' && !existsSync(join(modules, name))) symlinkSync(join(ROOT, 'node_modules', name), join(modules, name))
+  }
+  const pkg = join(modules, 'flakeproof')
+  cpSync(join(ROOT, 'dist'), join(pkg, 'dist'), { recursive: true })
+  copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'))
+  return join(pkg, 'dist/src/cli/bin.js')
+}
+
+/**
  * A Vitest project in `dir`: `files` test files of `tests` trivial tests each (`tests/fNN.test.ts`),
- * or the given `source` per file, a vitest.config.ts with `config` inside `test: {…}`, and this
- * repository's node_modules borrowed through a link (Vitest resolves from the project).
+ * or the given `source` per file, a vitest.config.ts with `config` inside `test: {…}`, and flakeproof
+ * installed (installInto; its bin is `binOf(dir)`).
  */
 export function vitestProject(dir, { files = 20, tests = 10, source, config = '' } = {}) {
   mkdirSync(join(dir, 'tests'), { recursive: true })
@@ -114,8 +133,13 @@ export function vitestProject(dir, { files = 20, tests = 10, source, config = ''
     writeFileSync(join(dir, 'tests', `f${String(f).padStart(2, '0')}.test.ts`), `import { expect, test } from 'vitest'\n${body}\n`)
   }
   writeFileSync(join(dir, 'vitest.config.ts'), `import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { include: ['tests/*.test.ts'], ${config} } })\n`)
-  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  installInto(dir)
   return dir
+}
+
+/** The bin of the flakeproof installed in `dir` (installInto). */
+export function binOf(dir) {
+  return join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
 }
 
 /** Peak resident memory of one command in MB (GNU time's %M), the command's own output dropped. */

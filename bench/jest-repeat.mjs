@@ -5,16 +5,21 @@
 //   2. per-copy overhead: (wall of the N-copy run − wall of one plain `jest` run) / ((N − 1) × 100) extra executions
 // Rounds alternate the sides so machine drift hits both alike; medians are printed.
 //   node bench/jest-repeat.mjs [--smoke]   BENCH_ROUNDS (3) BENCH_N (20)
+import { cpSync } from 'node:fs'
 import { join } from 'node:path'
-import { BIN, JEST, median, printRatio, scratch, size, wallMs } from './_harness.mjs'
+import { installInto, JEST, median, printRatio, scratch, size, wallMs } from './_harness.mjs'
 
-const project = join(import.meta.dirname, 'jest-project')
 const out = scratch('jest')
+// A copy of bench/jest-project with flakeproof installed, as a user's project has it (Jest
+// transforms setup files outside node_modules in every worker).
+const project = join(out, 'project')
+cpSync(join(import.meta.dirname, 'jest-project'), project, { recursive: true })
+const BIN = installInto(project)
 const ROUNDS = size('BENCH_ROUNDS', 3, 1)
 const N = size('BENCH_N', 20, 2)
 const EXECUTIONS = 10 * 10
 
-const inProcess = () => wallMs({ args: [BIN, 'jest', '--flaky-repeat', String(N), '--flaky-out', out, '--flaky-out-anywhere', '--silent'], cwd: project })
+const inProcess = () => wallMs({ args: [BIN, 'jest', '--flaky-repeat', String(N), '--flaky-out', join(out, 'fp'), '--flaky-out-anywhere', '--silent'], cwd: project })
 const plain = () => wallMs({ args: [JEST, '--silent'], cwd: project })
 function processes() {
   let total = 0

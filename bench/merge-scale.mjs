@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BIN, paired, peakMb, printRatio, ROOT, scratch, size, spread, VITEST, vitestProject, wallMs } from './_harness.mjs'
+import { BIN, binOf, paired, peakMb, printRatio, ROOT, scratch, size, spread, VITEST, vitestProject, wallMs } from './_harness.mjs'
 
 const FOLDERS = size('BENCH_FOLDERS', 10, 2)
 const TESTS = size('BENCH_TESTS', 50, 3)
@@ -34,7 +34,7 @@ const project = vitestProject(join(root, 'project'), { files: 1, source: `const 
 const shards = []
 for (let f = 1; f <= FOLDERS; f++) {
   const out = join(root, 'shards', `shard-${String(f).padStart(2, '0')}`)
-  wallMs({ args: [BIN, 'vitest', '--flaky-repeat', String(REPEAT), '--flaky-out', out, '--flaky-out-anywhere'], cwd: project, env: { ...process.env, BENCH_SHIFT: String(f) } })
+  wallMs({ args: [binOf(project), 'vitest', '--flaky-repeat', String(REPEAT), '--flaky-out', out, '--flaky-out-anywhere'], cwd: project, env: { ...process.env, BENCH_SHIFT: String(f) } })
   shards.push(out)
 }
 const facts = shards.map((dir) => join(dir, 'facts.jsonl'))

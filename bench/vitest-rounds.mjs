@@ -1,10 +1,11 @@
 // --flaky-rounds K in one Vitest against K separate `vitest run` processes (what a user would
-// otherwise do), on 20 files × 10 trivial tests, paired (A B, B A, …), wall time:
+// otherwise do), on 20 files × 10 trivial tests, flakeproof installed in the project as users have
+// it, paired (A B, B A, …), wall time:
 //   --no-isolate: the speed-up B/A, target >= 2×
 //   isolation on (the default): B/A shown, no target (each round's isolated workers cost what a process does)
 //   node bench/vitest-rounds.mjs [--smoke]   BENCH_K (10) BENCH_PAIRS (3)
 import { join } from 'node:path'
-import { BIN, paired, printRatio, scratch, size, spread, VITEST, vitestProject, wallMs } from './_harness.mjs'
+import { binOf, paired, printRatio, scratch, size, spread, VITEST, vitestProject, wallMs } from './_harness.mjs'
 
 const K = size('BENCH_K', 10, 2)
 const PAIRS = size('BENCH_PAIRS', 3, 1)
@@ -15,7 +16,7 @@ function processes(extra) {
   for (let i = 0; i < K; i++) total += wallMs({ args: [VITEST, 'run', ...extra], cwd: project })
   return total
 }
-const rounds = (extra) => wallMs({ args: [BIN, 'vitest', '--flaky-rounds', String(K), '--flaky-out', '.fp', ...extra], cwd: project })
+const rounds = (extra) => wallMs({ args: [binOf(project), 'vitest', '--flaky-rounds', String(K), '--flaky-out', '.fp', ...extra], cwd: project })
 
 console.log(`rounds: K = ${K}, ${PAIRS} pairs; A = 1 process of K rounds, B = K processes`)
 for (const [name, extra, target] of [

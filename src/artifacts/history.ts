@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import fg from 'fast-glob'
+import { createRequire } from 'node:module'
 import { FlakeproofError } from '../errors.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
 import { parseJsonLine } from './read.js'
@@ -79,7 +79,7 @@ export interface HistoryRun {
  * error naming the file and line: a history that silently drops runs would skew every rate.
  */
 export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
-  const files = [...new Set(fg.sync([...patterns], { onlyFiles: true, dot: true }))].sort()
+  const files = [...new Set(fastGlob().sync([...patterns], { onlyFiles: true, dot: true }))].sort()
   if (files.length === 0) {
     throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
   }
@@ -94,6 +94,14 @@ export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
 }
 
 // --- internal ---
+
+/**
+ * fast-glob (CommonJS, some twenty modules), required when history is read: every test run writes
+ * history through this module, and would otherwise load it at start-up for nothing.
+ */
+function fastGlob(): typeof import('fast-glob') {
+  return createRequire(import.meta.url)('fast-glob') as typeof import('fast-glob')
+}
 
 function sizeOf(path: string): number {
   try {

@@ -9,7 +9,7 @@ import type { RunnerCommand } from './runner-commands.js'
 import { FlakeproofError, isFlakeproofError } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { joinShellWords } from '../core/shell-words.js'
-import { type CommandSpec, renderHelp } from './spec.js'
+import type { CommandSpec } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
 /**
@@ -65,7 +65,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const spec = await load()
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(renderHelp(spec))
+    // spec.ts reads every command's flag declarations (config/options.ts): `flakeproof vitest` never needs them.
+    process.stdout.write((await import('./spec.js')).renderHelp(spec))
     return 0
   }
 
