@@ -33,4 +33,5 @@ export const ARTIFACT_SCHEMAS = {
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
 } as const
+/** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -2,7 +2,9 @@ import { closeSync, constants, openSync, readdirSync, readSync, writeSync } from
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
-import type { Repetition } from '../core/repetition.js'
+import type { JournalLine, JournalRepetition } from './journal-line.js'
+
+export { forJournal, type JournalLine, type JournalRepetition } from './journal-line.js'
 
 /**
  * The journal: each Vitest worker appends one line per repetition as it ends, in one write(2), to a
@@ -12,48 +14,45 @@ import type { Repetition } from '../core/repetition.js'
  * path imports this module.
  */
 
-/** A repetition without its console output, its error capped to JOURNAL_ERROR_LIMIT characters. */
-export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
-
-/** Characters of an error message kept in the journal (the full one travels on the test's meta). */
-export const JOURNAL_ERROR_LIMIT = 500
-
-/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
-export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
-  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
-    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
-    : repetition
-}
-
-/** One line: a repetition ended (`done`), one began (`begin`, its index), or the test ended (`end`). */
-export interface JournalLine {
-  id: string
-  /** On the first line of a test only. */
-  identity?: TestIdentity
-  /** On the first line of a test: repetitions it will run, its place in its worker, the worker. */
-  planned?: number
-  order?: number
-  worker?: string
-  /** The worker's process id, to tell a dead worker from a live one. */
-  pid?: number
-  /** When a repetition began (`begin`), ms since the epoch. */
-  at?: number
-  done?: JournalRepetition
-  begin?: number
-  end?: true
-}
-
 export class JournalWriter {
   private _fd: number | undefined
   private readonly _path: string
+  /** A write failed (a full disk): the journal stops here rather than fail the test it was written for. */
+  private _broken = false
 
   constructor(dir: string) {
     this._path = join(dir, `worker-${process.pid}.jsonl`)
   }
 
+  /**
+   * Never throws for the disk: the journal only recovers a dead worker's repetitions, and an error
+   * here would fail the user's test with flakeproof's ENOSPC. Its last line may be torn; the reader
+   * skips a line that does not parse. The results themselves travel on the test's meta, and the
+   * reporter says when they could not be written.
+   */
   write(line: JournalLine): void {
-    this._fd ??= openJournal(this._path)
-    writeSync(this._fd, `${JSON.stringify(line)}\n`)
+    if (this._broken) return
+    try {
+      this._fd ??= openJournal(this._path)
+      writeSync(this._fd, `${JSON.stringify(line)}\n`)
+    } catch {
+      this._broken = true
+    }
+  }
+}
+
+/**
+ * Appends lines a browser page sent (plugin/vitest/_browser.ts) to that page's journal file, in one
+ * write(2). Opened and closed each time: a page sends once per test, and a watch-mode rerun
+ * empties the folder between runs, which a file held open would not see.
+ */
+export function appendJournal(dir: string, name: string, lines: readonly JournalLine[]): void {
+  if (lines.length === 0) return
+  const fd = openJournal(join(dir, `${name}.jsonl`))
+  try {
+    writeSync(fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -24,7 +24,7 @@ export const TestModeSchema = z
   .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
 
 export const TestRateSchema = z.object({
-  id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
+  id: z.string().describe('[project] [typecheck] relative/file.test.ts > Suite > test (project when named, typecheck for a type test): stable across runs and machines.'),
   project: z.string(),
   file: z.string(),
   name: z.string(),
@@ -61,6 +61,7 @@ export const TestFactSchema = z.object({
   outcome: z.enum(['passed', 'failed', 'skipped']),
   elapsed_ms: milliseconds,
   error: z.string().nullable(),
+  stack: z.string().optional().describe("The failing execution's stack trace as the runner gave it (Vitest), capped; absent when it gave none (Jest puts it in error)."),
   stdout: z.string(),
   stderr: z.string(),
   repeat: count.describe('Repetition index within the run (0-based).'),
@@ -74,6 +75,12 @@ export const TestFactSchema = z.object({
   round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
   previous_file: z.string().nullable().optional().describe("File of previous_test, relative to its project root: with isolation off, another file's state reaches this one through the worker."),
   condition: RoundConditionSchema.optional().describe('Whole-run rounds only: the condition of its round (conditions.json).'),
+  attempt: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('`repeat`/`ingest`: the attempt of the test within its run, from 1 (a report that records retries or repetitions gives several; each attempt is a line and a trial).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 
@@ -113,6 +120,8 @@ export const TestObserverSchema = z.object({
   paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike."),
   drift_p_value: probability.optional().describe('Fisher, first fast block against paired fast: a change here is time or load, not the gap.'),
 })
+
+export type TestObserver = z.infer<typeof TestObserverSchema>
 
 export const TestPolicySchema = z.object({
   observed_rate: probability,

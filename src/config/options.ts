@@ -49,7 +49,7 @@ export const FLAG = {
     description: 'confidence of intervals and plans, in (0, 1) (z = 1.96 at 0.95)',
     value: probability('--confidence', 'open', '0.95').prefault('0.95'),
   },
-  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md', value: oneOf('--lang', ['en', 'ko']).default('en') },
+  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md and report.html', value: oneOf('--lang', ['en', 'ko']).default('en') },
 } as const satisfies Record<string, Flag>
 
 type Text = ReturnType<typeof text>
@@ -180,15 +180,11 @@ export type InvestigateOptions = z.output<typeof INVESTIGATE.schema>
 const outDir = (what: string) =>
   ({ name: 'out-dir', placeholder: '<dir>', description: `where ${what} and the other files go; earlier results there are replaced`, value: text('--out-dir', '.flakeproof').prefault('.flakeproof'), output: 'folder' }) as const
 
-/** `repeat`: the command comes after `--` (or in --cmd); `{run}` in it and in --junit becomes the run's number. */
+/** `repeat`: the command comes after `--` (or in --cmd); `{run}` in it and in --junit/--libtest becomes the run's number. */
 const repeat = options([
   { name: 'runs', placeholder: '<n>', description: 'how many times to run the command', value: integer('--runs', 1, '20', TRIALS_LIMIT) },
-  {
-    name: 'junit',
-    placeholder: '"<path with {run}>"',
-    description: 'the JUnit XML report each run writes; {run} becomes the run number (a glob takes every file it matches)',
-    value: text('--junit', '"reports/run-{run}.xml"').refine((v) => v.includes('{run}'), { error: (issue) => `--junit must contain {run} so each run writes its own report (got ${JSON.stringify(issue.input)}); e.g. --junit "reports/run-{run}.xml"` }),
-  },
+  input('junit', '"<path>"', 'the JUnit XML report each run writes: {run} becomes the run number; a glob takes every file it matches, a folder every .xml below it; without {run} one fixed path, moved aside before each run and kept in run-reports/', '"reports/run-{run}.xml"'),
+  input('libtest', '"<path>"', 'the saved `cargo test` log (stdout and stderr) each run writes, as --junit', '"logs/run-{run}.log"'),
   { ...FLAG.cmd, description: 'the command, as one string, when not given after --', value: text('--cmd', '"python3 -m pytest --junitxml=out/run-{run}.xml"').optional() },
   FLAG.gapMs,
   FLAG.jobs,
@@ -200,6 +196,7 @@ const repeat = options([
 export const REPEAT = {
   ...repeat,
   schema: repeat.schema.superRefine((o, ctx) => {
+    exactlyOne(['--junit', '--libtest'], (v: typeof o) => [v.junit, v.libtest], '--junit "reports/run-{run}.xml"')(o, ctx)
     if (o.cmd === undefined) {
       ctx.addIssue({ code: 'custom', message: 'give the command to repeat after `--`; e.g. flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml' })
     }
@@ -239,19 +236,37 @@ export type HistoryOptions = z.output<typeof HISTORY.schema>
 
 // --- internal ---
 
-/** `--since 30d` (h, d, w) or an ISO date: the earliest end of a run to keep, from now. */
+/**
+ * `--since 30d` (h, d, w) or an ISO date: the earliest end of a run to keep, from now. Bounded both
+ * ways: a span of at most 100 years (`999999999999d` once made an invalid date and a stack trace), a
+ * date from 1970 on (no run is older) and not in the future (it would keep no run, silently).
+ */
 function since() {
-  const message = (input: unknown): string => `--since must be a span like 30d, 12h or 2w, or an ISO date like 2026-01-31 (got ${JSON.stringify(input)}); e.g. --since 30d`
-  const unitMs = { h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
   return z.string().transform((value, ctx): Date => {
-    const span = /^(\d+)([hdw])$/.exec(value.trim())
-    const at = span ? Date.now() - Number(span[1]) * unitMs[span[2] as keyof typeof unitMs] : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
-    if (Number.isNaN(at)) {
-      ctx.issues.push({ code: 'custom', message: message(value), input: value })
-      return z.NEVER
-    }
-    return new Date(at)
+    const at = sinceOf(value)
+    if (at instanceof Date) return at
+    ctx.issues.push({ code: 'custom', message: at, input: value })
+    return z.NEVER
   })
+}
+
+/** The earliest end `--since <value>` keeps, or why it keeps none. */
+function sinceOf(value: string): Date | string {
+  const example = `(got ${JSON.stringify(value)}); e.g. --since 30d`
+  const unitMs = { h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+  const maxDays = 36_500
+  const maxOf = { h: maxDays * 24, d: maxDays, w: Math.floor(maxDays / 7) } as const
+  const span = /^(\d+)([hdw])$/.exec(value.trim())
+  if (span) {
+    const unit = span[2] as keyof typeof unitMs
+    if (Number(span[1]) > maxOf[unit]) return `--since must be a span of at most 100 years (${maxOf.d}d, ${maxOf.h}h or ${maxOf.w}w) ${example}`
+    return new Date(Date.now() - Number(span[1]) * unitMs[unit])
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(at)) return `--since must be a span like 30d, 12h or 2w, or an ISO date like 2026-01-31 ${example}`
+  if (at < 0) return `--since must be 1970-01-01 or later (got ${JSON.stringify(value)}); e.g. --since 2026-01-31`
+  if (at > Date.now()) return `--since must not be in the future ${example}`
+  return new Date(at)
 }
 
 function exactlyOne<T>(flags: string[], pick: (o: T) => unknown[], example: string) {

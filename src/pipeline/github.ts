@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { renderAnnotations, type TestLocation } from '../artifacts/github-annotations.js'
@@ -8,7 +9,7 @@ import { appendStepSummary } from '../artifacts/step-summary.js'
 import { findTestLine } from '../artifacts/test-location.js'
 import type { TestRate } from '../artifacts/test-schemas.js'
 import { writeTextAtomic } from '../artifacts/write.js'
-import { formatAnnotation } from '../core/workflow-command.js'
+import { formatAnnotation, inGithubActions } from '../core/workflow-command.js'
 import type { EnforcedResult, QuarantinedTest as EnforcedQuarantine } from './enforcement.js'
 
 export type { QuarantinedTest } from '../artifacts/github-summary.js'
@@ -22,10 +23,7 @@ export interface GithubOptions {
   quarantined?: readonly QuarantinedTest[]
 }
 
-/** Whether this process runs as a GitHub Actions step (the runner sets GITHUB_ACTIONS=true). */
-export function inGithubActions(env: Readonly<Record<string, string | undefined>>): boolean {
-  return env.GITHUB_ACTIONS === 'true'
-}
+export { inGithubActions } from '../core/workflow-command.js'
 
 /**
  * Under GitHub Actions (docs/contracts.md §8): appends the run's summary to `$GITHUB_STEP_SUMMARY`
@@ -84,11 +82,13 @@ export function publishEnforcementToGithub(report: EnforcementReport, env: Reado
 /**
  * Where an annotation points: the file relative to the checkout (where the runner starts steps unless
  * told otherwise), and the line Vitest gave or, failing that, the one the source declares the test
- * on. Undefined for a file outside the checkout (GitHub would drop the annotation's place).
+ * on. Undefined for a file outside the checkout (GitHub would drop the annotation's place), and for
+ * one that is not there: a JUnit report's classname (`tests.test_a.TestBeta`, jest-junit's `Alpha
+ * same`) stands where a file would but names none, and would attach the annotation to nothing.
  */
 function locateInWorkspace(env: Readonly<Record<string, string | undefined>>, file: string, name: string, line?: number): TestLocation | undefined {
   const inside = relative(env.GITHUB_WORKSPACE || process.cwd(), file)
-  if (inside.startsWith('..') || isAbsolute(inside)) return undefined
+  if (inside.startsWith('..') || isAbsolute(inside) || !existsSync(file)) return undefined
   const found = line ?? findTestLine(file, name.split(' > ').at(-1) ?? name)
   return { file: inside.split('\\').join('/'), ...(found === undefined ? {} : { line: found }) }
 }

@@ -6,6 +6,7 @@ import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { computeVerdict } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
+import { giveWay } from './context.js'
 import { analyzeFacts } from './facts.js'
 import { buildRateFile } from './measure.js'
 import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
@@ -25,12 +26,25 @@ export type FactsSink = (lines: readonly TestFact[] | readonly Fact[]) => void
  * Folders measured at different confidence levels are refused: their intervals do not add.
  */
 export function mergeRuns(sources: readonly MergeSource[], facts: FactsSink): ReportBundle {
-  assertMergeable(sources)
-  const first = sources[0] as MergeSource
-  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
-  return first.kind === 'test'
-    ? mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence, facts)
-    : mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence, facts)
+  const steps = mergeSteps(sources, facts)
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+/**
+ * `mergeRuns` that gives way to the event loop as it goes (every 20 ms), so SIGTERM or Ctrl-C, whose
+ * handlers only run then, stops a long merge: undefined once `stop` is aborted, with whatever the
+ * sink was handed so far to be thrown away by the caller.
+ */
+export async function mergeRunsUnlessStopped(sources: readonly MergeSource[], facts: FactsSink, stop: AbortSignal): Promise<ReportBundle | undefined> {
+  const steps = mergeSteps(sources, facts)
+  let turn = Date.now()
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (!step.done && Date.now() - turn < 20) continue
+    await giveWay()
+    if (stop.aborted) return undefined
+    if (step.done) return step.value
+    turn = Date.now()
+  }
 }
 
 /** Refuses, naming the folder, what does not add up: checked before anything is written. */
@@ -56,15 +70,35 @@ export function assertMergeable(sources: readonly MergeSource[]): void {
 
 // --- internal ---
 
+/** The merge, one step per test (test mode): each `yield` is a point where it may be stopped. */
+function* mergeSteps(sources: readonly MergeSource[], facts: FactsSink): Generator<void, ReportBundle> {
+  assertMergeable(sources)
+  const first = sources[0] as MergeSource
+  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
+  if (first.kind === 'command') return mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence, facts)
+  return yield* mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence, facts)
+}
+
 /** Where each kind of execution goes in a test's merged sequence. */
 // Paired fast executions ran interleaved with the gapped ones, so they keep their place among them.
 const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, paired: 1, proof: 2 }
 
-function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
+function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): Generator<void, ReportBundle> {
   // A test cut short in its own folder stays partial: its folder never saw all it asked of it.
   const cut = new Set(sources.flatMap((s) => (s.rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id)))
   const ids = new Set(sources.flatMap((s) => s.tests.ids))
   const tallies: TestTally[] = []
+  /**
+   * Per test, the runs it was seen in. A line with `attempt` (a JUnit report's retries, `repeat`/`ingest`)
+   * is a trial but not a run of its own: its round is its folder's offset plus its run (`trial`).
+   */
+  const seen: number[] = []
+  const offsets = new Map<string, number>()
+  let offset = 0
+  for (const source of sources) {
+    offsets.set(source.dir, offset)
+    offset += source.rate.trials
+  }
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
@@ -77,9 +111,15 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
       byOrigin.push({ project: project ?? '', file, error: `${name}: ${split}` })
       cut.add(id)
     }
-    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
-    const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map(renumber)
-    const first = ordered[0] as TestFact
+    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
+    // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
+    // never counted, so the counted ones' trials are their rounds.
+    const ordered = own.sort((a, b) => orderOf(a) - orderOf(b)).map(renumber)
+    const counted = ordered.filter((line) => line.outcome !== 'skipped')
+    emit(ordered)
+    yield
+    const first = counted[0]
+    if (first === undefined) continue
     const test: ReportedTest = {
       project: first.project ?? '',
       file: first.file,
@@ -91,14 +131,23 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
         previousTest: first.previous_test,
         worker: first.worker,
         seed: first.seed,
-        repetitions: ordered.map(toRepetition),
+        repetitions: counted.map(toRepetition),
         ...(cut.has(id) ? { cut: true as const } : {}),
       },
     }
-    emit(ordered)
-    tallies.push(tallyTest(test, confidence.exact))
+    const tally = tallyTest(test, confidence.exact)
+    const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
+    if (fast.some((l) => l.attempt !== undefined)) {
+      const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
+      const failed = [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b)
+      tallies.push({ ...tally, fast: { ...tally.fast, failureTrials: failed } })
+      seen.push(new Set(fast.map(roundOf)).size)
+    } else {
+      tallies.push(tally)
+      seen.push(tally.fast.trials)
+    }
   }
-  const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
+  const rounds = Math.max(0, ...seen)
   const requested = Math.max(...sources.map((s) => s.rate.requested_trials))
   const asked = rounds === 0 ? 0 : Math.max(requested, rounds)
   return buildTestMeasurement({
@@ -109,7 +158,8 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
     ...spanOf(sources),
     complete: sources.every((s) => s.rate.complete) && byOrigin.length === 0,
     runErrors: [...sources.flatMap((s) => s.rate.run_errors ?? []), ...byOrigin],
-    outcomes: tallies.map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern),
+    // Seen in fewer runs than the most any test was: partial, however many attempts it made.
+    outcomes: tallies.map((tally, i) => outcomeOf(seen[i] === tally.fast.trials ? tally : { ...tally, cut: tally.cut || (seen[i] ?? 0) < asked }, seen[i] === tally.fast.trials ? asked : 0, confidence)).sort(byConcern),
     rounds,
   })
 }
@@ -170,7 +220,7 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
 function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): string | undefined {
   const counts = new Map<string, OutcomeGroup>()
   for (const line of lines) {
-    if (line.mode !== 'fast' && line.mode !== 'single') continue
+    if ((line.mode !== 'fast' && line.mode !== 'single') || line.outcome === 'skipped') continue
     const key = line.origin ?? ''
     const group = counts.get(key) ?? { key, trials: 0, failures: 0 }
     group.trials++
@@ -198,6 +248,11 @@ function renumber(line: TestFact, i: number): TestFact {
   line.repeat = i
   return line
 }
+
+function orderOf(line: TestFact): number {
+  return line.outcome === 'skipped' ? SKIPPED_LAST : MODE_ORDER[line.mode]
+}
+const SKIPPED_LAST = 3
 
 function toRepetition(line: TestFact): Repetition {
   return {

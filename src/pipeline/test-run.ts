@@ -1,10 +1,11 @@
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
-import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
-import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
+import { bundleFileNames, DERIVED_FILES, MEASUREMENT_FILES, REPORT_FILES, writeBundle } from '../artifacts/write-bundle.js'
+import { assertAllReplaceable, assertWritable, JsonLinesWriter, PartialWriteError, removeFiles, WriteLog } from '../artifacts/write.js'
+import { FlakeproofError } from '../errors.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
 import {
@@ -66,6 +67,8 @@ export interface TestRunResult {
   unchanged: boolean
   /** What the report was made from (a proof: the last measurement with the proof), for CI outputs. */
   bundle?: ReportBundle | undefined
+  /** The run's errors as the files have them: the adapter's, then tests this recorder could not tell apart. */
+  runErrors: readonly RunError[]
 }
 
 /**
@@ -83,6 +86,8 @@ export class TestRunRecorder {
   private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
+  /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
+  private readonly _twins: RunError[] = []
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -93,6 +98,7 @@ export class TestRunRecorder {
     this._run = run
     this._settings = settings
     this._factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
+    assertAllReplaceable(dir, MEASUREMENT_FILES, 'outDir (--flaky-out)')
     assertWritable(join(dir, this._factsName), 'outDir (--flaky-out)')
     this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
@@ -101,6 +107,11 @@ export class TestRunRecorder {
   record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
     const { evidence } = test
     const earlier = this._rounds.get(evidence.id) ?? []
+    const twin = this._settings.wholeRuns === undefined ? this._tallies.has(evidence.id) : earlier.some((r) => r.round === round)
+    if (twin) {
+      this._twins.push(twinError(test))
+      return
+    }
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
     const lines = toFactLines(test, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
     this._facts.appendAll(lines)
@@ -112,15 +123,26 @@ export class TestRunRecorder {
     }
   }
 
-  /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
-  finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
-    this._facts.close()
+  /**
+   * Writes the files of the run and the report; `collected` tells a missing test from one filtered out.
+   * Everything is computed before the first file is written, so a write that fails (a full disk) can
+   * say which files were written and which were not.
+   * @throws PartialWriteError when some files could not be written.
+   */
+  finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
+    try {
+      this._facts.close()
+    } catch (error) {
+      discardRunDir(this._run)
+      throw error
+    }
+    const runErrors = [...adapterErrors, ...this._twins]
     const ranBefore = earlierTests(this._rounds)
     for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
-      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
+      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
     }
     const { confidence, lang } = this._settings
     const ran = this._roundsRan()
@@ -130,10 +152,6 @@ export class TestRunRecorder {
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
-    // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
-    if (measuring) removeFiles(this._dir, DERIVED_FILES)
-    promoteRunFiles(this._run, this._dir, [this._factsName])
-    discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
       ? previous && { ...previous, proof }
@@ -150,9 +168,26 @@ export class TestRunRecorder {
           outcomes,
           rounds: ran,
         })
-    writeBundle(this._dir, proof ? { proof } : (report ?? {}))
-    const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report }
+    const written = proof ? { proof } : (report ?? {})
+    const planned = [this._factsName, ...bundleFileNames(written), ...(report ? REPORT_FILES : [])]
+    const log = new WriteLog()
+    let summary: SummaryFile | undefined
+    try {
+      log.run(() => {
+        // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
+        if (measuring) removeFiles(this._dir, DERIVED_FILES)
+        promoteRunFiles(this._run, this._dir, [this._factsName])
+        discardRunDir(this._run)
+        writeBundle(this._dir, written)
+        summary = report && writeReportFor(this._dir, report, lang)
+      })
+    } catch (error) {
+      discardRunDir(this._run)
+      if (!(error instanceof FlakeproofError)) throw error
+      const done = log.written.map((path) => basename(path))
+      throw new PartialWriteError(error, done, planned.filter((name) => !done.includes(name)))
+    }
+    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report, runErrors }
   }
 
   /** A whole-run round began: its condition and seed, for conditions.json. */
@@ -218,5 +253,19 @@ export class TestRunRecorder {
       complete,
     })
     return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
+  }
+}
+
+/**
+ * A second stream of executions under an id already counted this round: adding it to the first
+ * would let one test hide the other (a runtime test's failures under its typecheck twin's single
+ * pass), so it is left out, and the run says so and is incomplete.
+ */
+function twinError(test: ReportedTest): RunError {
+  const { id, repetitions } = test.evidence
+  return {
+    project: test.project,
+    file: test.file,
+    error: `two tests of this run have the id "${id}": the second one's ${repetitions.length} execution(s) are left out rather than counted as the first one's; rename one of them, or report it to flakeproof if their names differ`,
   }
 }
