@@ -9,7 +9,11 @@ export const BENCHES = [
   { script: 'vitest-rounds.mjs', ratios: ['rounds --no-isolate vs K processes', 'rounds (isolated) vs K processes'] },
   { script: 'jest-repeat.mjs', ratios: ['jest in-process vs N processes'] },
   { script: 'measure-overhead.mjs', ratios: ['measure vs shell loop'] },
+  { script: 'ingest-memory.mjs', ratios: ['ingest peak RSS vs 300 MB'] },
 ]
+
+/** Files of bench/ that are no bench: helpers (and `_`-prefixed ones) other scripts import. */
+export const HELPERS = ['all.mjs', 'benches.mjs', 'junit-report.mjs']
 
 /** `ratio <name>: <value> (target … | no target) …`, as printRatio writes it. */
 export const RATIO_LINE = /^ratio (.+?): (\S+) \((target (?:<=|>=) [\d.]+: (?:met|NOT MET|smoke)|no target)\)/

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BENCHES, RATIO_LINE } from '../../bench/benches.mjs'
+import { BENCHES, HELPERS, RATIO_LINE } from '../../bench/benches.mjs'
 import { ROOT, settle } from '../utils.js'
 
 /**
@@ -10,6 +11,11 @@ import { ROOT, settle } from '../utils.js'
  * are not checked: timing belongs to the full benches on an idle machine (`npm run bench`).
  */
 describe('the benches run (smoke mode) and print their ratios', () => {
+  it('lists every bench script of bench/ (a new one is smoke-tested too)', () => {
+    const scripts = readdirSync(join(ROOT, 'bench')).filter((name) => name.endsWith('.mjs') && !name.startsWith('_') && !HELPERS.includes(name))
+    expect(scripts.sort()).toEqual(BENCHES.map((b) => b.script).sort())
+  })
+
   it.each(BENCHES)('bench/$script', async ({ script, ratios }) => {
     const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     const { code, stdout, stderr } = await settle(child)
