@@ -4,12 +4,20 @@
 // met is a finding, printed, not a failure of the run: docs/benchmarks.md says where the time goes).
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
-import { BENCHES, RATIO_LINE } from './benches.mjs'
+import { BENCHES, closingLines, RATIO_LINE } from './benches.mjs'
 
-const extra = process.argv.slice(2)
+// Arguments naming scripts (`startup.mjs`) run only those; the others (`--smoke`) go to every bench.
+const args = process.argv.slice(2)
+const chosen = args.filter((arg) => arg.endsWith('.mjs'))
+const extra = args.filter((arg) => !arg.endsWith('.mjs'))
+const unknown = chosen.filter((name) => !BENCHES.some((b) => b.script === name))
+if (unknown.length > 0) {
+  console.error(`bench/all.mjs: no bench ${unknown.join(', ')} in bench/benches.mjs`)
+  process.exit(2)
+}
 const summary = []
 const failed = []
-for (const { script } of BENCHES) {
+for (const { script } of BENCHES.filter((b) => chosen.length === 0 || chosen.includes(b.script))) {
   console.log(`\n== bench/${script} ${extra.join(' ')}`.trimEnd())
   const result = spawnSync(process.execPath, [join(import.meta.dirname, script), ...extra], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 })
   process.stdout.write(result.stdout)
@@ -17,13 +25,7 @@ for (const { script } of BENCHES) {
   if (result.status !== 0) failed.push(script)
 }
 console.log('\n== every ratio beside its target')
-for (const line of summary) console.log(line.replace(/^ratio /, '').replace(/\) .*$/, ')'))
-const verdicts = summary.map((line) => RATIO_LINE.exec(line)?.[3] ?? '')
-const met = verdicts.filter((v) => v.endsWith(': met')).length
-const notMet = summary.filter((_, i) => verdicts[i].endsWith(': NOT MET')).map((line) => RATIO_LINE.exec(line)?.[1])
-const smoke = verdicts.filter((v) => v.endsWith(': smoke')).length
-if (smoke > 0) console.log(`\nsmoke mode: ${smoke} targets not judged (sizes that small measure nothing)`)
-else console.log(`\n${met} of ${met + notMet.length} targets met${notMet.length > 0 ? `; not met: ${notMet.join(', ')}` : ''}`)
+for (const line of closingLines(summary)) console.log(line)
 if (failed.length > 0) {
   console.log(`\nfailed: ${failed.join(', ')}`)
   process.exitCode = 1

@@ -18,3 +18,20 @@ export const HELPERS = ['all.mjs', 'benches.mjs', 'junit-report.mjs']
 
 /** `ratio <name>: <value> (target … | no target) …`, as printRatio writes it. */
 export const RATIO_LINE = /^ratio (.+?): (\S+) \((target (?:<=|>=) [\d.]+: (?:met|NOT MET|smoke)|no target)\)/
+
+/**
+ * The end of `npm run bench`: each ratio line without its detail, then how many targets are met and
+ * which are not (in smoke mode, that none was judged).
+ */
+export function closingLines(ratioLines) {
+  const parsed = ratioLines.map((line) => RATIO_LINE.exec(line)).filter((m) => m !== null)
+  const verdict = (m, word) => m[3].endsWith(`: ${word}`)
+  const met = parsed.filter((m) => verdict(m, 'met')).length
+  const notMet = parsed.filter((m) => verdict(m, 'NOT MET')).map((m) => m[1])
+  const smoke = parsed.filter((m) => verdict(m, 'smoke')).length
+  const tally =
+    smoke > 0
+      ? `targets not judged: ${smoke} (smoke mode: sizes that small measure nothing)`
+      : `${met} of ${met + notMet.length} targets met${notMet.length > 0 ? `; not met: ${notMet.join(', ')}` : ''}`
+  return [...parsed.map((m) => m[0].replace(/^ratio /, '')), '', tally]
+}
