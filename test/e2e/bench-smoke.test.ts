@@ -51,7 +51,7 @@ describe('the benches run (smoke mode) and print their ratios', () => {
         .split('\n')
         .map((line) => RATIO_LINE.exec(line))
         .filter((m) => m !== null)
-        .map((m) => [m[1], { value: Number(m[2]), target: m[3] ?? '' }]),
+        .map((m) => [m[1] ?? '', { value: Number(m[2]), target: m[3] ?? '' }]),
     )
     expect([...printed.keys()].filter((name) => !optional.includes(name)).sort()).toEqual([...ratios].sort())
     for (const [name, { value, target }] of printed) {
