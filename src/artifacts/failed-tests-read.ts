@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { forEachLine } from './_lines.js'
+import { forEachLine, isBlankLine, lineText } from './_lines.js'
 import { parseJsonLine } from './read.js'
 import { TestFactSchema } from './test-schemas.js'
 
@@ -11,8 +11,11 @@ import { TestFactSchema } from './test-schemas.js'
 export function readFailedTests(factsPath: string): { id: string; signature: string | null }[] {
   const failed = new Map<string, string | null>()
   if (!existsSync(factsPath)) return []
-  forEachLine(factsPath, (text, _start, _end, line) => {
-    if (text.trim() === '' || !text.includes('"failed"')) return
+  forEachLine(factsPath, (data, from, to, _start, _end, line) => {
+    if (isBlankLine(data, from, to)) return
+    // Only a failed execution's line is decoded and parsed: most lines of a run are passes.
+    const text = lineText(data, from, to)
+    if (!text.includes('"failed"')) return
     const fact = parseJsonLine(text, TestFactSchema, `${factsPath}: line ${line}`, 'Re-run the step that writes it.')
     if (fact.outcome === 'failed') failed.set(fact.test_id, fact.signature ?? null)
   })

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { isAbsolute, join, relative } from 'node:path'
-import fg from 'fast-glob'
 import { FlakeproofError } from '../errors.js'
 import { makeOutputFolder, nonRegularKind } from './_fs.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
@@ -96,7 +96,7 @@ const CLOCK_SLACK_MS = 86_400_000
  * file: the same file reached twice (a link) or copied (into two downloaded folders) counts once.
  */
 export function readHistoryRuns(patterns: readonly string[], now = Date.now()): HistoryRuns {
-  const files = [...new Set(fg.sync([...patterns], { onlyFiles: true, dot: true }))].sort()
+  const files = [...new Set(fastGlob().sync([...patterns], { onlyFiles: true, dot: true }))].sort()
   if (files.length === 0) {
     throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
   }
@@ -105,7 +105,7 @@ export function readHistoryRuns(patterns: readonly string[], now = Date.now()): 
 
 /** As readHistoryRuns, but a glob matching no file is no history rather than an error (attribution, explain). */
 export function readHistoryRunsIfAny(patterns: readonly string[], now = Date.now()): HistoryRuns {
-  return fg.sync([...patterns], { onlyFiles: true, dot: true }).length === 0 ? { runs: [], duplicates: [] } : readHistoryRuns(patterns, now)
+  return fastGlob().sync([...patterns], { onlyFiles: true, dot: true }).length === 0 ? { runs: [], duplicates: [] } : readHistoryRuns(patterns, now)
 }
 
 /**
@@ -155,6 +155,16 @@ function readHistoryFiles(files: readonly string[], whereOf: (file: string) => s
     runs.push({ file, records })
   }
   return { runs, duplicates }
+}
+
+// --- internal ---
+
+/**
+ * fast-glob (CommonJS, some twenty modules), required when history is read: every test run writes
+ * history through this module, and would otherwise load it at start-up for nothing.
+ */
+function fastGlob(): typeof import('fast-glob') {
+  return createRequire(import.meta.url)('fast-glob') as typeof import('fast-glob')
 }
 
 function sizeOf(path: string): number {

@@ -90,7 +90,10 @@ export interface ExecutionSummary {
 export interface ExecutionSummaries {
   /** Keyed by test id; command mode uses the command as its one key. */
   subjects: Map<string, ExecutionSummary>
-  /** Lines that were not a readable fact: skipped, and said on the page. */
+  /**
+   * Lines read that were not a readable fact: skipped, and said on the page. Lines of tests the
+   * page does not detail are known by their id and not read (html-read.ts).
+   */
   unreadableLines: number
   /** The failing runs of proof_facts.jsonl, by subject; absent when the folder has none. */
   proof?: Map<string, ExecutionSummary> | undefined

@@ -1,13 +1,8 @@
 import { z } from 'zod'
-import { AttributionFileSchema } from './attribution-schema.js'
 import { DIALECTS } from '../core/junit-dialect.js'
-import { CommittedPolicySchema } from './committed-policy-schema.js'
-import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
-import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
-import { BisectFileSchema } from './bisect-schema.js'
+import { MeasuredUnderSchema } from './conditions-schema.js'
 import {
   RunErrorSchema,
-  TestFactSchema,
   TestObserverSchema,
   TestOnlyWhenFailSchema,
   TestPlanSchema,
@@ -214,24 +209,3 @@ export const SummaryFileSchema = z.object({
 })
 /** summary.json, as SummaryFileSchema reads it. */
 export type SummaryFile = z.infer<typeof SummaryFileSchema>
-
-/** `flakeproof schema <name>`: the names users type, and the file each describes. */
-export const ARTIFACT_SCHEMAS = {
-  rate: { file: 'rate.json', schema: RateFileSchema },
-  runs_needed: { file: 'runs_needed.json', schema: RunsNeededFileSchema },
-  facts: { file: 'facts.jsonl (one line, command mode)', schema: FactSchema },
-  test_facts: { file: 'facts.jsonl (one line, test mode)', schema: TestFactSchema },
-  only_when_fail: { file: 'only_when_fail.json', schema: OnlyWhenFailFileSchema },
-  observer: { file: 'observer.json', schema: ObserverFileSchema },
-  policy: { file: 'policy.json', schema: PolicyFileSchema },
-  proof: { file: 'proof.json', schema: ProofFileSchema },
-  summary: { file: 'summary.json', schema: SummaryFileSchema },
-  committed_policy: { file: 'flakeproof.policy.json (committed, docs/contracts.md §9)', schema: CommittedPolicySchema },
-  history: { file: 'history.json', schema: HistoryFileSchema },
-  history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
-  conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
-  attribution: { file: 'attribution.json (whose failure each failed test of a red run is)', schema: AttributionFileSchema },
-  bisect: { file: 'bisect.json', schema: BisectFileSchema },
-} as const
-/** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */
-export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -102,7 +102,9 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
-    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => ({ ...line, origin: line.origin ?? dir })))
+    // The lines are fresh from linesOf and this merge's own: labelled and numbered in place, not copied
+    // (a copy per line and step was most of a merge's garbage).
+    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => withOrigin(line, dir)))
     const split = splitByOrigin(own, confidence)
     if (split) {
       const { project, file, name } = own[0] as TestFact
@@ -112,7 +114,7 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
     // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
     // never counted, so the counted ones' trials are their rounds.
-    const ordered = own.sort((a, b) => orderOf(a) - orderOf(b)).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const ordered = inMergedOrder(own).map(renumber)
     const counted = ordered.filter((line) => line.outcome !== 'skipped')
     emit(ordered)
     yield
@@ -237,21 +239,36 @@ function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): { me
   return { message, split: { by: 'origin', failing: split.failing.map((g) => g.key), passing: split.passing.map((g) => g.key), p_value: split.pValue } }
 }
 
+function withOrigin(line: TestFact, dir: string): TestFact {
+  line.origin ??= dir
+  return line
+}
+
+/** The i-th of a test's merged executions: trial i + 1, repetition i. */
+function renumber(line: TestFact, i: number): TestFact {
+  line.trial = i + 1
+  line.repeat = i
+  return line
+}
+
 function orderOf(line: TestFact): number {
   return line.outcome === 'skipped' ? SKIPPED_LAST : MODE_ORDER[line.mode]
 }
 const SKIPPED_LAST = 3
 
-function toRepetition(line: TestFact): Repetition {
-  return {
-    ok: line.outcome === 'passed',
-    elapsedMs: line.elapsed_ms,
-    ...(line.error === null ? {} : { error: line.error }),
-    stdout: line.stdout,
-    stderr: line.stderr,
-    mode: line.mode,
-    gapMs: line.gap_ms,
+/** `lines` sorted by orderOf, stably; lines already in that order (usually all of them fast ones) are not sorted again. */
+function inMergedOrder(lines: TestFact[]): TestFact[] {
+  for (let i = 1; i < lines.length; i++) {
+    if (orderOf(lines[i - 1] as TestFact) > orderOf(lines[i] as TestFact)) return lines.sort((a, b) => orderOf(a) - orderOf(b))
   }
+  return lines
+}
+
+function toRepetition(line: TestFact): Repetition {
+  // Built field by field, not spread: this runs once per execution merged.
+  const repetition: Repetition = { ok: line.outcome === 'passed', elapsedMs: line.elapsed_ms, stdout: line.stdout, stderr: line.stderr, mode: line.mode, gapMs: line.gap_ms }
+  if (line.error !== null) repetition.error = line.error
+  return repetition
 }
 
 /** The one command when every folder ran the same, else each once, in folder order. */
