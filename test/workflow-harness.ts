@@ -9,7 +9,9 @@ import { childEnv, type CliResult, settle, tempDir } from './utils.js'
  * step's script through `bash --noprofile --norc -eo pipefail` (the runner's `shell: bash`), with the
  * runner's variables (GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_WORKSPACE) and its
  * `${{ … }}` expressions replaced. `actions/upload-artifact` and `actions/download-artifact` copy to and
- * from a local folder so jobs that hand files on (`needs`) work; other `uses:` steps (checkout,
+ * from a local folder so jobs that hand files on (`needs`) work, and `actions/cache/restore` and
+ * `actions/cache/save` to and from a cache folder that outlives one workflow (`RunOptions.cache`), so
+ * what a nightly run saves a later run restores; other `uses:` steps (checkout,
  * setup-node) and `npm ci` are the harness's own job and are skipped. Jobs run in `needs` order, once
  * per matrix combination; after a failed step only `if: always()` steps run, and a job whose needed
  * jobs did not all succeed is skipped unless its `if` holds `always()` or `!cancelled()`, as on GitHub.
@@ -63,6 +65,8 @@ export interface RunOptions {
    * `timeout-minutes` would end them: nothing they would have uploaded exists.
    */
   lost?: (job: string, matrix: Record<string, string>) => boolean
+  /** actions/cache's store, shared by the workflows given the same folder; a fresh one otherwise. */
+  cache?: string
 }
 
 export function readWorkflow(path: string): Workflow {
@@ -128,6 +132,7 @@ export type JobResult = 'success' | 'failure' | 'skipped'
 /** Runs every job; resolves with each step that ran, in order, and each job's outcome. */
 export async function runWorkflow(workflow: Workflow, options: RunOptions): Promise<{ steps: StepRun[]; jobs: Record<string, JobResult> }> {
   const artifacts = tempDir('flakeproof-artifacts-')
+  const cache = options.cache ?? tempDir('flakeproof-cache-')
   const runs: StepRun[] = []
   const results: Record<string, JobResult> = {}
   for (const [id, job] of orderByNeeds(workflow.jobs ?? {})) {
@@ -144,7 +149,7 @@ export async function runWorkflow(workflow: Workflow, options: RunOptions): Prom
         result = 'failure'
         continue
       }
-      const steps = await runJob(workflow, id, job, matrix, artifacts, options)
+      const steps = await runJob(workflow, id, job, matrix, { artifacts, cache }, options)
       if (steps.some((r) => r.code !== 0)) result = 'failure'
       runs.push(...steps)
     }
@@ -189,7 +194,7 @@ function nodeVersionsOf(expression: string, workflow: Workflow, job: Job): strin
 
 const isInstall = (script: string): boolean => script.trim() === 'npm ci'
 
-async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, artifacts: string, options: RunOptions): Promise<StepRun[]> {
+async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, stores: { artifacts: string; cache: string }, options: RunOptions): Promise<StepRun[]> {
   const runner = tempDir('flakeproof-runner-')
   const summary = join(runner, 'step-summary.md')
   const outputs: Record<string, Record<string, string>> = {}
@@ -201,7 +206,8 @@ async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<s
     const name = step.name ?? step.uses ?? step.run?.split('\n')[0] ?? String(index)
     if (failed && !/always\(\)/.test(step.if ?? '')) continue
     if (step.uses !== undefined) {
-      copyArtifact(step, evaluate, artifacts, options.cwd)
+      copyArtifact(step, evaluate, stores.artifacts, options.cwd)
+      copyCache(step, evaluate, stores.cache, options.cwd)
       continue
     }
     if (step.run === undefined || isInstall(step.run)) continue
@@ -305,6 +311,26 @@ function copyArtifact(step: Step, evaluate: (text: string) => string, store: str
     for (const artifact of existsSync(store) ? readdirSync(store) : []) {
       if (matches.test(artifact)) cpSync(join(store, artifact), merge ? to : join(to, artifact), { recursive: true })
     }
+  }
+}
+
+/**
+ * As actions/cache/restore and save do for one `path`: save stores it under `key` (an existing
+ * key is kept, as GitHub never overwrites a cache entry); restore takes the entry named `key`, else
+ * the newest whose name starts with one of `restore-keys` (one per line), and restores nothing when
+ * none matches.
+ */
+function copyCache(step: Step, evaluate: (text: string) => string, store: string, cwd: string): void {
+  const uses = step.uses ?? ''
+  const key = evaluate(String(step.with?.key ?? ''))
+  const path = resolve(cwd, evaluate(String(step.with?.path ?? '')))
+  if (uses.startsWith('actions/cache/save@')) {
+    if (!existsSync(join(store, key)) && existsSync(path)) cpSync(path, join(store, key), { recursive: true })
+  } else if (uses.startsWith('actions/cache/restore@')) {
+    const prefixes = evaluate(String(step.with?.['restore-keys'] ?? '')).split('\n').map((p) => p.trim()).filter(Boolean)
+    const entries = existsSync(store) ? readdirSync(store).sort((a, b) => statSync(join(store, b)).mtimeMs - statSync(join(store, a)).mtimeMs) : []
+    const hit = entries.find((name) => name === key) ?? entries.find((name) => prefixes.some((prefix) => name.startsWith(prefix)))
+    if (hit) cpSync(join(store, hit), path, { recursive: true })
   }
 }
 

@@ -1,5 +1,6 @@
 import { relative } from 'node:path'
 import {
+  assignmentSeedOf,
   assignTestIds,
   cap,
   type FlakeproofVitestOptions,
@@ -9,12 +10,14 @@ import {
   messageOf,
   oneLineError,
   type Repetition,
+  type EverydayResult,
   type ReportedTest,
   resolveOutDir,
   resolveRunnerOptions,
   type RunError,
   RUNNERS,
   selectProof,
+  signatureOfText,
   stripAnsi,
   TestSession,
   VitestOptionsSchema,
@@ -27,6 +30,8 @@ export interface JestGlobalConfig {
   rootDir: string
   seed?: number
   randomize?: boolean
+  watch?: boolean
+  watchAll?: boolean
 }
 interface JestTest {
   path: string
@@ -38,6 +43,10 @@ interface AssertionResult {
   status: string
   duration?: number | null
   failureMessages: string[]
+  /** Runs of the test in this run: more than 1 when `jest.retryTimes` retried it. */
+  invocations?: number
+  /** The failures of the attempts `jest.retryTimes` retried (Jest 29.5+), with their stacks. */
+  retryReasons?: string[]
 }
 interface JestTestResult {
   testFilePath: string
@@ -88,17 +97,23 @@ export default class FlakeproofJestReporter {
   private readonly _runErrors: RunError[] = []
   /** Tests that failed every copy: their failures are not advisory. */
   private _allFailed = 0
+  /** An everyday run (no copies) keeps its history, unless it is watch mode's edit-and-rerun or history is off. */
+  private readonly _keepsHistory: boolean
+  private readonly _everyday: EverydayResult[] = []
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
+    // The gapped/fast coin: Jest's own --seed when it randomises, else drawn (observer.json records it).
+    const assignmentSeed = assignmentSeedOf(this._seed)
     const version = jestVersion(this._rootDir)
     const resolved = inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
     this._failOnFlaky = resolved?.failOnFlaky === true
+    this._keepsHistory = resolved === undefined && settled.history && globalConfig.watch !== true && globalConfig.watchAll !== true
     const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
     const runner = RUNNERS.jest
     const base = {
@@ -109,6 +124,7 @@ export default class FlakeproofJestReporter {
       lockLabel: `flakeproof/jest/reporter outDir ${settled.outDir}`,
       journal: resolved !== undefined,
       seed: this._seed,
+      assignmentSeed,
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
@@ -124,6 +140,7 @@ export default class FlakeproofJestReporter {
       repeat: proof ? 1 : (resolved.repeat ?? 1),
       slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
+      assignmentSeed,
       proofRuns: proof?.runs ?? {},
       journalDir: run.journal,
       rootDir: this._rootDir,
@@ -159,6 +176,8 @@ export default class FlakeproofJestReporter {
     }
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
+    // Everyday runs only (docs/contracts.md §11), after the session judged their failures against the history they join.
+    if (this._keepsHistory && !aggregated.wasInterrupted) this._session.recordEveryday(this._everyday)
     const verdict: JestRunVerdict = {
       advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
       proofFailed: result?.proof?.passed === false,
@@ -207,8 +226,18 @@ export default class FlakeproofJestReporter {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
-      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })) } : {}), mode: 'single', gapMs: 0 }
-      this._record({ project: '', file, name: identity.path.join(' > '), evidence: { id: ids[i] as string, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
+      // Jest's failure message holds its stack: the signature is read from it, files relative to the root.
+      const signature = error ? signatureOfText(error, this._rootDir) : undefined
+      const failed = error ? { error: cap(messageOf({ message: error })), signature } : {}
+      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...failed, mode: 'single', gapMs: 0 }
+      const name = identity.path.join(' > ')
+      const id = ids[i] as string
+      this._record({ project: '', file, name, evidence: { id, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
+      // jest.retryTimes: a test that passed on a retry hid a failure, the way its first retried attempt failed.
+      const retries = Math.max(0, (r.invocations ?? 1) - 1)
+      const firstFailure = r.retryReasons?.[0] ?? error
+      const failedWay = firstFailure ? signatureOfText(firstFailure, this._rootDir) : undefined
+      this._everyday.push({ id, project: '', file, name, failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0, ...(failedWay === undefined ? {} : { signature: failedWay }) })
     })
   }
 

@@ -7,6 +7,7 @@ import {
   argsAfterSeparator,
   assertAllReplaceable,
   assertReplaceable,
+  assignmentSeedOf,
   type FlakeproofVitestOptions,
   FlakeproofError,
   hintsFor,
@@ -179,7 +180,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   neverWriteSnapshots(vitest)
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, ...(proof ? { proving: proof } : {}), command })
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, ...(proof ? { proving: proof } : {}), command, assignmentSeed: runnerOptions.assignmentSeed })
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
@@ -237,7 +238,8 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
 
 /** What the runner in each worker is told, and, for a proof, what it proves (the session's selectProof). */
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string, command: string): { runner: RunnerOptions; proof?: ProofSelection } {
-  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
+  // The gapped/fast coin: replayed from --flaky-seed, else drawn (observer.json records it).
+  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal, assignmentSeed: assignmentSeedOf(options.seed) }
   if (!options.proof) {
     return { runner: { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} } }
   }

@@ -3,6 +3,7 @@ import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'v
 import {
   type Collected,
   FlakeproofError,
+  type FreshRounds,
   messageOf,
   type PlannedRound,
   type ProofSelection,
@@ -14,7 +15,7 @@ import {
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
-import { vitestEverydayResults } from './_history.js'
+import { signatureOfTestCase, vitestEverydayResults } from './_history.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
@@ -30,6 +31,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   proving?: ProofSelection
   /** How the run was started, for the files' `command`. */
   command?: string
+  /** Set by the plugin: the seed of the gapped/fast coin its runners use (recorded in observer.json). */
+  assignmentSeed?: number
 }
 
 /**
@@ -50,7 +53,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
   private readonly _ids = new TestIds()
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proving, command, ...rest } = options
+    const { runnerMode, proving, command, assignmentSeed, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
     this._options = { ...parsed.data, runnerMode, proving, command }
@@ -72,6 +75,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
       // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
       lockLabel: runnerMode ? undefined : `flakeproof/reporter outDir ${parsed.data.outDir}`,
       journal: runnerMode !== undefined,
+      assignmentSeed,
       endOnExit: true,
     })
   }
@@ -128,6 +132,19 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     this._session.endRounds()
   }
 
+  /** The loop can run fresh-state rounds (src/pipeline/fresh-evidence.ts): the session says whether this run may ask for them. */
+  expectFreshEvidence(): boolean {
+    return this._session.expectFreshEvidence()
+  }
+
+  freshEvidence(): FreshRounds | undefined {
+    return this._session.freshEvidence()
+  }
+
+  planFreshRound(round: number, of: number): void {
+    this._session.planFreshRound(round, of)
+  }
+
   // --- internal ---
 
   private _consoleLog(log: UserConsoleLog): void {
@@ -182,6 +199,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     const output = this._console.get(testCase.id)
     this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message
+    const signature = result.state === 'failed' ? signatureOfTestCase(testCase) : undefined
     return {
       project: identity.project,
       file: identity.file,
@@ -198,6 +216,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
             ok: result.state === 'passed',
             elapsedMs: Math.round((testCase.diagnostic()?.duration ?? 0) * 100) / 100,
             ...(error === undefined ? {} : { error }),
+            ...(signature === undefined ? {} : { signature }),
             ...(output ? { stdout: output.stdout, stderr: output.stderr } : {}),
             mode: 'single',
             gapMs: 0,

@@ -63,6 +63,20 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
       return { message: stripAnsi((error as Error).message).trim(), code: 1 }
     },
   },
+  {
+    runner: RUNNERS.playwright,
+    summary: 'run Playwright Test with the flakeproof reporter added: flakeproof playwright --flaky-repeat 20 [playwright test args]',
+    help: {
+      title: "run Playwright Test with flakeproof's reporter added to your reporters",
+      usage: '[--flaky-* flags] [any playwright test arguments]',
+      notes: [
+        'Measuring is --repeat-each <n> --retries 0; a proof greps the exact titles of the tests it proves, with their --project.',
+        "Playwright's own --shuffle <seed> orders files (and tests when fully parallel). Writes the same files as `flakeproof vitest` in --flaky-out.",
+      ],
+      example: 'npx flakeproof playwright --flaky-repeat 20 --project=desktop tests/cart.spec.ts',
+    },
+    load: async () => (await import('../../plugin/playwright/cli.js')).playwrightAdapter,
+  },
 ]
 
 /** `flakeproof <runner> --help` for `width` columns: its title, usage, the flags its adapter takes by group, notes and examples. */

@@ -13,7 +13,7 @@ import {
 } from './vitest-options.js'
 
 /** A test runner flakeproof has an adapter for (plugin/<name>/). */
-export type RunnerName = 'vitest' | 'jest'
+export type RunnerName = 'vitest' | 'jest' | 'playwright'
 
 /** One runner's adapter as the core knows it without loading it: its name and what it can do. */
 export interface RunnerInfo {
@@ -29,13 +29,16 @@ export interface RunnerInfo {
    * (they count each test once, however its repetitions went); by whether `--flaky-fail-on-flaky` is on.
    */
   readonly ticks?: { readonly advisory: string; readonly failOnFlaky: string }
+  /** Why a capability it lacks cannot be had with this runner, when that is the runner's doing and not work still to do. */
+  readonly cannot?: Readonly<Partial<Record<Capability, string>>>
 }
 
 const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, true])) as Record<Capability, boolean>
 
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
- * src/core/hints.ts). Jest's adapter repeats, observes and proves; the rest is to come.
+ * src/core/hints.ts). Jest's adapter repeats, observes, proves, keeps everyday history and attributes; the rest is to come. Playwright's
+ * repeats, proves, budgets, runs rounds under conditions and enforces; `cannot` says why it never observes.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   vitest: {
@@ -52,8 +55,17 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   jest: {
     name: 'jest',
     title: 'Jest',
-    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, committedPolicy: false, budget: false, junit: false, github: false, history: false },
+    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, committedPolicy: false, budget: false, junit: false, github: false },
     optionsWhere: 'the flakeproof/jest/reporter options',
+  },
+  playwright: {
+    name: 'playwright',
+    title: 'Playwright',
+    can: { ...ALL, gaps: false, seed: false, shuffle: false },
+    optionsWhere: "the flakeproof/playwright reporter's options",
+    cannot: {
+      gaps: 'every copy of --repeat-each runs in a worker of its own, and Playwright gives a reporter no pause between them, so there is no gap inside one process to observe; --flaky-rounds and --flaky-load compare whole runs instead',
+    },
   },
 }
 
@@ -126,6 +138,8 @@ export function resolveRunnerOptions(
 /** `is not available with Jest: it needs an adapter that …, which flakeproof's Jest adapter does not do yet`. */
 function missing(runner: RunnerInfo, capability: Capability, version: string | undefined): string {
   const why = `is not available with ${runner.title}: it needs an adapter that ${CAPABILITIES[capability]}, which flakeproof's ${runner.title} adapter does not`
+  const cannot = runner.cannot?.[capability]
+  if (cannot !== undefined) return `${why} do: ${cannot}`
   if (capability !== 'seed') return `${why} do yet`
   // Ordering by a seed is the runner's own business where it has an option for it (src/core/hints.ts).
   const own = hintsFor(hintContextOf({ command: `flakeproof ${runner.name}`, tests: [], runner: { name: runner.name, version } })).seededOrder('<n>')

@@ -59,6 +59,10 @@ export const VitestOptionsSchema = z
     loadProcs: z.number().int().min(1).max(256).optional(),
     /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
     shuffle: z.boolean().default(false),
+    /** The branch whose history attribution prefers (docs/attribution.md); else GITHUB_BASE_REF, else main, else master. */
+    base: z.string().min(1).optional(),
+    /** Count only failures whose signature matches (a regular expression, or a signature or part of one); the others are reported apart. */
+    signature: z.string().min(1).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -92,12 +96,14 @@ export const VITEST_FLAGS = {
   '--flaky-policy': { group: 'ci', needs: 'committedPolicy', key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
   '--flaky-update-policy': { group: 'ci', needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
   '--flaky-proof-required': { group: 'prove', needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
-  '--flaky-budget': { group: 'measure', needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
-  '--flaky-rounds': { group: 'cause', needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
+  '--flaky-budget': { group: 'measure', needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'wrapper only (flakeproof <runner>): time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
+  '--flaky-rounds': { group: 'cause', needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times, fresh module state each round (in one Vitest; whole Playwright runs) (k rounds x --flaky-repeat)', example: '10' },
   '--flaky-divergence': { group: 'cause', needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
   '--flaky-load': { group: 'cause', needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
   '--flaky-load-procs': { group: 'cause', needs: 'load', key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
   '--flaky-shuffle': { group: 'cause', needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
+  '--flaky-base': { group: 'ci', needs: 'attribution', key: 'base', kind: 'string', placeholder: '<branch>', help: 'the branch whose history attribution and comparisons prefer (default: GITHUB_BASE_REF, else main, else master)', example: 'main' },
+  '--flaky-signature': { group: 'measure', needs: 'signature', key: 'signature', kind: 'string', placeholder: '<regex|signature>', help: 'count only failures whose signature matches; the others leave the trial count and are reported apart (a proof still fails on any)', example: '"STALE price cache"' },
 } as const satisfies Record<string, { group: FlagGroup; needs: Capability | null; key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
 /**

@@ -67,7 +67,7 @@ export function describeProgress(progress: JournalProgress, firstSeen: Map<strin
   const all = `[flakeproof] ${progress.repetitions} repetition(s) done, ${progress.failures} failed`
   if (running === 0) return all
   const eta = leftMs === undefined ? '' : `, about ${formatDuration(leftMs)} left`
-  return `${all}; under way: ${done}/${planned} of ${running} test(s)${eta}`
+  return `${all}; under way: ${done} of ${planned} repetitions of ${running} test(s)${eta}`
 }
 
 function formatDuration(ms: number): string {

@@ -1,4 +1,6 @@
 import pc from 'picocolors'
+import type { ConditionsFile } from '../artifacts/conditions-schema.js'
+import { countOf } from '../artifacts/counts-text.js'
 import { stripAnsi } from '../core/ansi.js'
 import type { Hints } from '../core/hints.js'
 import { shellLines, wrap } from '../core/text-layout.js'
@@ -16,25 +18,34 @@ export interface TableContext {
   /** Repetitions asked for per test, and whole-run rounds (1 without): what a cut-short test is measured again with. */
   repeat: number
   rounds?: number | undefined
+  /** conditions.json of the run, when rounds searched the order: a tagged test is headlined order-dependent. */
+  conditions?: ConditionsFile | undefined
 }
 
 /**
- * The terminal summary, worst first: per test a row (verdict, failures/repetitions, interval, the
- * green runs a fix needs, the gapped repetitions), then its id on a line of its own (cut from the
+ * The terminal summary, worst first: per test a row (verdict, "failures of repetitions", interval,
+ * the green runs a fix needs, the gapped repetitions), then its id on a line of its own (cut from the
  * left when wider than the terminal, so the test's own name stays), then its first error. After the
  * rows, what the row's terms mean in words, and one next step per verdict shown, in the runner's
  * syntax. Every line fits `width` except a command, which is broken with ` \` where it can be.
+ * A test the order search tagged is headlined `order-dependent` (and, failing only after its
+ * culprit, gets no green runs: a rate of an order is no chance); a broken one, a bug, gets none.
  */
 export function renderTable(outcomes: readonly TestOutcome[], context: TableContext): string[] {
   if (outcomes.length === 0) return []
-  const { width } = context
-  const rows = outcomes.map(({ tally, verdict, ci, greenRuns }) => ({
-    verdict,
-    counts: `${tally.fast.failures}/${tally.fast.trials}`,
-    interval: `[${pct(ci.low)}, ${pct(ci.high)}]`,
-    runs: greenRuns === null ? '' : `fix: ${greenRuns} green runs`,
-    slow: tally.slow.trials > 0 ? `slow ${tally.slow.failures}/${tally.slow.trials}` : '',
-  }))
+  const { width, conditions } = context
+  const rows = outcomes.map(({ tally, verdict, ci, greenRuns }) => {
+    const order = conditions?.tests[tally.id]?.order
+    const ordered = order?.tag === 'order-dependent'
+    const onlyAfter = ordered && order.otherwise.failures === 0
+    return {
+      verdict: ordered ? ('order-dependent' as const) : verdict,
+      counts: countOf(tally.fast.failures, tally.fast.trials),
+      interval: `[${pct(ci.low)}, ${pct(ci.high)}]`,
+      runs: onlyAfter ? `fails after ${order.culprit}` : greenRuns === null || verdict === 'broken' ? '' : `fix: ${greenRuns} green runs`,
+      slow: tally.slow.trials > 0 ? `slow ${countOf(tally.slow.failures, tally.slow.trials)}` : '',
+    }
+  })
   const widthOf = (key: 'verdict' | 'counts' | 'interval' | 'runs' | 'slow'): number => Math.max(...rows.map((r) => r[key].length))
   const lines: string[] = []
   outcomes.forEach(({ tally }, index) => {
@@ -62,15 +73,17 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
  * loud as a failure, flaky a warning, a test measured too little quiet but readable. Keyed by every
  * verdict, so a new one must be given its colour here.
  */
-const COLOURS: Readonly<Record<Verdict, (text: string) => string>> = {
+const COLOURS: Readonly<Record<Verdict | 'order-dependent', (text: string) => string>> = {
   broken: (text) => pc.bold(pc.red(text)),
   'non-idempotent': (text) => pc.bold(pc.magenta(text)),
   flaky: (text) => pc.bold(pc.yellow(text)),
+  'order-dependent': (text) => pc.bold(pc.yellow(text)),
+  undetermined: (text) => pc.bold(pc.blue(text)),
   partial: (text) => pc.cyan(text),
   stable: (text) => pc.green(text),
 }
 
-const paint = (verdict: Verdict, text: string): string => COLOURS[verdict](text)
+const paint = (verdict: Verdict | 'order-dependent', text: string): string => COLOURS[verdict](text)
 
 /** `…` and the end of `text` when it is wider than `room`: the end of an id is the test's own name. */
 function fromLeft(text: string, room: number): string {
@@ -105,7 +118,7 @@ function legend(outcomes: readonly TestOutcome[], { width, confidence }: TableCo
   if (gapped) {
     const { failures, trials, gapMs } = gapped.tally.slow
     const fast = gapped.tally.fast
-    lines.push(...paragraph(`slow ${failures}/${trials}: of ${trials} repetitions each after a pause of ${gapMs} ms, ${failures} failed, against ${fast.failures}/${fast.trials} without the pause; a difference means time between runs matters (observer.json says whether it is one).`, width, 2, 4))
+    lines.push(...paragraph(`slow ${countOf(failures, trials)}: of ${trials} repetitions each after a pause of ${gapMs} ms, ${failures} failed, against ${countOf(fast.failures, fast.trials)} without the pause; a difference means time between runs matters (observer.json says whether it is one).`, width, 2, 4))
   }
   return lines.length === 0 ? [] : ['', ...lines.map((line) => pc.dim(line))]
 }

@@ -1,5 +1,6 @@
 import { join, relative } from 'node:path'
 import pc from 'picocolors'
+import { proofRunsText } from '../artifacts/counts-text.js'
 import { freshRateText } from '../artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
@@ -10,6 +11,7 @@ import { shellLines, wrap } from '../core/text-layout.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
 import { renderTable } from './_table.js'
+import { signatureLines } from './attribution-run.js'
 
 export interface RunEndContext {
   /** Tests recovered from the journal: cut short by a crash or a stop. */
@@ -36,7 +38,8 @@ export interface RunEndContext {
 /**
  * The end of a run in the terminal, for every runner: where the files are, tests cut short, the
  * run's errors, then a proof's verdict per test, or the flaky and broken tests, what the conditions
- * found, and for each non-idempotent test its cause and how to measure it afresh.
+ * found, for each non-idempotent test its cause and how to measure it afresh, and for each
+ * undetermined one the switch seen, what fresh-state rounds found and the run that would decide it.
  */
 export function renderRunEnd(result: TestRunResult, context: RunEndContext): string[] {
   const { unfinished, runErrors } = context
@@ -62,7 +65,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   if (result.proof) {
     const proven = Object.entries(result.proof.tests ?? {})
     for (const [id, p] of proven) {
-      const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
+      const status = p.status === 'ran' ? `${proofRunsText(p.trials, p.required)}, ${p.failures} failed` : p.status
       lines.push(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
     }
     for (const missing of result.proof.unreproduced ?? []) lines.push(pc.red(`  ✗ not replayed: ${missing}`))
@@ -73,14 +76,25 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   const once = result.tests.filter((o) => o.tally.once).length
   if (once > 0 && context.recording) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
   const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
-  if (concerning.length > 0) lines.push(...renderTable(concerning, context))
+  if (concerning.length > 0) lines.push(...renderTable(concerning, { ...context, conditions: result.conditions }))
   else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
   else lines.push(pc.green('  no flaky or broken test'))
   lines.push(...conditionLines(result.conditions))
+  lines.push(...signatureLines(result.bundle))
+  const said = (text: string, first: number, rest: number): string[] => wrap(text, context.width, rest, first).map((line, i) => pc.dim(i === 0 ? `${' '.repeat(first)}${line}` : line))
   for (const { tally, verdict } of concerning) {
+    // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
+    const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''
+    if (verdict === 'undetermined') {
+      lines.push('', ...said(`undetermined: ${tally.id}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${evidence}`, 2, 4))
+      const subject = { test: { project: tally.project, file: tally.file, name: tally.name }, switchAt: tally.independence.switch_at, trials: tally.fast.trials }
+      const [advice = '', command] = INDEPENDENCE_TEXT.en.decide(context.hints.decide(subject), (c) => `${MARK}${c}${MARK}`).split(MARK)
+      if (advice !== '') lines.push(...said(advice, 4, 6))
+      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
+      continue
+    }
     if (verdict !== 'non-idempotent') continue
-    const said = (text: string, first: number, rest: number): string[] => wrap(text, context.width, rest, first).map((line, i) => pc.dim(i === 0 ? `${' '.repeat(first)}${line}` : line))
-    lines.push('', ...said(`non-idempotent: ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`, 2, 4))
+    lines.push('', ...said(`non-idempotent: ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
     else {

@@ -28,7 +28,7 @@ interface Case {
   check?: (runs: StepRun[], project: string, jobs: Record<string, JobResult>) => void
 }
 
-const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false' }
+const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false', 'inputs.everyday_runs || 3': '1', 'github.run_id': '1' }
 const pr = { 'github.base_ref': 'main' }
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
@@ -39,9 +39,11 @@ const CASES: Record<string, Case[]> = {
         const summary = readFileSync(runs[0]?.summary as string, 'utf8')
         // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
         // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
-        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10/40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
+        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10 of 40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
         expect(runs.at(-1)?.stdout).toContain('flaky: "tests/cart.test.ts > cart total survives a refresh" (10/40)')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
+        // The everyday run joined the history the next pull request is judged by.
+        expect(runs.find((r) => r.step === 'Everyday runs')?.stdout).toContain('history files: 1')
       },
     },
     { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
@@ -94,7 +96,7 @@ const CASES: Record<string, Case[]> = {
       prepare: (project) => pullRequest(project, 'tests/cart.test.ts'),
       env: { FIXTURE_FIXED: '1' },
       check: (runs, project) => {
-        expect(runs[0]?.stdout).toContain(`${CART}  11/11 runs, 0 failed`)
+        expect(runs[0]?.stdout).toContain(`${CART}  11 of 11 runs, 0 failed`)
         expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
       },
@@ -123,7 +125,7 @@ const CASES: Record<string, Case[]> = {
           ['prices add up', 0, 200],
         ])
         expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('Merged 10 of 10 shards.')
-        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50/200')
+        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50 of 200')
       },
     },
     {
@@ -197,6 +199,36 @@ describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (
     expect(runs.length, shown).toBeGreaterThan(0)
     expect(failed.map((r) => r.step), shown).toEqual(c.failsAt === undefined ? [] : [c.failsAt])
     c.check?.(runs, project, jobs)
+  })
+})
+
+describe('the nightly history reaches a pull request\'s attribution (actions cache)', { timeout: 600_000 }, () => {
+  it('a PR that breaks a test that passed 10 nightly everyday runs: new-failure in the step summary, the job red', async () => {
+    const project = projectCopy()
+    const cache = tempDir('flakeproof-cache-')
+    const env = { npm_config_offline: 'true' }
+    const { steps: nightly } = await runWorkflow(readWorkflow(join(DIR, 'nightly-flake-detection.yml')), {
+      cwd: project,
+      cache,
+      // A scheduled run is on the default branch.
+      env: { ...env, GITHUB_REF_NAME: 'main' },
+      expressions: { ...quick, 'inputs.everyday_runs || 3': '10', 'github.run_id': '41' },
+    })
+    expect(nightly.filter((r) => r.code !== 0).map((r) => `${r.step}: ${r.stdout}${r.stderr}`)).toEqual([])
+    // The pull request's checkout starts without .flakeproof: only the cache brings the history.
+    const pr = projectCopy()
+    const { steps: runs } = await runWorkflow(readWorkflow(join(DIR, 'pr-attribution.yml')), {
+      cwd: pr,
+      cache,
+      env: { ...env, FIXTURE_PRICE_BROKEN: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'fix-prices' },
+      expressions: {},
+    })
+    expect(runs.filter((r) => r.code !== 0).map((r) => r.step)).toEqual(['Tests'])
+    const tests = runs.find((r) => r.step === 'Tests')
+    // 0 of 10 runs failed on main: Jeffreys 0.5/11 = 4.5% < 5%. Wilson 95% upper end 3.8416/13.8416 = 27.8%.
+    expect(tests?.stdout).toContain('new-failure   tests/price.test.ts > prices add up: new failure: 0/10 on main [0.0%, 27.8%]; a failure had a 4.5% chance')
+    expect(readFileSync(tests?.summary as string, 'utf8')).toContain('| `tests/price.test.ts > prices add up` | 1 of 1 | 100.0% | 20.7% – 100.0% | new-failure: 0/10 on main, 4.5% |')
+    expect(existsSync(join(pr, '.flakeproof/attribution.json'))).toBe(true)
   })
 })
 

@@ -165,8 +165,12 @@ describe('observe, then proof, on examples/jest-basic', () => {
     const result = await flakeproofJest(['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms', '10', '--flaky-out', out, '--flaky-out-anywhere'], {}, EXAMPLE)
     expect(result.code).toBe(0)
     const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
-    // 20 more calls: 201…220, of which 205, 210, 215, 220 fail.
-    expect(observer.tests?.[LIMITER]?.slow).toMatchObject({ trials: 20, failures: 4, gap_ms: 10 })
+    // 40 more calls, 201…240, in 20 gapped/fast pairs ordered by a coin: 205, 210, …, 240 fail, on
+    // whichever side each pair's coin put them.
+    const observed = observer.tests?.[LIMITER]
+    expect(observed).toMatchObject({ slow: { trials: 20, gap_ms: 10 }, paired: { trials: 20 } })
+    expect((observed?.slow.failures ?? 0) + (observed?.paired?.failures ?? 0)).toBe(8)
+    expect(observer.assignment_seed).toBeGreaterThanOrEqual(0)
   }, 120_000)
 
   it('fails the proof of the unfixed code (exit 1) and passes the fixed one (exit 0)', async () => {

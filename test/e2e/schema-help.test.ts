@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { COLLECT, FACTS, INGEST, INVESTIGATE, MEASURE, OBSERVE, PLAN, POLICY, PROOF, REPEAT, REPORT } from '../../src/config/options.js'
+import { COLLECT, EXPLAIN, FACTS, INGEST, INVESTIGATE, MEASURE, OBSERVE, PLAN, POLICY, PROOF, REPEAT, REPORT } from '../../src/config/options.js'
 import { VITEST_FLAGS, VitestOptionsSchema } from '../../src/config/vitest-options.js'
 import { ROOT, runCli } from '../utils.js'
 
 describe('flakeproof schema', () => {
-  it.each(['rate', 'runs_needed', 'facts', 'test_facts', 'only_when_fail', 'observer', 'policy', 'proof', 'summary', 'committed_policy', 'bisect'])('prints the JSON Schema of %s', async (name) => {
+  it.each(['rate', 'runs_needed', 'facts', 'test_facts', 'only_when_fail', 'observer', 'policy', 'proof', 'summary', 'committed_policy', 'bisect', 'attribution'])('prints the JSON Schema of %s', async (name) => {
     const result = await runCli(['schema', name])
     expect(result.code).toBe(0)
     const schema = JSON.parse(result.stdout) as { type: string; required: string[]; $schema: string }
@@ -20,7 +20,7 @@ describe('flakeproof schema', () => {
 const GUIDES = ['commands.md', 'vitest.md', 'jest.md', 'other-runners.md', 'ci-and-policy.md', 'finding-the-cause.md', 'scale-out-and-history.md', 'reading-the-numbers.md']
 
 describe('--help', () => {
-  it.each(['measure', 'plan', 'collect', 'facts', 'observe', 'policy', 'proof', 'report', 'investigate', 'schema', 'bisect'])('documents %s', async (name) => {
+  it.each(['measure', 'plan', 'collect', 'facts', 'observe', 'policy', 'proof', 'report', 'investigate', 'schema', 'bisect', 'explain'])('documents %s', async (name) => {
     const result = await runCli([name, '--help'])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`Usage: flakeproof ${name}`)
@@ -44,7 +44,7 @@ describe('--help', () => {
 
   it('the guides in docs/ (where the README sends users) name every flag of every command', () => {
     const readme = GUIDES.map((page) => readFileSync(join(ROOT, 'docs', page), 'utf8')).join('\n')
-    for (const { flags } of [MEASURE, COLLECT, PLAN, FACTS, OBSERVE, POLICY, PROOF, REPORT, INVESTIGATE, REPEAT, INGEST]) {
+    for (const { flags } of [MEASURE, COLLECT, PLAN, FACTS, OBSERVE, POLICY, PROOF, REPORT, INVESTIGATE, REPEAT, INGEST, EXPLAIN]) {
       for (const { name } of flags) expect(readme, `--${name}`).toContain(`--${name}`)
     }
   })

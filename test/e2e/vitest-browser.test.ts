@@ -52,7 +52,7 @@ describe.each([
     expect(readFileSync(SNAPSHOT_FILE, 'utf8')).toBe(snapshotBefore)
     const output = result.stdout + result.stderr
     // The verdict's row, then the id on its own line (src/session/_table.ts).
-    expect(output).toMatch(/FLAKY\s+4\/12\s[^\n]*\n\s+[^\n]*counts a click/)
+    expect(output).toMatch(/FLAKY\s+4 of 12\s[^\n]*\n\s+[^\n]*counts a click/)
     expect(output).not.toContain('no test ran')
     expect(result.code).toBe(0)
   })

@@ -61,8 +61,9 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     const output = result.stdout + result.stderr
     expect(output.match(/FAIL .*always fails/g)).toHaveLength(1)
     expect(output).not.toMatch(/FAIL .*fails on every fifth call/)
-    expect(output).toMatch(/FLAKY\s+40\/200\s+\[15\.0%, 26\.1%\]\s+fix: 14 green runs\s+tests\/counter\.test\.ts > fails on every fifth call/)
-    expect(output).toMatch(/BROKEN\s+200\/200/)
+    expect(output).toMatch(/FLAKY\s+40 of 200\s+\[15\.0%, 26\.1%\]\s+fix: 14 green runs\s+tests\/counter\.test\.ts > fails on every fifth call/)
+    // A broken test gets no green runs: it fails every time.
+    expect(output).toMatch(/BROKEN\s+200 of 200\s+\[98\.1%, 100\.0%\]\s+fails every time: a bug/)
   })
 
   it("says after Vitest's summary what its ticks meant, and prints its own end in 80 columns", () => {
@@ -104,7 +105,7 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     expect(summary.tests?.[FLAKY]).toMatchObject({ trials: 200, failures: 40, token: 'STALE', green_runs_required: 14 })
     const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
     expect(report.match(/^## .*/gm)).toEqual(['## How often', '## True only when it fails', '## What observation changed', '## What it takes to say it is fixed'])
-    expect(report).toContain('| `tests/counter.test.ts > fails on every fifth call` | 40/200 | 20.0% | 15.0% – 26.1% | flaky |')
+    expect(report).toContain('| `tests/counter.test.ts > fails on every fifth call` | 40 of 200 | 20.0% | 15.0% – 26.1% | flaky |')
   })
 })
 

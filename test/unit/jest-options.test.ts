@@ -6,7 +6,7 @@ const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], en
 const JEST_FLAGS = runnerFlags(RUNNERS.jest)
 
 // The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, history: true }
 
 describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -20,6 +20,10 @@ describe('resolveRunnerOptions for Jest', () => {
     ['flags, Jest arguments around them', {}, ['-t', 'name$', '--flaky-repeat', '200', '--flaky-observe', '--randomize', '--seed', '7'], {}, { repeat: 200, observe: true }],
     ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat=3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
     ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
+    // Jest's adapter gives every failed copy its signature, and attributes its everyday runs (docs/attribution.md).
+    ['a signature filter and a base branch', { repeat: 5 }, ['--flaky-signature', 'STALE', '--flaky-base', 'trunk'], {}, { repeat: 5, signature: 'STALE', base: 'trunk' }],
+    // Jest's everyday runs keep history (docs/contracts.md §11): the option is Jest's too.
+    ['history off', { repeat: 5, history: false }, [], {}, { repeat: 5, history: false }],
   ])('%s', (_name, options, args, env, expected) => {
     const resolved = resolveJestOptions(options, args, env)
     // What `flakeproof jest` hands its reporter: the options Jest's adapter takes.
@@ -37,7 +41,7 @@ describe('resolveRunnerOptions for Jest', () => {
     [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
     [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [{}, ['--flaky-junit', 'j.xml'], "--flaky-junit is not available with Jest: it needs an adapter that writes the measurement as JUnit XML, which flakeproof's Jest adapter does not do yet"],
-    [{ repeat: 5, history: false }, [], "option `history` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that records everyday runs in history, which flakeproof's Jest adapter does not do yet"],
+    [{ repeat: 5, rounds: 2 }, [], "option `rounds` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that runs the selection again as whole-run rounds with fresh module state, which flakeproof's Jest adapter does not do yet"],
     [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
@@ -47,8 +51,8 @@ describe('resolveRunnerOptions for Jest', () => {
 })
 
 describe('the Jest flags', () => {
-  // What the Jest adapter does: measure, observe and prove (docs/contracts.md §12).
-  const shared = ['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof']
+  // What the Jest adapter does: measure, observe and prove (docs/contracts.md §12), by signature and against a base branch's history (docs/attribution.md).
+  const shared = ['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof', '--flaky-base', '--flaky-signature']
 
   it("are Vitest's own entries for the options Jest shares", () => {
     expect(Object.keys(JEST_FLAGS).sort()).toEqual([...shared].sort())

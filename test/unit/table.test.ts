@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { stripAnsi } from '../../src/core/ansi.js'
+import type { ConditionsFile } from '../../src/artifacts/conditions-schema.js'
 import { hintsFor } from '../../src/core/hints.js'
 import type { TestOutcome } from '../../src/pipeline/test-run.js'
 import { renderTable, type TableContext } from '../../src/session/_table.js'
@@ -37,23 +38,23 @@ const BROKEN = outcome({ id: 'tests/deeply/nested/folder/cart.test.ts > checkout
 describe('renderTable (the terminal summary of a test run, every runner)', () => {
   it('at 80 columns: a row per test, its id on its own line, its first error, the terms in words, one next step per verdict', () => {
     const lines = render([FLAKY, BROKEN], at(80))
-    // Row: two-space indent, columns two apart; widths by hand: verdict 6 (BROKEN), counts 6 (40/200,
-    // right-aligned), interval 15 ([72.2%, 100.0%]), runs 18 (fix: 14 green runs), then slow 0/20:
-    // 2+6+2+6+2+15+2+18+2+9 = 64 ≤ 80, one line. Percentages: 15.0451 → 15.0%, 26.0856 → 26.1%, 72.246 → 72.2%.
+    // Row: two-space indent, columns two apart; widths by hand: verdict 6 (BROKEN), counts 9 (40 of 200,
+    // right-aligned), interval 15 ([72.2%, 100.0%]), runs 18 (fix: 14 green runs), then slow 0 of 20:
+    // 2+6+2+9+2+15+2+18+2+12 = 70 ≤ 80, one line. Percentages: 15.0451 → 15.0%, 26.0856 → 26.1%, 72.246 → 72.2%.
     // 5% = 1 − 0.95; 0.8¹⁴ = 0.044 ≤ 0.05 is where the 14 comes from (pipeline/plan.ts), not the table.
     expect(lines).toEqual([
-      '  FLAKY   40/200  [15.0%, 26.1%]   fix: 14 green runs  slow 0/20',
+      '  FLAKY   40 of 200  [15.0%, 26.1%]   fix: 14 green runs  slow 0 of 20',
       '    a.test.ts > flaky',
       '    AssertionError: expected 5 to be 0',
-      '  BROKEN   10/10  [72.2%, 100.0%]',
+      '  BROKEN   10 of 10  [72.2%, 100.0%]',
       '    tests/deeply/nested/folder/cart.test.ts > checkout > keeps the total',
       '',
       '  fix: 14 green runs: once you fix it, the test must pass 14 runs in a row; a',
       '    test still failing as often as measured would do that at most 5% of the',
       '    time.',
-      '  slow 0/20: of 20 repetitions each after a pause of 2000 ms, 0 failed, against',
-      '    40/200 without the pause; a difference means time between runs matters',
-      '    (observer.json says whether it is one).',
+      '  slow 0 of 20: of 20 repetitions each after a pause of 2000 ms, 0 failed,',
+      '    against 40 of 200 without the pause; a difference means time between runs',
+      '    matters (observer.json says whether it is one).',
       '',
       '  next:',
       '    broken: it fails every time, a plain bug; run it alone and read the error:',
@@ -69,11 +70,11 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     const lines = render([BROKEN, FLAKY], at(40, hintsFor({ runner: 'jest' })))
     // Room for the id: 40 − 4 = 36, so … and its last 35 characters.
     expect(lines.slice(0, 7)).toEqual([
-      '  BROKEN   10/10  [72.2%, 100.0%]',
+      '  BROKEN   10 of 10  [72.2%, 100.0%]',
       '    …est.ts > checkout > keeps the total',
-      '  FLAKY   40/200  [15.0%, 26.1%]',
+      '  FLAKY   40 of 200  [15.0%, 26.1%]',
       '    a.test.ts > flaky',
-      '    fix: 14 green runs  slow 0/20',
+      '    fix: 14 green runs  slow 0 of 20',
       '    AssertionError: expected 5 to be 0',
       '',
     ])
@@ -113,7 +114,15 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
 
   it('writes a newline in a test name as \\n, so the id stays one line', () => {
     const lines = render([outcome({ id: 'a.test.ts > two\nlines', name: 'two\nlines', verdict: 'flaky', fast: [1, 10], ci: [0.1, 0.5], greenRuns: 30 })], at(80))
-    expect(lines.slice(0, 2)).toEqual(['  FLAKY  1/10  [10.0%, 50.0%]  fix: 30 green runs', '    a.test.ts > two\\nlines'])
+    expect(lines.slice(0, 2)).toEqual(['  FLAKY  1 of 10  [10.0%, 50.0%]  fix: 30 green runs', '    a.test.ts > two\\nlines'])
+  })
+
+  it('headlines a test the order search tagged order-dependent, with its culprit instead of green runs when it fails only after it', () => {
+    const order = (otherwise: number) => ({ culprit: 'a.test.ts > writer', otherwise: { trials: 3, failures: otherwise }, tag: 'order-dependent' as const })
+    const conditions = (otherwise: number) => ({ tests: { 'a.test.ts > reader': { comparisons: [], order: order(otherwise), tags: ['order-dependent' as const] } } }) as unknown as ConditionsFile
+    const reader = outcome({ id: 'a.test.ts > reader', name: 'reader', verdict: 'flaky', fast: [1, 4], ci: [0.046, 0.699], greenRuns: 11 })
+    expect(render([reader], { ...at(80), conditions: conditions(0) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fails after a.test.ts > writer', '    a.test.ts > reader'])
+    expect(render([reader], { ...at(80), conditions: conditions(1) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fix: 11 green runs', '    a.test.ts > reader'])
   })
 
   it('renders nothing for no test', () => {

@@ -17,7 +17,7 @@ export const investigate = defineCommand({
     context.log(`report: ${join(o['out-dir'], 'report.html')}`)
     if (!complete) return 130
     // Nothing was proven, and the subject fails: a negative verdict, explained on stderr by measure.
-    if (summary.verdict === 'non-idempotent') return 1
+    if (summary.verdict === 'non-idempotent' || summary.verdict === 'undetermined') return 1
     if (summary.proof_passed === false) context.log(`proof FAILED: ${summary.proof_failures} of ${summary.proof_trials} runs of the fixed command failed`)
     return summary.proof_passed ? 0 : 1
   },

@@ -13,7 +13,10 @@ export const measure = defineCommand({
   ...MEASURE,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')
-    const rate = await measureCommand(trialSettings(o, o.trials), o.confidence.value, context, { rate: o.out })
+    const settings = { ...trialSettings(o, o.trials), ...(o.signature === undefined ? {} : { signature: o.signature }) }
+    const rate = await measureCommand(settings, o.confidence.value, context, { rate: o.out })
+    const others = rate.other_failures
+    if (others) context.log(`other failures: ${others.count}, signatures ${others.signatures.map((s) => `\`${s.signature}\` ${s.count}×`).join(', ')} (not counted: --signature ${JSON.stringify(o.signature)})`)
     print(rate)
     publishCommandResult({ rate })
     return rate.complete ? 0 : 130

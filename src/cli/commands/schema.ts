@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ARTIFACT_SCHEMAS, type ArtifactName } from '../../artifacts/schemas.js'
+import { ARTIFACT_SCHEMAS, type ArtifactName } from '../../artifacts/artifact-schemas.js'
 import { oneOf } from '../../config/flags.js'
 import { defineCommand } from '../spec.js'
 
