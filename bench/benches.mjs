@@ -13,6 +13,13 @@ export const BENCHES = [
   { script: 'ingest-memory.mjs', ratios: ['ingest peak RSS vs 300 MB'] },
 ]
 
+/**
+ * Scripts of bench/ that write the calibration tables of the docs (seeded simulations, not timings):
+ * no ratio, so `npm run bench` leaves them out; the suite runs each with --smoke, which prints a
+ * table at tiny sizes and writes nothing.
+ */
+export const CALIBRATIONS = ['calibration.mjs', 'bisect-calibration.mjs']
+
 /** Files of bench/ that are no bench: helpers (and `_`-prefixed ones) other scripts import. */
 export const HELPERS = ['all.mjs', 'benches.mjs', 'junit-report.mjs']
 

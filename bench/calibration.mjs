@@ -2,9 +2,13 @@
 // (test/calibration/tables.ts), at the larger sizes of FLAKEPROOF_CALIBRATION=full, so the tables
 // cannot drift from the code: run `npm run build && node bench/calibration.mjs` after changing a rule.
 // The TypeScript is loaded through Vite (a devDependency), as Vitest loads it.
+// --smoke (or BENCH_SMOKE=1): the quick sizes, printed and not written (the suite runs it so, so the
+// script cannot rot; test/e2e/bench-smoke.test.ts).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'vite'
+
+const smoke = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1'
 
 const root = join(import.meta.dirname, '..')
 const docs = join(root, 'docs/calibration.md')
@@ -15,7 +19,11 @@ const server = await createServer({ root, configFile: false, server: { middlewar
 try {
   const { renderTables } = await server.ssrLoadModule('/test/calibration/tables.ts')
   const started = Date.now()
-  const tables = renderTables(process.env.FLAKEPROOF_CALIBRATION === 'quick' ? 'quick' : 'full')
+  const tables = renderTables(smoke || process.env.FLAKEPROOF_CALIBRATION === 'quick' ? 'quick' : 'full')
+  if (smoke) {
+    console.log(tables)
+    process.exit(0)
+  }
   const page = readFileSync(docs, 'utf8')
   const [before, rest] = page.split(BEGIN)
   const after = rest?.split(END)[1]

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BENCHES, closingLines, HELPERS, RATIO_LINE } from '../../bench/benches.mjs'
+import { BENCHES, CALIBRATIONS, closingLines, HELPERS, RATIO_LINE } from '../../bench/benches.mjs'
 import { ROOT, settle } from '../utils.js'
 
 /**
@@ -13,8 +13,16 @@ import { ROOT, settle } from '../utils.js'
 describe('the benches run (smoke mode) and print their ratios', () => {
   it('lists every bench script of bench/ (a new one is smoke-tested too)', () => {
     const scripts = readdirSync(join(ROOT, 'bench')).filter((name) => name.endsWith('.mjs') && !name.startsWith('_') && !HELPERS.includes(name))
-    expect(scripts.sort()).toEqual(BENCHES.map((b) => b.script).sort())
+    expect(scripts.sort()).toEqual([...BENCHES.map((b) => b.script), ...CALIBRATIONS].sort())
   })
+
+  it.each(CALIBRATIONS)('bench/%s prints its calibration table at smoke sizes, writing nothing', async (script) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const { code, stdout, stderr } = await settle(child)
+    expect(code, stderr.slice(-3000)).toBe(0)
+    // A markdown table: a header row and its rule.
+    expect(stdout).toMatch(/^\|.*\|\n\|[ -|]*---/m)
+  }, 300_000)
 
   it.each([
     [

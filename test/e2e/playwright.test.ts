@@ -80,7 +80,7 @@ describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in 
     expect(annotations).toContainEqual(expect.stringContaining(`::[desktop] ${TOTAL} failed 10 of 20 times (rate 50.0%25, interval 29.9%25 – 70.1%25). A fix must pass 5 runs in a row.`))
     const text = readFileSync(summary, 'utf8')
     expect(text).toContain('**2 flaky, 3 broken** of 8 tests, 20 rounds')
-    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 10/20 | 50.0% | 29.9% – 70.1% | flaky | 5 |`)
+    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 10 of 20 | 50.0% | 29.9% – 70.1% | flaky | 5 |`)
   })
 
   it('turns the configured retries off while measuring: no test was retried', () => {
@@ -90,7 +90,7 @@ describe('npx flakeproof playwright --flaky-repeat 20 (two projects, retries in 
 
   it('fails the run: a test that failed every copy is no flake to be advisory about', () => {
     expect(measured.code).toBe(1)
-    expect(measured.stderr).toContain(`FLAKY   10/20`)
+    expect(measured.stderr).toContain(`FLAKY   10 of 20`)
     expect(measured.stderr).toContain(`[mobile] ${TOTAL}`)
     // Playwright's own reporter printed its own lines too.
     expect(measured.stdout).toContain('Running 160 tests using 2 workers')
