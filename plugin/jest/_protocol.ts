@@ -17,6 +17,14 @@ export interface RepeatOptions {
   journalDir: string
   /** Jest's rootDir: test files are named relative to it in ids. */
   rootDir: string
+  /**
+   * Each project's own test runner, by Jest's project config `id`, for flakeproof's runner to hand
+   * the file to (`flakeproof jest` sets every project's `testRunner` to flakeproof's); a project not
+   * listed gets `circus`, Jest's default.
+   */
+  runners: Record<string, string>
+  /** The project's `jest-circus/runner`. */
+  circus: string
 }
 
 /** The environment variable that carries RepeatOptions. */

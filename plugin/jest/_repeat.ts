@@ -3,6 +3,7 @@ import { setTimeout as realDelay } from 'node:timers/promises'
 import { format } from 'node:util'
 import { assignTestIds, CAPTURE_LIMIT, cap, JournalWriter, messageOf, type Repetition, type RepetitionMode, type TestIdentity } from '../../src/session/worker.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { type CopySnapshots, endCopy, type SnapshotBase, type SnapshotState, snapshotBase, startCopy } from './_snapshots.js'
 
 /**
  * In-process repetition for Jest (docs/contracts.md §12), installed by `flakeproof/jest/setup` in each
@@ -50,7 +51,7 @@ export type Handler = (event: CircusEvent, state: CircusState) => void | Promise
 const RETRY_TIMES = Symbol.for('RETRY_TIMES')
 
 export interface TestContextGlobals {
-  expect: { getState(): { testPath?: string; snapshotState?: { _counters?: Map<string, number> } } }
+  expect: { getState(): { testPath?: string; snapshotState?: SnapshotState } }
   console: Record<string, (...args: unknown[]) => void>
   [key: symbol]: unknown
 }
@@ -65,8 +66,8 @@ interface Repeated {
   /** Copies whose outcome is written, and the journal's first line. */
   written: number
   started: boolean
-  /** Snapshot counter of its name before its first copy: every copy starts from it. */
-  counterBase: number | undefined
+  /** Its snapshots when its first copy started: every copy starts from them. */
+  snapshots: SnapshotBase | undefined
 }
 
 interface Copy {
@@ -76,6 +77,8 @@ interface Copy {
   gapMs: number
   stdout: string
   stderr: string
+  /** A later copy's snapshots when it started, put back when it ends. */
+  snapshots: CopySnapshots | undefined
   /** The last attempt's outcome, written once no retry (`jest.retryTimes`) will follow. */
   pending: Repetition | undefined
 }
@@ -89,20 +92,46 @@ let order = 0
 /** Set on a test file's globals once its repetition is installed: by the environment (Jest 29) or the setup file. */
 const INSTALLED = Symbol.for('flakeproof.jest.installed')
 
+/** Where the file's tests are: its Jest project ('' when unnamed) and path; read from `expect` when the runner did not say. */
+export interface RepeatPlace {
+  project: string
+  testPath?: string
+}
+
 /**
  * Installs the repetition for the test file whose context `globals` is, through circus' handler list
- * (Jest 30); does nothing without FLAKEPROOF_JEST, or when flakeproof's environment already did it.
+ * (Jest 30's setup files); does nothing without FLAKEPROOF_JEST, or when flakeproof's runner or
+ * environment already did it.
  */
 export function installRepeat(globals: TestContextGlobals): void {
-  const handler = repeatHandler(globals)
+  const handler = repeatHandler(globals, { project: '' })
   if (!handler) return
   const handlers = globals[Symbol.for('EVENT_HANDLERS')] as Handler[] | undefined
   if (!Array.isArray(handlers)) {
-    throw new Error(
-      "flakeproof/jest/setup: this Jest has no circus handler list for a setup file (Jest 29); run `npx flakeproof jest`, or set testEnvironment: 'flakeproof/jest/environment' with testEnvironmentOptions: { flakeproofBase: '<your environment>' }",
-    )
+    throw new Error("flakeproof/jest/setup: this Jest has no circus handler list for a setup file (Jest 29); run `npx flakeproof jest`, or set testRunner: 'flakeproof/jest/runner'")
   }
   handlers.push(handler)
+}
+
+/** A test environment as circus reads it: its globals, and the event handler it calls on every event. */
+export interface RepeatEnvironment {
+  global: unknown
+  handleTestEvent?: Handler
+}
+
+/**
+ * Adds the repetition to a test environment Jest made, after its own event handler: circus reads
+ * `handleTestEvent` when the file's framework starts, so this runs before (flakeproof's runner, or
+ * its environment's constructor).
+ */
+export function attachRepeat(environment: RepeatEnvironment, place: RepeatPlace): void {
+  const ours = repeatHandler(environment.global as TestContextGlobals, place)
+  if (!ours) return
+  const theirs = environment.handleTestEvent?.bind(environment)
+  environment.handleTestEvent = async (event, state) => {
+    await theirs?.(event, state)
+    await ours(event, state)
+  }
 }
 
 /**
@@ -110,13 +139,13 @@ export function installRepeat(globals: TestContextGlobals): void {
  * without FLAKEPROOF_JEST (nothing asked for a repetition) or when one is installed there already.
  * Console output is captured per copy.
  */
-export function repeatHandler(globals: TestContextGlobals): Handler | undefined {
+export function repeatHandler(globals: TestContextGlobals, place: RepeatPlace): Handler | undefined {
   const raw = process.env[REPEAT_ENV]
   if (!raw || globals[INSTALLED]) return undefined
   globals[INSTALLED] = true
   const options = JSON.parse(raw) as RepeatOptions
   journal ??= new JournalWriter(options.journalDir)
-  const repeater = new FileRepeater(options, globals, journal)
+  const repeater = new FileRepeater(options, globals, journal, place)
   return (event, state) => repeater.handle(event, state)
 }
 
@@ -128,12 +157,14 @@ class FileRepeater {
   private readonly _journal: JournalWriter
   private readonly _copies = new WeakMap<TestEntry, Copy>()
   private readonly _worker = process.env.JEST_WORKER_ID ?? 'main'
+  private readonly _place: RepeatPlace
   private _current: Copy | undefined
 
-  constructor(options: RepeatOptions, globals: TestContextGlobals, journal: JournalWriter) {
+  constructor(options: RepeatOptions, globals: TestContextGlobals, journal: JournalWriter, place: RepeatPlace) {
     this._options = options
     this._globals = globals
     this._journal = journal
+    this._place = place
   }
 
   capture(stream: 'stdout' | 'stderr', text: string): void {
@@ -171,15 +202,15 @@ class FileRepeater {
   private _expand(state: CircusState): void {
     const tests: TestEntry[] = []
     collectTests(state.rootDescribeBlock, tests)
-    const file = relative(this._options.rootDir, this._globals.expect.getState().testPath ?? '').split('\\').join('/')
-    const identities = tests.map((t): TestIdentity => ({ project: '', file, path: namesOf(t) }))
+    const file = relative(this._options.rootDir, this._place.testPath ?? this._globals.expect.getState().testPath ?? '').split('\\').join('/')
+    const identities = tests.map((t): TestIdentity => ({ project: this._place.project, file, path: namesOf(t) }))
     const ids = assignTestIds(identities)
     const plans = new Map<TestEntry, Repeated>()
     tests.forEach((test, i) => {
       const id = ids[i] as string
       const planned = this._options.mode === 'proof' ? this._options.proofRuns[id] : this._options.repeat
       if (planned === undefined || !isSelected(test, state)) return
-      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, counterBase: undefined })
+      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, snapshots: undefined })
     })
     const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : 'fast'
     this._cloneIn(state.rootDescribeBlock, (test) => {
@@ -202,7 +233,7 @@ class FileRepeater {
   /** A fresh entry for one copy: what circus accumulates while a test runs starts empty. */
   private _copyOf(test: TestEntry, plan: Repeated, index: number, mode: RepetitionMode, gapMs: number): TestEntry {
     const entry = index === 0 ? test : freshEntry(test)
-    this._copies.set(entry, { test: plan, index, mode, gapMs, stdout: '', stderr: '', pending: undefined })
+    this._copies.set(entry, { test: plan, index, mode, gapMs, stdout: '', stderr: '', snapshots: undefined, pending: undefined })
     return entry
   }
 
@@ -211,14 +242,13 @@ class FileRepeater {
     copy.stdout = ''
     copy.stderr = ''
     const plan = copy.test
-    // Snapshot keys are `name count`: each copy counts from where the first one started, so copies
-    // compare with the test's own snapshots and never write new ones.
-    const counters = this._globals.expect.getState().snapshotState?._counters
-    if (counters) {
+    // Snapshot keys are `name count` and `name: hint count`: each copy counts from where the first
+    // one started, and what a later copy writes is undone when it ends (plugin/jest/_snapshots.ts).
+    const state = this._globals.expect.getState().snapshotState
+    if (state) {
       const name = testIdOf(test)
-      if (!plan.started) plan.counterBase = counters.get(name)
-      else if (plan.counterBase === undefined) counters.delete(name)
-      else counters.set(name, plan.counterBase)
+      if (!plan.started) plan.snapshots = snapshotBase(state, name)
+      else if (plan.snapshots) copy.snapshots = startCopy(state, name, plan.snapshots)
     }
     if (!plan.started) {
       plan.started = true
@@ -229,6 +259,9 @@ class FileRepeater {
 
   private async _done(copy: Copy, test: TestEntry): Promise<void> {
     this._current = undefined
+    const state = this._globals.expect.getState().snapshotState
+    if (state && copy.snapshots) endCopy(state, testIdOf(test), copy.snapshots, test.concurrent !== true)
+    copy.snapshots = undefined
     const error = test.errors[0]
     copy.pending = {
       ok: test.errors.length === 0,

@@ -1,19 +1,18 @@
 import { realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, takenOptions } from '../../src/session/adapter.js'
 import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
+import { jestCliRun, jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
-const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
-const ENVIRONMENT = fileURLToPath(new URL('./environment.js', import.meta.url))
+const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
 
 type Reporter = string | [string, Record<string, unknown>]
 interface JestArgv {
   reporters?: Reporter[]
-  setupFilesAfterEnv?: string[]
   projects?: string[]
   [key: string]: unknown
 }
@@ -23,21 +22,26 @@ interface JestPackage {
   buildArgv(args: string[]): Promise<JestArgv>
   runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
 }
+interface ReadConfigs {
+  globalConfig: { rootDir: string; reporters?: Reporter[] }
+  configs: ProjectConfig[]
+}
+/** jest-config's exports, as @jest/core's runCLI reads them when it is called. */
 interface JestConfig {
-  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { rootDir?: string; reporters?: Reporter[] }; configs: ProjectConfig[] }>
+  readConfigs(argv: JestArgv, projects: string[]): Promise<ReadConfigs>
 }
 interface ProjectConfig {
-  setupFilesAfterEnv: string[]
-  testEnvironment: string
-  testEnvironmentOptions?: Record<string, unknown>
+  id: string
+  testRunner: string
 }
 
 /**
- * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §12): Jest's own entry points, in this
- * process, with flakeproof's reporter and setup file *added* to the resolved config — Jest's CLI flags
- * `--reporters` and `--setupFilesAfterEnv` would replace the user's. Every other argument goes to
- * Jest's parser untouched. A run's exit code is Jest's, except that a measurement's failed copies
- * are advisory (as with Vitest) unless `--flaky-fail-on-flaky`, and a failed proof is 1.
+ * `flakeproof jest [--flaky-*] [jest args]` (docs/jest.md): Jest's own entry points, in this process,
+ * with flakeproof's reporter added to the resolved reporters and flakeproof's test runner wrapping
+ * each project's own (plugin/jest/runner.ts) — whatever each project's environment, setup files or
+ * docblocks. Every other argument goes to Jest's parser untouched. A run's exit code is Jest's,
+ * except that a measurement's failed copies are advisory (as with Vitest) unless
+ * `--flaky-fail-on-flaky`, and a failed proof is 1.
  */
 export const jestAdapter: RunnerAdapter = {
   runner: RUNNERS.jest,
@@ -50,30 +54,42 @@ export const jestAdapter: RunnerAdapter = {
 
 // --- internal ---
 
-/** One Jest run with flakeproof's reporter and setup file added, and these options. */
-async function runJestOnce({ jest, config }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
+/** One Jest run with flakeproof's reporter and runner added, and these options. */
+async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
   const argv = await jest.buildArgv(rest)
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
-  const { globalConfig, configs } = await config.readConfigs(argv, projects)
-  const reporters = (globalConfig.reporters ?? ['default']).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
   const ourOptions = { ...(resolved ? takenOptions(RUNNERS.jest, resolved) : {}), command }
-  const setups = sameSetting(configs.map((c) => c.setupFilesAfterEnv), 'setupFilesAfterEnv')
-  const withOurs: JestArgv = {
-    ...argv,
-    reporters: [...reporters, [REPORTER, ourOptions]],
-    setupFilesAfterEnv: [...setups.filter((s) => !isOurs(s, SETUP)), SETUP],
-    // Jest 29 gives a setup file no circus handler list: the repetition rides on the environment.
-    ...(Number.parseInt(jest.getVersion(), 10) < 30 ? withOurEnvironment(configs) : {}),
+  let rootDir = process.cwd()
+  // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
+  // and the projects may differ: runCLI reads the configs itself, so its read is where each
+  // project's runner is wrapped and the reporter added. Put back once the run ends.
+  const readConfigs = config.readConfigs
+  config.readConfigs = async (...args) => {
+    const read = await readConfigs(...args)
+    rootDir = read.globalConfig.rootDir
+    const runners: Record<string, string> = {}
+    const configs = read.configs.map((c) => {
+      if (c.testRunner !== RUNNER && c.testRunner !== circus) runners[c.id] = c.testRunner
+      return { ...c, testRunner: RUNNER }
+    })
+    const reporters = (read.globalConfig.reporters ?? [['default', {}] as Reporter]).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
+    const globalConfig = { ...read.globalConfig, reporters: [...reporters, [REPORTER, { ...ourOptions, runners }] as Reporter] }
+    return { ...read, globalConfig, configs }
   }
   delete (globalThis as Record<symbol, unknown>)[JEST_VERDICT]
-  const { results, globalConfig: used } = await jest.runCLI(withOurs, projects)
+  let ran: Awaited<ReturnType<JestPackage['runCLI']>>
+  try {
+    ran = await jest.runCLI(argv, projects)
+  } finally {
+    config.readConfigs = readConfigs
+  }
+  const { results, globalConfig: used } = ran
   const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
-  const outDir = resolve(globalConfig.rootDir ?? process.cwd(), resolved?.outDir ?? '.flakeproof')
+  const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
   const testTimeMs = results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
   const code = verdict?.proofFailed ? 1 : results.success || (verdict?.advisory && onlyTestsFailed(results)) ? 0 : used.testFailureExitCode
   return { code, outDir, testTimeMs }
 }
-
 
 /** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail, and the time in them. */
 interface JestResults {
@@ -96,56 +112,29 @@ function onlyTestsFailed(results: JestResults): boolean {
 interface LoadedJest {
   jest: JestPackage
   config: JestConfig
+  /** The project's jest-circus/runner: a project using it needs no entry in the runners map. */
+  circus: string
 }
 
-/** The project's Jest (not ours): `jest`, and `jest-config` as its CLI resolves it. */
+/** The project's Jest (not ours): `jest`, and `jest-config` as its runCLI resolves it. */
 function loadJest(cwd: string): LoadedJest {
-  let jestPath: string
-  try {
-    jestPath = createRequire(join(cwd, 'package.json')).resolve('jest')
-  } catch {
-    throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
-  }
-  const fromJest = createRequire(jestPath)
-  const cliPath = fromJest.resolve('jest-cli')
-  const cli = createRequire(cliPath)
-  const main = fromJest(jestPath) as JestPackage
+  const modules = jestModules(cwd)
+  if (!modules) throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
+  const load = createRequire(modules.jest)
+  const main = load(modules.jest) as JestPackage
   // Jest 30 exports buildArgv from `jest`; 29 keeps it in jest-cli's run.js.
-  const buildArgv = main.buildArgv ?? (cli(join(dirname(cliPath), 'run.js')) as Partial<JestPackage>).buildArgv
+  const buildArgv = main.buildArgv ?? (load(jestCliRun(modules)) as Partial<JestPackage>).buildArgv
   const jest: JestPackage = { getVersion: main.getVersion, runCLI: main.runCLI, buildArgv }
-  const config = cli(cli.resolve('jest-config')) as JestConfig
-  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function') {
-    throw new FlakeproofError(`the Jest at ${dirname(jestPath)} has no buildArgv/runCLI; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
+  const config = load(modules.config) as JestConfig
+  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function' || typeof config.readConfigs !== 'function') {
+    throw new FlakeproofError(`the Jest at ${dirname(modules.jest)} has no buildArgv/runCLI/readConfigs; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
   }
-  return { jest, config }
+  return { jest, config, circus: modules.circus }
 }
 
-/** The project's environment, made by flakeproof's (plugin/jest/environment.ts), with its options kept. */
-function withOurEnvironment(configs: readonly ProjectConfig[]): Partial<Pick<JestArgv, 'testEnvironment' | 'testEnvironmentOptions'>> {
-  const base = sameSetting(configs.map((c) => [c.testEnvironment]), 'testEnvironment')[0] as string
-  if (isOurs(base, ENVIRONMENT)) return {}
-  const options = sameSetting(configs.map((c) => [JSON.stringify(c.testEnvironmentOptions ?? {})]), 'testEnvironmentOptions')[0] as string
-  return { testEnvironment: ENVIRONMENT, testEnvironmentOptions: JSON.stringify({ ...JSON.parse(options), flakeproofBase: base }) }
-}
-
-/**
- * One Jest flag applies to every project: it can carry the user's setting only if every project has
- * the same one.
- */
-function sameSetting(lists: readonly string[][], name: string): string[] {
-  const [first = []] = lists
-  if (lists.some((list) => list.join('\n') !== first.join('\n'))) {
-    throw new FlakeproofError(
-      `the projects have different ${name}, which one Jest flag cannot keep; add 'flakeproof/jest/setup' to each project's setupFilesAfterEnv and ['flakeproof/jest/reporter', { repeat: 200 }] to reporters, then run jest`,
-      'E_USAGE',
-    )
-  }
-  return first
-}
-
-/** The user listed flakeproof's own file already (any copy of this package): it is not added twice. */
+/** The user listed flakeproof's own reporter already (any copy of this package): it is not added twice. */
 function isOurs(path: string, ours: string): boolean {
-  if (/flakeproof\/jest\/(reporter|setup)$/.test(path)) return true
+  if (/flakeproof\/jest\/reporter$/.test(path)) return true
   try {
     return realpathSync(path) === realpathSync(ours)
   } catch {

@@ -18,6 +18,7 @@ import {
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
 /** The slices of Jest's reporter arguments read here (Jest 29 and 30 alike). */
@@ -51,6 +52,8 @@ interface AggregatedResult {
 export interface JestReporterOptions extends FlakeproofVitestOptions {
   /** Set by `flakeproof jest`, for the files' `command`. */
   command?: string
+  /** Set by `flakeproof jest`: each project's own test runner, which flakeproof's runner wraps (RepeatOptions.runners). */
+  runners?: Record<string, string>
 }
 
 /** What the last run concluded, for `flakeproof jest`'s exit code (read in the same process). */
@@ -77,18 +80,20 @@ export default class FlakeproofJestReporter {
   private readonly _measuring: boolean
   private readonly _failOnFlaky: boolean
   private readonly _seed: number | null
-  private readonly _started = new Set<string>()
+  /** Files Jest started, by project config and path (a file may run in several projects). */
+  private readonly _started = new Map<string, JestTest>()
   private readonly _finished = new Set<string>()
+  /** Each file's module id (`[project] file`). */
   private readonly _files = new Set<string>()
-  /** The Jest project that ran each file: a second one is a run error (see _checkOneProject). */
-  private readonly _projectOfFile = new Map<string, string>()
+  /** The Jest project config that ran each file of a project name: a second one is a run error (see _checkOneProject). */
+  private readonly _configOfFile = new Map<string, string>()
   private readonly _ids = new Set<string>()
   private readonly _runErrors: RunError[] = []
   /** Tests that failed every copy: their failures are not advisory. */
   private _allFailed = 0
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
-    const { command, ...rest } = options
+    const { command, runners = {}, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     const version = jestVersion(this._rootDir)
@@ -125,6 +130,8 @@ export default class FlakeproofJestReporter {
       proofRuns: proof?.runs ?? {},
       journalDir: run.journal,
       rootDir: this._rootDir,
+      runners,
+      circus: jestModules(this._rootDir)?.circus ?? '',
     }
     process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
@@ -134,28 +141,27 @@ export default class FlakeproofJestReporter {
   }
 
   onTestFileStart(test: JestTest): void {
-    this._started.add(test.path)
+    this._started.set(startKey(test), test)
   }
 
   onTestFileResult(test: JestTest, result: JestTestResult): void {
-    this._finished.add(test.path)
-    const file = relative(this._rootDir, test.path).split('\\').join('/')
-    this._files.add(file)
-    this._checkOneProject(file, test)
+    this._finished.add(startKey(test))
+    const where = this._whereOf(test)
+    this._files.add(formatTestId({ ...where, path: [] }))
+    this._checkOneProject(where, test)
     // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
     const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
-    if (failure) this._runErrors.push({ project: '', file, error: cap(messageOf({ message: failure })) })
-    if (this._session.journal) this._fromJournal(file, result)
-    else this._fromResults(file, result)
+    if (failure) this._runErrors.push({ ...where, error: cap(messageOf({ message: failure })) })
+    if (this._session.journal) this._fromJournal(where, result)
+    else this._fromResults(where, result)
   }
 
   onRunComplete(_contexts: unknown, aggregated: AggregatedResult): void {
-    for (const path of this._started) {
-      if (this._finished.has(path)) continue
-      const file = relative(this._rootDir, path).split('\\').join('/')
-      this._runErrors.push({ project: '', file, error: 'Jest reported no result for this file (its worker may have died)' })
+    for (const [key, test] of this._started) {
+      if (this._finished.has(key)) continue
+      this._runErrors.push({ ...this._whereOf(test), error: 'Jest reported no result for this file (its worker may have died)' })
     }
-    const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
+    const collected = { modules: this._files, tests: this._ids }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
     const verdict: JestRunVerdict = {
       advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
@@ -166,47 +172,52 @@ export default class FlakeproofJestReporter {
 
   // --- internal ---
 
+  /** The Jest project (its displayName, '' when unnamed) and the file relative to the root: a test's place. */
+  private _whereOf(test: JestTest): { project: string; file: string } {
+    return { project: projectOf(test), file: relative(this._rootDir, test.path).split('\\').join('/') }
+  }
+
   /**
-   * Ids carry no Jest project yet: the same file run by two projects (node and jsdom, say) would put
-   * both projects' copies under one id. Said as a run error: the run is incomplete, and its numbers
-   * for that file are not to be acted on.
+   * Ids carry the project's displayName: two projects of the same name (or both unnamed) running the
+   * same file would put both projects' copies under one id. Said as a run error: the run is
+   * incomplete, and its numbers for that file are not to be acted on.
    */
-  private _checkOneProject(file: string, test: JestTest): void {
-    const config = test.context?.config
-    const name = typeof config?.displayName === 'string' ? config.displayName : (config?.displayName?.name ?? config?.id ?? '')
-    const earlier = this._projectOfFile.get(file)
-    if (earlier === undefined) this._projectOfFile.set(file, name)
-    else if (earlier !== name) {
-      const both = [earlier || 'unnamed', name || 'unnamed'].sort().join(', ')
-      const error = `this file ran in two Jest projects (${both}), whose copies flakeproof cannot tell apart yet: measure one project at a time (--selectProjects <name>)`
-      this._runErrors.push({ project: '', file, error })
+  private _checkOneProject(where: { project: string; file: string }, test: JestTest): void {
+    const key = formatTestId({ ...where, path: [] })
+    const config = test.context?.config?.id ?? ''
+    const earlier = this._configOfFile.get(key)
+    if (earlier === undefined) this._configOfFile.set(key, config)
+    else if (earlier !== config) {
+      const name = where.project === '' ? 'unnamed' : `named ${JSON.stringify(where.project)}`
+      const error = `this file ran in two Jest projects both ${name}, whose tests flakeproof cannot tell apart: give each project its own displayName`
+      this._runErrors.push({ ...where, error })
     }
   }
 
   /** Each test of the file whose copies all ended, from the journal; Jest's own count of copies is the check. */
-  private _fromJournal(file: string, result: JestTestResult): void {
+  private _fromJournal(where: { project: string; file: string }, result: JestTestResult): void {
     let journaled = 0
     for (const [id, test] of [...(this._session.journal?.read().tests ?? [])]) {
-      if (!test.identity || test.identity.file !== file || !test.ended) continue
+      if (!test.identity || test.identity.file !== where.file || test.identity.project !== where.project || !test.ended) continue
       journaled += test.repetitions.length
       this._record(this._reported(id, test, test.repetitions as Repetition[]))
     }
     const ran = result.testResults.filter((r) => r.status === 'passed' || r.status === 'failed').length
     if (this._measuring && !this._proving && ran !== journaled) {
-      this._runErrors.push({ project: '', file, error: `Jest reported ${ran} test execution(s) and the setup file recorded ${journaled}: is 'flakeproof/jest/setup' in setupFilesAfterEnv?` })
+      this._runErrors.push({ ...where, error: `Jest reported ${ran} test execution(s) and flakeproof recorded ${journaled}: ${NOT_INSTALLED}` })
     }
   }
 
   /** Without repetition: one execution per test, as Jest reported it. */
-  private _fromResults(file: string, result: JestTestResult): void {
-    const identities = result.testResults.map((r) => ({ project: '', file, path: [...r.ancestorTitles, r.title] }))
+  private _fromResults(where: { project: string; file: string }, result: JestTestResult): void {
+    const identities = result.testResults.map((r) => ({ ...where, path: [...r.ancestorTitles, r.title] }))
     const ids = assignTestIds(identities)
     result.testResults.forEach((r, i) => {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
       const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })) } : {}), mode: 'single', gapMs: 0 }
-      this._record({ project: '', file, name: identity.path.join(' > '), evidence: { id: ids[i] as string, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
+      this._record({ ...where, name: identity.path.join(' > '), evidence: { id: ids[i] as string, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
     })
   }
 
@@ -228,6 +239,23 @@ export default class FlakeproofJestReporter {
 }
 
 // --- internal ---
+
+/**
+ * Why copies were not recorded in a file Jest ran: flakeproof's repetition is not in that file's
+ * runner (a config naming the reporter alone, or a runner other than circus).
+ */
+const NOT_INSTALLED = "is testRunner: 'flakeproof/jest/runner' in this project's config (or `npx flakeproof jest`, which sets it)?"
+
+/** Files are started and reported per project config: the same path may run in two. */
+function startKey(test: JestTest): string {
+  return `${test.context?.config?.id ?? ''}\n${test.path}`
+}
+
+/** A Jest project's name as Jest shows it (`displayName`, a string or `{ name, color }`); '' when unnamed. */
+function projectOf(test: JestTest): string {
+  const name = test.context?.config?.displayName
+  return (typeof name === 'string' ? name : name?.name) ?? ''
+}
 
 /** Jest's text for a file that failed outside its tests, without its heading and indentation. */
 function suiteFailure(text: string | null | undefined): string {

@@ -18,14 +18,44 @@ const factsOf = (out: string) =>
     .split('\n')
     .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
-describe('one file in two Jest projects', () => {
+describe('Jest projects (test/fixtures/jest-projects: web and server, as react-hook-form has them)', () => {
+  const out = tempDir()
+  let result: CliResult
+  beforeAll(async () => {
+    result = await flakeproofJest(['--flaky-repeat', '20', '--flaky-out', out, '--flaky-out-anywhere'], {}, join(ROOT, 'test/fixtures/jest-projects'))
+  }, 120_000)
+
+  it('gives each project its own ids: a file run by both is two tests, each with its own counts', () => {
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.tests?.map((t) => [t.id, t.trials, t.failures]).sort()).toEqual([
+      // Calls 5, 10, 15, 20 of 20 fail, in each project's run of the file.
+      ['[server] tests/server.test.js > runs with both server setup files', 20, 0],
+      ['[server] tests/shared.test.js > fails on every fifth call', 20, 4],
+      ["[server] tests/shared.test.js > sees its project's setup file", 20, 0],
+      // The docblock's environment is used, and its copies are made: calls 4, 8, …, 20 fail.
+      ['[web] tests/docblock.test.js > runs in the environment its docblock names', 20, 5],
+      ['[web] tests/shared.test.js > fails on every fifth call', 20, 4],
+      ["[web] tests/shared.test.js > sees its project's setup file", 20, 0],
+      ['[web] tests/web.test.js > runs with the web setup only', 20, 0],
+    ])
+    expect(rate.complete).toBe(true)
+    expect(rate.run_errors ?? []).toEqual([])
+  })
+
+  it("keeps each project's own setup files, with no error about them", () => {
+    expect(result.stderr).not.toContain('setupFilesAfterEnv')
+    expect(result.stderr).toContain('[web] tests/shared.test.js > fails on every fifth call')
+  })
+})
+
+describe('one file in two Jest projects without a displayName', () => {
   it('is a run error (the run incomplete), never one test counted twice in silence', async () => {
     const out = tempDir()
     await flakeproofJest(['--config', 'jest.projects.config.js', '--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere'])
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.complete).toBe(false)
     expect(rate.run_errors?.map((e) => `${e.file}: ${e.error}`)).toContain(
-      'tests/counter.test.js: this file ran in two Jest projects (one, two), whose copies flakeproof cannot tell apart yet: measure one project at a time (--selectProjects <name>)',
+      'tests/counter.test.js: this file ran in two Jest projects both unnamed, whose tests flakeproof cannot tell apart: give each project its own displayName',
     )
   })
 })
