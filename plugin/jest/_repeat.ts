@@ -1,7 +1,7 @@
 import { relative } from 'node:path'
 import { setTimeout as realDelay } from 'node:timers/promises'
 import { format } from 'node:util'
-import { assignTestIds, CAPTURE_LIMIT, cap, JournalWriter, messageOf, type Repetition, type RepetitionMode, type TestIdentity } from '../../src/session/worker.js'
+import { assignTestIds, CAPTURE_LIMIT, formatTestId, cap, JournalWriter, messageOf, type Repetition, type RepetitionMode, type TestIdentity } from '../../src/session/worker.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 import { type CopySnapshots, endCopy, type SnapshotBase, type SnapshotState, snapshotBase, startCopy } from './_snapshots.js'
 
@@ -205,6 +205,8 @@ class FileRepeater {
     const file = relative(this._options.rootDir, this._place.testPath ?? this._globals.expect.getState().testPath ?? '').split('\\').join('/')
     const identities = tests.map((t): TestIdentity => ({ project: this._place.project, file, path: namesOf(t) }))
     const ids = assignTestIds(identities)
+    // The reporter is told only of tests that ran: the others (`-t`, skip) are present, not missing.
+    this._journal.write({ id: formatTestId({ project: this._place.project, file, path: [] }), collected: ids })
     const plans = new Map<TestEntry, Repeated>()
     tests.forEach((test, i) => {
       const id = ids[i] as string

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, takenOptions } from '../../src/session/adapter.js'
+import { FlakeproofError, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, takenOptions } from '../../src/session/adapter.js'
 import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
 import { jestCliRun, jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
@@ -67,6 +67,8 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   config.readConfigs = async (...args) => {
     const read = await readConfigs(...args)
     rootDir = read.globalConfig.rootDir
+    // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
+    if (resolved?.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, resolveOutDir(rootDir, resolved), resolved)
     const runners: Record<string, string> = {}
     const configs = read.configs.map((c) => {
       if (c.testRunner !== RUNNER && c.testRunner !== circus) runners[c.id] = c.testRunner

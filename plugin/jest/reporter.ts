@@ -111,6 +111,8 @@ export default class FlakeproofJestReporter {
       command: command ?? `jest ${process.argv.slice(2).join(' ')}`.trim(),
       lockLabel: `flakeproof/jest/reporter outDir ${settled.outDir}`,
       journal: resolved !== undefined,
+      // A test calling process.exit() ends an in-band run (and this process) before onRunComplete.
+      endOnExit: true,
       seed: this._seed,
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
@@ -161,7 +163,7 @@ export default class FlakeproofJestReporter {
       if (this._finished.has(key)) continue
       this._runErrors.push({ ...this._whereOf(test), error: 'Jest reported no result for this file (its worker may have died)' })
     }
-    const collected = { modules: this._files, tests: this._ids }
+    const collected = { modules: this._files, tests: new Set([...this._ids, ...(this._session.journal?.read().collected ?? [])]) }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
     const verdict: JestRunVerdict = {
       advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,

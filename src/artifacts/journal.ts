@@ -41,6 +41,12 @@ export interface JournalLine {
   done?: JournalRepetition
   begin?: number
   end?: true
+  /**
+   * Every test id of a file, filtered and skipped ones included, on a line of its own whose `id` is
+   * the file's (`[project] file`): what the run collected, for runners whose reporter is not told
+   * of tests that did not run (Jest).
+   */
+  collected?: string[]
 }
 
 export class JournalWriter {
@@ -77,6 +83,8 @@ export interface JournalProgress {
   failures: number
   /** Tests the journal has seen and the reporter has not forgotten, by id: under way, or ended with results not yet arrived. */
   tests: ReadonlyMap<string, JournalTest>
+  /** Ids of every test of the files whose `collected` line was read (JournalLine.collected). */
+  collected: ReadonlySet<string>
 }
 
 /**
@@ -90,6 +98,7 @@ export class JournalReader {
   private readonly _files = new Map<string, { offset: number; decoder: StringDecoder; partial: string }>()
   private readonly _tests = new Map<string, JournalTest>()
   private readonly _forgotten = new Set<string>()
+  private readonly _collected = new Set<string>()
   private _repetitions = 0
   private _failures = 0
 
@@ -105,7 +114,7 @@ export class JournalReader {
       names = []
     }
     for (const name of names) this._readFile(name)
-    return { repetitions: this._repetitions, failures: this._failures, tests: this._tests }
+    return { repetitions: this._repetitions, failures: this._failures, tests: this._tests, collected: this._collected }
   }
 
   /**
@@ -116,6 +125,7 @@ export class JournalReader {
     this.read()
     this._tests.clear()
     this._forgotten.clear()
+    this._collected.clear()
   }
 
   /** The reporter has this test's results: its lines, read or to come, are no longer needed. */
@@ -162,6 +172,10 @@ export class JournalReader {
     try {
       line = JSON.parse(text) as JournalLine
     } catch {
+      return
+    }
+    if (line.collected) {
+      for (const id of line.collected) this._collected.add(id)
       return
     }
     if (line.done) {

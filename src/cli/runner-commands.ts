@@ -41,9 +41,9 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
   },
   {
     runner: RUNNERS.jest,
-    summary: 'run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]',
+    summary: 'run Jest with the flakeproof reporter and runner: flakeproof jest --flaky-repeat 200 [jest args]',
     help: {
-      title: "run Jest with flakeproof's reporter and setup file added to the config",
+      title: "run Jest with flakeproof's reporter added and its runner around each project's, without touching the config",
       usage: '[--flaky-* flags] [any jest arguments]',
       notes: [
         "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",

@@ -118,6 +118,8 @@ export class TestSession implements RoundsReporter {
   private _seedOfRound: number | null = null
   private _roundErrors: RunError[] = []
   private _roundsIncomplete = false
+  /** This process is exiting: a repetition running in it (an in-band runner's) ends with it. */
+  private _exiting = false
 
   constructor(host: SessionHost, settings: SessionSettings) {
     this._host = host
@@ -262,7 +264,10 @@ export class TestSession implements RoundsReporter {
   }
 
   private _endAbruptly(code: number): void {
-    const stopped = `${this._settings.runner.title} stopped before the run ended (exit code ${code})`
+    // A run that ended before its end (a test's process.exit(0), say) is never a silent 0.
+    if (code === 0) process.exitCode = 1
+    const stopped = `${this._settings.runner.title} stopped before the run ended (exit code ${code}${code === 0 ? ', raised to 1' : ''})`
+    this._exiting = true
     this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'stopped', cause: stopped }, runErrors: [{ project: null, file: null, error: stopped }], complete: false })
   }
 
@@ -368,7 +373,7 @@ export class TestSession implements RoundsReporter {
     const unfinished: Unfinished =
       ending.kind === 'interrupted'
         ? ending
-        : { kind: 'crashed', cause: ending.cause, at: Date.now(), died: ending.kind === 'crashed' ? () => true : workerIsGone }
+        : { kind: 'crashed', cause: ending.cause, at: Date.now(), died: ending.kind === 'crashed' ? () => true : (test) => workerIsGone(test) || (this._exiting && test.pid === process.pid) }
     const recovered = recoverUnfinished(open, unfinished, this._settings.modeOf ?? ((index) => this._modeOf(index)))
     const seed = this._settings.seed ?? null
     return seed === null ? recovered : recovered.map((test) => ({ ...test, evidence: { ...test.evidence, seed } }))
