@@ -30,3 +30,17 @@ export class FlakeproofError extends Error {
 export function isFlakeproofError(error: unknown): error is FlakeproofError {
   return error instanceof FlakeproofError || (error instanceof Error && error.name === 'FlakeproofError' && typeof (error as { code?: unknown }).code === 'string')
 }
+
+/**
+ * Where the Vitest plugin keeps its FlakeproofError on the stackless error it hands Vitest: not as
+ * `cause`, which Vitest prints whole (a stack under the one line), but under a symbol that
+ * printing skips, so `flakeproof vitest` can still tell its own errors (exit 2) from Vitest's.
+ */
+export const FLAKEPROOF_ERROR = Symbol.for('flakeproof.error')
+
+/** The FlakeproofError `error` is, or carries for the plugin (FLAKEPROOF_ERROR). */
+export function flakeproofErrorIn(error: unknown): FlakeproofError | undefined {
+  if (isFlakeproofError(error)) return error
+  const carried = typeof error === 'object' && error !== null ? (error as Record<symbol, unknown>)[FLAKEPROOF_ERROR] : undefined
+  return isFlakeproofError(carried) ? carried : undefined
+}

@@ -51,15 +51,17 @@ export function packTarball(): Promise<string> {
 }
 
 /**
- * A fresh project with this Vitest, its Vite and the packed flakeproof, as a user installs them.
- * Vitest and Vite are installed once per repository folder and set of versions (the key), then kept;
- * flakeproof is reinstalled from the new tarball every time. Output folders are emptied.
+ * A fresh project with this Vitest, its Vite and the packed flakeproof, as a user installs them,
+ * plus `extra` packages (`name@version`: browser mode's provider). Vitest, Vite and the extras are
+ * installed once per repository folder and set of versions (the key), then kept; flakeproof is
+ * reinstalled from the new tarball every time. Output folders are emptied.
  */
-export async function prepareConsumer(version: ConsumerVersion): Promise<Consumer> {
+export async function prepareConsumer(version: ConsumerVersion, extra: readonly string[] = []): Promise<Consumer> {
   const [node, packed] = await Promise.all([version.node ? installNode(version.node) : process.execPath, packTarball()])
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
-  const key = hash([ROOT, version.vitest, version.vite, dependencies])
-  const dir = join(CACHE, `vitest-${version.vitest}-${key}`)
+  // Without extras, the key (and so the folder) is what it was before extras existed: installs are kept.
+  const key = hash(extra.length === 0 ? [ROOT, version.vitest, version.vite, dependencies] : [ROOT, version.vitest, version.vite, dependencies, extra])
+  const dir = join(CACHE, `vitest-${version.vitest}${extra.length === 0 ? '' : '-browser'}-${key}`)
   if (existsSync(join(dir, 'node_modules/vitest/package.json'))) {
     cpSync(packed, join(dir, 'flakeproof.tgz'))
     await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
@@ -67,7 +69,7 @@ export async function prepareConsumer(version: ConsumerVersion): Promise<Consume
     await installAtomically(dir, async (staging) => {
       writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
       cpSync(packed, join(staging, 'flakeproof.tgz'))
-      await run('npm', [...NPM_INSTALL, '-D', '-E', `vitest@${version.vitest}`, `vite@${version.vite}`, './flakeproof.tgz'], { cwd: staging })
+      await run('npm', [...NPM_INSTALL, '-D', '-E', `vitest@${version.vitest}`, `vite@${version.vite}`, ...extra, './flakeproof.tgz'], { cwd: staging })
     })
   }
   for (const out of ['tests', '.flakeproof', 'alone', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
@@ -85,15 +87,18 @@ export async function prepareConsumer(version: ConsumerVersion): Promise<Consume
 }
 
 /**
- * Copies a fixture project of test/fixtures into the consumer (under its own name), importing the
- * plugin by its package name instead of from dist/. Returns the copy's folder.
+ * Copies a fixture project of test/fixtures into the consumer (under its own name), its configs
+ * (`vitest*.config.ts`) importing the plugin by its package name instead of from dist/. Returns the
+ * copy's folder.
  */
 export function copyFixture(consumer: Consumer, fixture: string): string {
   const to = join(consumer.dir, fixture)
   rmSync(to, { recursive: true, force: true })
   cpSync(join(ROOT, 'test/fixtures', fixture), to, { recursive: true, filter: (from) => !from.includes('node_modules') && !from.includes('.flakeproof') })
-  const config = join(to, 'vitest.config.ts')
-  writeFileSync(config, readFileSync(config, 'utf8').replace("'../../../dist/plugin/vitest/plugin.js'", "'flakeproof/vitest'"))
+  for (const name of readdirSync(to).filter((n) => /^vitest.*\.config\.ts$/.test(n))) {
+    const config = join(to, name)
+    writeFileSync(config, readFileSync(config, 'utf8').replace("'../../../dist/plugin/vitest/plugin.js'", "'flakeproof/vitest'"))
+  }
   return to
 }
 

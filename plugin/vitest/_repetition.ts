@@ -1,4 +1,4 @@
-import { cap, messageOf } from '../../src/session/worker.js'
+import { cap, messageOf } from '../../src/session/page.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3

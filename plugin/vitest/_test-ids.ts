@@ -1,15 +1,24 @@
 import { relative } from 'node:path'
 import type { TestCase, TestModule } from 'vitest/node'
-import { assignTestIds, formatTestId, type TestIdentity } from '../../src/session/adapter.js'
+import { assignTestIds, formatTestId, type TestIdentity, type TestMode } from '../../src/session/adapter.js'
 
 /** A file relative to its project's root, with forward slashes: the `file` of an id on every OS. */
 export function relativeFile(root: string, file: string): string {
   return relative(root, file).split('\\').join('/')
 }
 
-/** The id prefix of a module's tests (`[project] file`), as the core formats it. */
+/** The id prefix of a module's tests (`[project] file`, `[project] [typecheck] file`), as the core formats it. */
 export function moduleId(module: TestModule): string {
-  return formatTestId({ project: module.project.name, file: relativeFile(module.project.config.root, module.moduleId), path: [] })
+  return formatTestId({ ...whereIs(module), path: [] })
+}
+
+/**
+ * A module's part of its tests' identity. Typecheck enabled on the files that also run makes two
+ * modules of one file in one project, the type tests named as the runtime ones: the mode tells them apart.
+ */
+function whereIs(module: TestModule): { project: string; file: string; mode?: TestMode } {
+  const where = { project: module.project.name, file: relativeFile(module.project.config.root, module.moduleId) }
+  return module.meta().typecheck === true ? { ...where, mode: 'typecheck' } : where
 }
 
 /**
@@ -24,8 +33,8 @@ export class TestIds {
     let ids = this._byModule.get(module)
     if (!ids) {
       const tests = [...module.children.allTests()]
-      const file = relativeFile(module.project.config.root, module.moduleId)
-      const identities = tests.map((t): TestIdentity => ({ project: module.project.name, file, path: namesOf(t) }))
+      const where = whereIs(module)
+      const identities = tests.map((t): TestIdentity => ({ ...where, path: namesOf(t) }))
       const assigned = assignTestIds(identities)
       ids = new Map(tests.map((t, i) => [t.id, { id: assigned[i] as string, identity: identities[i] as TestIdentity }]))
       this._byModule.set(module, ids)

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { isFlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
+import { flakeproofErrorIn, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
@@ -35,7 +35,7 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
     await vitest.start(filter)
   } catch (error) {
     // Our own error (out dir, lock) is main.ts's to print as one line; the rest are Vitest's.
-    if (isFlakeproofError((error as Error | undefined)?.cause)) throw error
+    if (flakeproofErrorIn(error)) throw error
     reportAsVitestDoes(vitest, error)
   } finally {
     await vitest.close()

@@ -3,7 +3,8 @@ import type { File, Test } from '@vitest/runner'
 import * as vitest from 'vitest'
 import { assignTestIds, messageOf } from '../../src/session/worker.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
-import { allTests, Base, namesOf } from './runner.js'
+import { allTests, namesOf } from './_recorder.js'
+import { Base } from './runner.js'
 
 interface WorkerConfig {
   root: string

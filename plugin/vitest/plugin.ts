@@ -7,6 +7,7 @@ import {
   argsAfterSeparator,
   assertReplaceable,
   type FlakeproofVitestOptions,
+  FLAKEPROOF_ERROR,
   FlakeproofError,
   hintsFor,
   type ProofSelection,
@@ -20,6 +21,7 @@ import {
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement } from './enforce.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
+import { BROWSER_COMMANDS, reachOf, recordInBrowser } from './_browser.js'
 import { runInRounds } from './_rounds.js'
 
 export type { FlakeproofVitestOptions } from '../../src/session/adapter.js'
@@ -44,7 +46,7 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean; browser?: { commands: typeof BROWSER_COMMANDS } } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
   configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
 }
@@ -101,8 +103,10 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       if (resolved.budget !== undefined && !wrapped) {
         throw stackless(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
       }
-      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without it).
-      return { test: { runner: resolved.enforce ? ENFORCE_RUNNER : RUNNER, includeTaskLocation: true } }
+      // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without
+      // it); when recording, browser mode's journal command for any browser project (_browser.ts).
+      if (resolved.enforce) return { test: { runner: ENFORCE_RUNNER, includeTaskLocation: true } }
+      return { test: { runner: RUNNER, includeTaskLocation: true, browser: { commands: BROWSER_COMMANDS } } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')
@@ -136,6 +140,8 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   // Either list takes any reporter instance; `Vitest.reporters` is not in Vitest's public types.
   const existing: unknown[] = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
+  // Before anything is locked or written: a project the runner cannot reach stops the run here.
+  const reach = withoutStack(() => vitest.projects.map((project) => reachOf(project, vitest.version, resolved.enforce ? 'enforcing' : 'recording')))
   if (resolved.enforce) {
     const enforcing = withoutStack(() => installEnforcement(vitest, resolved, command))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
@@ -151,11 +157,12 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   // A JUnit path that can never be written is refused now, not after the whole measurement.
   const { junit } = resolved
   if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
-  for (const project of vitest.projects) {
+  vitest.projects.forEach((project, i) => {
     project.config.runner = RUNNER
     project.config.includeTaskLocation ??= true
     project.provide('flakeproof', runnerOptions)
-  }
+    if (reach[i] === 'browser') recordInBrowser(project, runnerOptions.journalDir)
+  })
   neverWriteSnapshots(vitest)
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
@@ -183,9 +190,10 @@ function withoutStack<T>(run: () => T): T {
   }
 }
 
-/** `cause` lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
-function stackless(message: string, cause?: FlakeproofError): Error {
-  const plain = new Error(message, { cause })
+/** FLAKEPROOF_ERROR lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
+function stackless(message: string, ours?: FlakeproofError): Error {
+  const plain = new Error(message)
+  if (ours) Object.defineProperty(plain, FLAKEPROOF_ERROR, { value: ours })
   plain.stack = message
   return plain
 }

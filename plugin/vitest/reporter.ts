@@ -45,6 +45,8 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
   private readonly _session: TestSession
   private _vitest: Vitest | undefined
   private readonly _console = new Map<string, { stdout: string; stderr: string }>()
+  /** Tests that ended with no evidence from the runner, by file: a place the runner did not reach, said as a run error. */
+  private readonly _unrecorded = new Map<string, { project: string; file: string; count: number }>()
   private readonly _ids = new TestIds()
 
   constructor(options: ReporterOptions = {}) {
@@ -81,6 +83,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
   onTestRunStart(): void {
     this._session.guard('onTestRunStart', () => {
       this._console.clear()
+      this._unrecorded.clear()
       this._session.begin()
     })
   }
@@ -153,6 +156,9 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
       }
     }
     for (const error of unhandled) found.push({ project: null, file: null, error: messageOf(error) })
+    for (const { count, ...where } of this._unrecorded.values()) {
+      found.push({ ...where, error: `${count} test(s) ran without flakeproof's runner, once each, so no file counts them; please report it to flakeproof with your Vitest version and config` })
+    }
     return found
   }
 
@@ -164,7 +170,15 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     const result = testCase.result()
     // Typecheck tests never pass through the runner: recorded once, as what they are.
     const once = !this._options.runnerMode || testCase.meta().typecheck === true
-    if (!once || result.state === 'skipped' || result.state === 'pending') return undefined
+    if (result.state === 'skipped' || result.state === 'pending') return undefined
+    if (!once) {
+      // It ran, and the runner never saw it: never left out in silence.
+      const key = moduleId(testCase.module)
+      const known = this._unrecorded.get(key)
+      if (known) known.count++
+      else this._unrecorded.set(key, { project: identity.project, file: identity.file, count: 1 })
+      return undefined
+    }
     const output = this._console.get(testCase.id)
     this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message

@@ -1,10 +1,10 @@
-import { hintContextOf, hintsFor, needsItsFile } from '../core/hints.js'
+import { hintContextOf } from '../core/hints.js'
 import { esc, escWithCode, ms, pct } from './_html.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripSegment } from './html-executions.js'
 import { comparisonPlot, durationPlot, intervalPlot, rateAxis, rateAxisMax, repetitionStrip } from './html-plots.js'
 import { HTML_STYLE } from './html-style.js'
 import { concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, type HtmlBundle, type Subject, TABLE_ROWS } from './html-subjects.js'
-import { INDEPENDENCE_TEXT } from './independence-text.js'
+import { freshAdviceFor, INDEPENDENCE_TEXT } from './independence-text.js'
 
 /**
  * report.html: the same bundle as flaky_report.md, drawn. One self-contained page: inline CSS and
@@ -279,8 +279,7 @@ function renderAbout(bundle: HtmlBundle, executions: ExecutionSummaries): string
 function freshRunAdvice(bundle: HtmlBundle, s: Subject, code: (command: string) => string): string {
   const test = bundle.rate.tests?.find((t) => t.id === s.id)
   if (!test) return INDEPENDENCE_TEXT.en.freshEnvironment(s.id, code)
-  const whole = needsItsFile({ independence: test.independence, tags: bundle.conditions?.tests[test.id]?.tags })
-  return INDEPENDENCE_TEXT.en.freshRun(hintsFor(hintContextOf(bundle.rate)).freshRun(test, whole), whole, code)
+  return freshAdviceFor(INDEPENDENCE_TEXT.en, hintContextOf(bundle.rate), test, bundle.conditions?.tests[test.id]?.tags, code)
 }
 
 function firstLine(text: string): string {

@@ -1,4 +1,5 @@
 import type { Independence } from '../core/independence.js'
+import { type HintContext, hintsFor, needsItsFile } from '../core/hints.js'
 import { doubleQuoted } from '../core/shell-words.js'
 
 /**
@@ -24,6 +25,11 @@ export interface IndependenceText {
   freshRun: (command: string | null, whole: boolean, code?: CodeFormat) => string
   /** Non-idempotent, command mode: every trial is a fresh process, so the state it leaves outside must be reset first. */
   freshEnvironment: (command: string, code?: CodeFormat) => string
+  /**
+   * Non-idempotent in runs that were each a fresh process already (`repeat`, `ingest`): where the
+   * state lives, and the runner's own command for the test alone when known (src/core/hints.ts).
+   */
+  alreadyFresh: (command: string | null, code?: CodeFormat) => string
   /** Clustered or regular: a clue, and the reminder that the interval assumes independence; else null. */
   clue: (independence: Independence, unit: Unit) => string | null
   /** The runs test in one line, whatever it found. */
@@ -47,6 +53,8 @@ const EN: IndependenceText = {
     command === null ? '' : `Measure it with fresh runs instead${whole ? ', its file run whole (it may need the tests before it)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
     `Measure it with fresh runs instead: run it in a fresh environment each time, resetting the state it leaves before every trial (e.g. ${code(`npx flakeproof measure --cmd ${doubleQuoted(`<reset> && ${command}`)} --trials 20 --out fresh-rate.json`)}).`,
+  alreadyFresh: (command, code = backquoted) =>
+    `Each run was a fresh process already, so the state that changed outlives the process (files, a database, a cache, a service): reset it before every run (${code("-- sh -c '<reset> && <test command>'")})${command === null ? '.' : `, and look at the test alone with its runner: ${code(command)}.`}`,
   clue: (i, unit) => {
     if (i.pattern === 'clustered') {
       return `Failures came in bursts (${i.runs} runs of equal outcomes where ${expected(i)} are expected by chance, runs test p = ${p(i)}): a clue to a shared cause; the interval assumes independent ${unit}s.`
@@ -79,6 +87,8 @@ const KO: IndependenceText = {
     command === null ? '' : `대신 새로 실행해서 측정하세요${whole ? ' (앞선 테스트가 필요할 수 있으니 파일 전체를 실행합니다)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
     `대신 매번 새 환경에서 실행해서 측정하세요. 시도마다 남은 상태를 먼저 지우세요 (예: ${code(`npx flakeproof measure --cmd ${doubleQuoted(`<초기화> && ${command}`)} --trials 20 --out fresh-rate.json`)}).`,
+  alreadyFresh: (command, code = backquoted) =>
+    `실행마다 이미 새 프로세스였으므로, 바뀐 상태는 프로세스 밖(파일, 데이터베이스, 캐시, 서비스)에 남아 있습니다: 실행마다 먼저 초기화하세요 (${code("-- sh -c '<초기화> && <테스트 명령>'")})${command === null ? '.' : `. 테스트 하나만 그 러너로 보려면: ${code(command)}.`}`,
   clue: (i, unit) => {
     const u = KO_UNIT[unit]
     if (i.pattern === 'clustered') {
@@ -99,3 +109,21 @@ const KO: IndependenceText = {
 }
 
 export const INDEPENDENCE_TEXT = { en: EN, ko: KO }
+
+/**
+ * How to measure a non-idempotent test of a test-mode run afresh: the runner's fresh-run command (its
+ * file whole when the test may need its siblings); after `repeat`/`ingest`, whose runs were fresh
+ * processes already, where the state lives and the producer's command for the test alone.
+ */
+export function freshAdviceFor(
+  text: IndependenceText,
+  context: HintContext,
+  test: { project: string; file: string; name: string; independence?: Independence | null | undefined },
+  tags: readonly string[] | undefined,
+  code?: CodeFormat,
+): string {
+  const whole = needsItsFile({ independence: test.independence, tags })
+  const hints = hintsFor(context)
+  if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, whole), code)
+  return text.freshRun(hints.freshRun(test, whole), whole, code)
+}

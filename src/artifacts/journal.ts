@@ -2,7 +2,9 @@ import { closeSync, constants, openSync, readdirSync, readSync, writeSync } from
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
-import type { Repetition } from '../core/repetition.js'
+import type { JournalLine, JournalRepetition } from './journal-line.js'
+
+export { forJournal, type JournalLine, type JournalRepetition } from './journal-line.js'
 
 /**
  * The journal: each Vitest worker appends one line per repetition as it ends, in one write(2), to a
@@ -11,43 +13,6 @@ import type { Repetition } from '../core/repetition.js'
  * process also reads it while tests run, for progress. Plain `node:fs` and no zod: the worker's hot
  * path imports this module.
  */
-
-/** A repetition without its console output, its error capped to JOURNAL_ERROR_LIMIT characters. */
-export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
-
-/** Characters of an error message kept in the journal (the full one travels on the test's meta). */
-export const JOURNAL_ERROR_LIMIT = 500
-
-/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
-export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
-  return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
-    ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
-    : repetition
-}
-
-/** One line: a repetition ended (`done`), one began (`begin`, its index), or the test ended (`end`). */
-export interface JournalLine {
-  id: string
-  /** On the first line of a test only. */
-  identity?: TestIdentity
-  /** On the first line of a test: repetitions it will run, its place in its worker, the worker. */
-  planned?: number
-  order?: number
-  worker?: string
-  /** The worker's process id, to tell a dead worker from a live one. */
-  pid?: number
-  /** When a repetition began (`begin`), ms since the epoch. */
-  at?: number
-  done?: JournalRepetition
-  begin?: number
-  end?: true
-  /**
-   * Every test id of a file, filtered and skipped ones included, on a line of its own whose `id` is
-   * the file's (`[project] file`): what the run collected, for runners whose reporter is not told
-   * of tests that did not run (Jest).
-   */
-  collected?: string[]
-}
 
 export class JournalWriter {
   private _fd: number | undefined
@@ -60,6 +25,21 @@ export class JournalWriter {
   write(line: JournalLine): void {
     this._fd ??= openJournal(this._path)
     writeSync(this._fd, `${JSON.stringify(line)}\n`)
+  }
+}
+
+/**
+ * Appends lines a browser page sent (plugin/vitest/_browser.ts) to that page's journal file, in one
+ * write(2). Opened and closed each time: a page sends once per test, and a watch-mode rerun
+ * empties the folder between runs, which a file held open would not see.
+ */
+export function appendJournal(dir: string, name: string, lines: readonly JournalLine[]): void {
+  if (lines.length === 0) return
+  const fd = openJournal(join(dir, `${name}.jsonl`))
+  try {
+    writeSync(fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -1,7 +1,8 @@
 import { stripAnsi } from '../core/ansi.js'
-import { hintContextOf, hintsFor, needsItsFile } from '../core/hints.js'
+import { hintContextOf, hintsFor } from '../core/hints.js'
 import type { ReportBundle } from './bundle.js'
 import { freshRateText } from './fresh-rate-text.js'
+import { freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -71,8 +72,7 @@ function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, 
   const { independence } = test
   if (!independence) return []
   if (test.verdict === 'non-idempotent') {
-    const whole = needsItsFile({ independence, tags: conditions?.tests[test.id]?.tags })
-    const measure = test.fresh ? freshRateText(test.fresh) : t.independence.freshRun(hintsFor(hintContextOf(rate)).freshRun(test, whole), whole)
+    const measure = test.fresh ? freshRateText(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
   }
   const clue = t.independence.clue(independence, 'repetition')

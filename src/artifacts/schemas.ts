@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DIALECTS } from '../core/junit-dialect.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
@@ -62,6 +63,10 @@ export const RateFileSchema = z.object({
     .object({ name: z.string().min(1), version: z.string().optional() })
     .optional()
     .describe('Test mode: what ran the tests (`vitest`, `jest`; for reports, their producer when known) and its version: suggested commands are in its syntax.'),
+  producers: z
+    .array(z.enum(DIALECTS))
+    .optional()
+    .describe('`repeat`/`ingest`: the producers the reports were recognised as written by (docs/other-runners.md), which decide what their attributes mean.'),
 }).superRefine(failuresWithinTrials)
 export type RateFile = z.infer<typeof RateFileSchema>
 

@@ -24,7 +24,7 @@ export const TestModeSchema = z
   .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
 
 export const TestRateSchema = z.object({
-  id: z.string().describe('[project] relative/file.test.ts > Suite > test: stable across runs and machines.'),
+  id: z.string().describe('[project] [typecheck] relative/file.test.ts > Suite > test (project when named, typecheck for a type test): stable across runs and machines.'),
   project: z.string(),
   file: z.string(),
   name: z.string(),
@@ -74,6 +74,12 @@ export const TestFactSchema = z.object({
   round: z.number().int().positive().optional().describe('Whole-run round of this execution (--flaky-rounds), from 1; `repeat` counts within it.'),
   previous_file: z.string().nullable().optional().describe("File of previous_test, relative to its project root: with isolation off, another file's state reaches this one through the worker."),
   condition: RoundConditionSchema.optional().describe('Whole-run rounds only: the condition of its round (conditions.json).'),
+  attempt: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('`repeat`/`ingest`: the attempt of the test within its run, from 1 (a report that records retries or repetitions gives several; each attempt is a line and a trial).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 

@@ -6,7 +6,7 @@ import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
 import { renderRunnerHelp, RUNNER_COMMANDS, type RunnerCommand } from './runner-commands.js'
-import { FlakeproofError, isFlakeproofError } from '../errors.js'
+import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
@@ -103,9 +103,9 @@ async function runRunner(command: RunnerCommand, args: string[]): Promise<number
     const [adapter, { runWrapper }] = await Promise.all([command.load(), import('../session/wrapper.js')])
     return await runWrapper(adapter, args)
   } catch (error) {
-    // A plugin hands its errors to its runner without a stack; the cause is ours.
-    const ours = isFlakeproofError(error) ? error : (error as Error | undefined)?.cause
-    if (isFlakeproofError(ours)) return usageError(`${name}: ${ours.message}`, name)
+    // A plugin hands its errors to its runner without a stack, ours kept on them.
+    const ours = flakeproofErrorIn(error)
+    if (ours) return usageError(`${name}: ${ours.message}`, name)
     const own = command.ownError?.(error)
     if (!own) throw error
     if ('usage' in own) return usageError(`${name}: ${own.usage}`, name)

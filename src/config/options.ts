@@ -180,15 +180,11 @@ export type InvestigateOptions = z.output<typeof INVESTIGATE.schema>
 const outDir = (what: string) =>
   ({ name: 'out-dir', placeholder: '<dir>', description: `where ${what} and the other files go; earlier results there are replaced`, value: text('--out-dir', '.flakeproof').prefault('.flakeproof'), output: 'folder' }) as const
 
-/** `repeat`: the command comes after `--` (or in --cmd); `{run}` in it and in --junit becomes the run's number. */
+/** `repeat`: the command comes after `--` (or in --cmd); `{run}` in it and in --junit/--libtest becomes the run's number. */
 const repeat = options([
   { name: 'runs', placeholder: '<n>', description: 'how many times to run the command', value: integer('--runs', 1, '20', TRIALS_LIMIT) },
-  {
-    name: 'junit',
-    placeholder: '"<path with {run}>"',
-    description: 'the JUnit XML report each run writes; {run} becomes the run number (a glob takes every file it matches)',
-    value: text('--junit', '"reports/run-{run}.xml"').refine((v) => v.includes('{run}'), { error: (issue) => `--junit must contain {run} so each run writes its own report (got ${JSON.stringify(issue.input)}); e.g. --junit "reports/run-{run}.xml"` }),
-  },
+  input('junit', '"<path>"', 'the JUnit XML report each run writes: {run} becomes the run number; a glob takes every file it matches, a folder every .xml below it; without {run} one fixed path, moved aside before each run and kept in run-reports/', '"reports/run-{run}.xml"'),
+  input('libtest', '"<path>"', 'the saved `cargo test` log (stdout and stderr) each run writes, as --junit', '"logs/run-{run}.log"'),
   { ...FLAG.cmd, description: 'the command, as one string, when not given after --', value: text('--cmd', '"python3 -m pytest --junitxml=out/run-{run}.xml"').optional() },
   FLAG.gapMs,
   FLAG.jobs,
@@ -200,6 +196,7 @@ const repeat = options([
 export const REPEAT = {
   ...repeat,
   schema: repeat.schema.superRefine((o, ctx) => {
+    exactlyOne(['--junit', '--libtest'], (v: typeof o) => [v.junit, v.libtest], '--junit "reports/run-{run}.xml"')(o, ctx)
     if (o.cmd === undefined) {
       ctx.addIssue({ code: 'custom', message: 'give the command to repeat after `--`; e.g. flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml' })
     }

@@ -1,3 +1,4 @@
+import type { Dialect } from './junit-dialect.js'
 import { doubleQuoted, shellWord } from './shell-words.js'
 
 /**
@@ -13,8 +14,8 @@ export interface HintSubject {
   name: string
 }
 
-/** What produced per-test results read from reports, when known: its syntax runs one test again. */
-export type Producer = 'pytest' | 'cargo' | 'mocha' | 'node-test' | 'surefire'
+/** What produced per-test results read from reports, when known (src/core/junit-dialect.ts): its syntax runs one test again. */
+export type Producer = Dialect
 
 /** Who ran the tests, and how flakeproof was started: what the hints are written for. */
 export type HintContext =
@@ -57,7 +58,7 @@ export function hintsFor(context: HintContext): Hints {
     case 'command':
       return commandHints()
     case 'reports':
-      return reportHints(context.via, context.producer)
+      return reportHints(context.producer)
   }
 }
 
@@ -65,10 +66,19 @@ export function hintsFor(context: HintContext): Hints {
  * The context of a measurement from what it wrote (rate.json): its runner when recorded, else what
  * its command says (files written before rate.json had `runner`).
  */
-export function hintContextOf(rate: { command: string; tests?: unknown; reports?: string | undefined; runner?: { name: string; version?: string | undefined } | undefined }): HintContext {
+export function hintContextOf(rate: {
+  command: string
+  tests?: unknown
+  reports?: string | undefined
+  producers?: readonly Dialect[] | undefined
+  runner?: { name: string; version?: string | undefined } | undefined
+}): HintContext {
   if (rate.reports !== undefined) {
     const via = rate.command.startsWith('flakeproof ingest') ? 'ingest' : 'repeat'
-    const producer = rate.reports === 'libtest' ? 'cargo' : PRODUCERS.find((p) => p === rate.runner?.name)
+    // One producer wrote every report: its syntax. Several, or none recognised: no command.
+    const [only, other] = rate.producers ?? []
+    const named = PRODUCERS.find((p) => p === rate.runner?.name)
+    const producer = rate.reports === 'libtest' ? 'libtest' : other === undefined ? (only ?? named) : undefined
     return { runner: 'reports', via, producer }
   }
   if (rate.tests === undefined) return { runner: 'command' }
@@ -91,7 +101,7 @@ export const FRESH_RATE = '.flakeproof/fresh-rate.json'
 
 // --- internal ---
 
-const PRODUCERS: readonly Producer[] = ['pytest', 'cargo', 'mocha', 'node-test', 'surefire']
+const PRODUCERS: readonly Producer[] = ['pytest', 'jest-junit', 'vitest', 'mocha', 'playwright', 'node-test', 'surefire', 'nextest', 'libtest']
 
 /** `-t` and its kin match the full name (suites and test joined by spaces) as a regular expression: escaped and anchored, so no other test whose name merely contains it runs. */
 function anchoredName(test: HintSubject): string {
@@ -143,42 +153,64 @@ function commandHints(): Hints {
 
 /**
  * Reports of another runner (`repeat`, `ingest`): the Vitest plugin's flags do not apply there,
- * command mode's steps do, with the test command as the subject. One test again, in its producer's
- * syntax when known — and none after `repeat`, whose every run was a fresh process already.
+ * command mode's steps do, with the test command as the subject. Every run a report records was a
+ * process of its own, so there is no fresh-run measurement to suggest; one test is looked at alone
+ * in its producer's syntax when the producer is known.
  */
-function reportHints(via: 'repeat' | 'ingest', producer: Producer | undefined): Hints {
-  const runTest = (test: HintSubject, whole: boolean): string | null => (via === 'repeat' || producer === undefined ? null : producerCommand(producer, test, whole))
+function reportHints(producer: Producer | undefined): Hints {
   return {
     again: (flags) => {
       if (flags.includes('--flaky-proof')) return flakeproofCommand('proof --cmd "<fixed test command>" --policy policy.json')
       if (flags.includes('--flaky-observe')) return flakeproofCommand('observe --cmd "<test command>" --slow-trials 20 --gap-ms 2000')
-      return flakeproofCommand('repeat --runs 200 --junit "<path with {run}>" -- <test command>')
+      return flakeproofCommand('repeat --runs 200 --junit <report path> -- <test command>')
     },
-    runTest,
-    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
+    runTest: (test, whole) => (producer === undefined ? null : producerCommand(producer, test, whole)),
+    freshRun: () => null,
     seededOrder: () => null,
   }
 }
 
-/** One test of a report, run again by the tool that produced it. */
-function producerCommand(producer: Producer, test: HintSubject, whole: boolean): string {
+/**
+ * One test of a report, run again by the tool that produced it, or null where the report does not
+ * say enough to select it (jest-junit's and mocha's defaults name no file; a generic report).
+ */
+function producerCommand(producer: Producer, test: HintSubject, whole: boolean): string | null {
   const path = test.name.split(' > ')
+  const title = path.at(-1) ?? test.name
+  const filtered = (flag: string): string => (whole ? '' : ` ${flag} ${shellWord(anchoredName(test))}`)
   switch (producer) {
-    case 'pytest':
-      return `python -m pytest ${shellWord(whole ? test.file : [test.file, ...path].join('::'))}`
-    case 'cargo':
-      // libtest names a test by its module path; it has no file to run whole.
-      return `cargo test -- --exact ${shellWord(path.join('::'))}`
+    case 'vitest':
+      return `npx vitest run ${shellWord(test.file)}${filtered('-t')}${test.project === '' ? '' : ` --project ${shellWord(test.project)}`}`
+    case 'jest-junit':
+      return looksLikeFile(test.file) ? `npx jest ${shellWord(test.file)}${filtered('-t')}` : null
+    case 'playwright':
+      return `npx playwright test ${shellWord(test.file)}${filtered('-g')}${test.project === '' ? '' : ` --project ${shellWord(test.project)}`}`
     case 'mocha':
-      return `npx mocha ${shellWord(test.file)}${whole ? '' : ` --grep ${shellWord(anchoredName(test))}`}`
+      return looksLikeFile(test.file) ? `npx mocha ${shellWord(test.file)}${filtered('--grep')}` : null
     case 'node-test':
-      return `node --test${whole ? '' : ` --test-name-pattern=${shellWord(anchoredName(test))}`} ${shellWord(test.file)}`
+      return `node --test${whole ? '' : ` --test-name-pattern=${shellWord(`^${escapeRegExp(title)}$`)}`}${looksLikeFile(test.file) ? ` ${shellWord(test.file)}` : ''}`
+    case 'pytest':
+      // pytest's classname is the dotted module path and class, no file: -k selects by the function's name.
+      return `python3 -m pytest -k ${shellWord(title.replace(/\[.*$/, ''))}`
     case 'surefire': {
       // Surefire's `file` is the test class; `-Dtest=Class#method` runs one method, `-Dtest=Class` the class.
-      const method = path.at(-1) ?? ''
-      return `mvn ${shellWord(`-Dtest=${test.file}${whole ? '' : `#${method}`}`)} test`
+      return `mvn ${shellWord(`-Dtest=${test.file}${whole ? '' : `#${title}`}`)} test`
     }
+    case 'libtest':
+    case 'nextest':
+      // libtest names a test by its module path; it has no file to run whole.
+      return `cargo test -- --exact ${shellWord(title)}`
+    case 'generic':
+      return null
   }
+}
+
+function looksLikeFile(file: string): boolean {
+  return /\.[cm]?[jt]sx?$/.test(file)
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /** `29.4.3` ≥ [29, 5]: false; undefined when the version does not read as numbers. */

@@ -1,6 +1,6 @@
 /**
  * A test's identity as data, and the one place its display id is derived (docs/contracts.md §4).
- * Adapters hand over `{project, file, path}`; nothing parses an id back.
+ * Adapters hand over `{project, file, path, mode}`; nothing parses an id back.
  */
 export interface TestIdentity {
   /** Project name; '' when the run has no named project. */
@@ -9,18 +9,29 @@ export interface TestIdentity {
   readonly file: string
   /** Suite names from the outside in, then the test's own name. */
   readonly path: readonly string[]
+  /**
+   * How the test ran, when it is not an ordinary runtime execution: `typecheck` for a Vitest type
+   * test, which may share its file and name with a runtime test (typecheck enabled on the same
+   * files). Absent for runtime tests, so their ids stay what they always were.
+   */
+  readonly mode?: TestMode
 }
+
+/** The executions that are not runtime ones, each with its own ids. */
+export type TestMode = 'typecheck'
 
 /** Separator between suite and test names in an id, as Vitest prints a full name. */
 const SEPARATOR = ' > '
 
 /**
- * `[project] file > Suite > test`, the project part only when named. A separator inside a name is
- * written `\>` so `describe('A > B')` cannot read as `describe('A') > describe('B')`.
+ * `[project] [typecheck] file > Suite > test`, the project part only when named, the mode part only
+ * for a test that is not a runtime one. A separator inside a name is written `\>` so
+ * `describe('A > B')` cannot read as `describe('A') > describe('B')`.
  */
 export function formatTestId(identity: TestIdentity): string {
   const names = identity.path.map((name) => name.split(SEPARATOR).join(' \\> '))
-  return `${identity.project ? `[${identity.project}] ` : ''}${[identity.file, ...names].join(SEPARATOR)}`
+  const prefix = `${identity.project ? `[${identity.project}] ` : ''}${identity.mode ? `[${identity.mode}] ` : ''}`
+  return `${prefix}${[identity.file, ...names].join(SEPARATOR)}`
 }
 
 /**

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { renderAnnotations, type TestLocation } from '../artifacts/github-annotations.js'
@@ -84,11 +85,13 @@ export function publishEnforcementToGithub(report: EnforcementReport, env: Reado
 /**
  * Where an annotation points: the file relative to the checkout (where the runner starts steps unless
  * told otherwise), and the line Vitest gave or, failing that, the one the source declares the test
- * on. Undefined for a file outside the checkout (GitHub would drop the annotation's place).
+ * on. Undefined for a file outside the checkout (GitHub would drop the annotation's place), and for
+ * one that is not there: a JUnit report's classname (`tests.test_a.TestBeta`, jest-junit's `Alpha
+ * same`) stands where a file would but names none, and would attach the annotation to nothing.
  */
 function locateInWorkspace(env: Readonly<Record<string, string | undefined>>, file: string, name: string, line?: number): TestLocation | undefined {
   const inside = relative(env.GITHUB_WORKSPACE || process.cwd(), file)
-  if (inside.startsWith('..') || isAbsolute(inside)) return undefined
+  if (inside.startsWith('..') || isAbsolute(inside) || !existsSync(file)) return undefined
   const found = line ?? findTestLine(file, name.split(' > ').at(-1) ?? name)
   return { file: inside.split('\\').join('/'), ...(found === undefined ? {} : { line: found }) }
 }

@@ -65,6 +65,17 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
   const cut = new Set(sources.flatMap((s) => (s.rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id)))
   const ids = new Set(sources.flatMap((s) => s.tests.ids))
   const tallies: TestTally[] = []
+  /**
+   * Per test, the runs it was seen in. A line with `attempt` (a JUnit report's retries, `repeat`/`ingest`)
+   * is a trial but not a run of its own: its round is its folder's offset plus its run (`trial`).
+   */
+  const seen: number[] = []
+  const offsets = new Map<string, number>()
+  let offset = 0
+  for (const source of sources) {
+    offsets.set(source.dir, offset)
+    offset += source.rate.trials
+  }
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
@@ -94,9 +105,19 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
       },
     }
     emit(ordered)
-    tallies.push(tallyTest(test, confidence.exact))
+    const tally = tallyTest(test, confidence.exact)
+    const fast = own.filter((l) => l.mode === 'fast' || l.mode === 'single')
+    if (fast.some((l) => l.attempt !== undefined)) {
+      const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
+      const failed = [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b)
+      tallies.push({ ...tally, fast: { ...tally.fast, failureTrials: failed } })
+      seen.push(new Set(fast.map(roundOf)).size)
+    } else {
+      tallies.push(tally)
+      seen.push(tally.fast.trials)
+    }
   }
-  const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
+  const rounds = Math.max(0, ...seen)
   const requested = Math.max(...sources.map((s) => s.rate.requested_trials))
   const asked = rounds === 0 ? 0 : Math.max(requested, rounds)
   return buildTestMeasurement({
@@ -107,7 +128,8 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
     ...spanOf(sources),
     complete: sources.every((s) => s.rate.complete) && byOrigin.length === 0,
     runErrors: [...sources.flatMap((s) => s.rate.run_errors ?? []), ...byOrigin],
-    outcomes: tallies.map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern),
+    // Seen in fewer runs than the most any test was: partial, however many attempts it made.
+    outcomes: tallies.map((tally, i) => outcomeOf(seen[i] === tally.fast.trials ? tally : { ...tally, cut: tally.cut || (seen[i] ?? 0) < asked }, seen[i] === tally.fast.trials ? asked : 0, confidence)).sort(byConcern),
     rounds,
   })
 }

@@ -66,6 +66,8 @@ export interface TestRunResult {
   unchanged: boolean
   /** What the report was made from (a proof: the last measurement with the proof), for CI outputs. */
   bundle?: ReportBundle | undefined
+  /** The run's errors as the files have them: the adapter's, then tests this recorder could not tell apart. */
+  runErrors: readonly RunError[]
 }
 
 /**
@@ -83,6 +85,8 @@ export class TestRunRecorder {
   private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
+  /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
+  private readonly _twins: RunError[] = []
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
@@ -101,6 +105,11 @@ export class TestRunRecorder {
   record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
     const { evidence } = test
     const earlier = this._rounds.get(evidence.id) ?? []
+    const twin = this._settings.wholeRuns === undefined ? this._tallies.has(evidence.id) : earlier.some((r) => r.round === round)
+    if (twin) {
+      this._twins.push(twinError(test))
+      return
+    }
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
     const lines = toFactLines(test, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
     this._facts.appendAll(lines)
@@ -113,14 +122,15 @@ export class TestRunRecorder {
   }
 
   /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
-  finish(complete: boolean, collected: Collected, runErrors: readonly RunError[] = []): TestRunResult {
+  finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
     this._facts.close()
+    const runErrors = [...adapterErrors, ...this._twins]
     const ranBefore = earlierTests(this._rounds)
     for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
     const measuring = this._settings.mode !== 'proof'
     if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
-      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true }
+      return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
     }
     const { confidence, lang } = this._settings
     const ran = this._roundsRan()
@@ -152,7 +162,7 @@ export class TestRunRecorder {
         })
     writeBundle(this._dir, proof ? { proof } : (report ?? {}))
     const summary = report && writeReportFor(this._dir, report, lang)
-    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report }
+    return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report, runErrors }
   }
 
   /** A whole-run round began: its condition and seed, for conditions.json. */
@@ -218,5 +228,19 @@ export class TestRunRecorder {
       complete,
     })
     return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
+  }
+}
+
+/**
+ * A second stream of executions under an id already counted this round: adding it to the first
+ * would let one test hide the other (a runtime test's failures under its typecheck twin's single
+ * pass), so it is left out, and the run says so and is incomplete.
+ */
+function twinError(test: ReportedTest): RunError {
+  const { id, repetitions } = test.evidence
+  return {
+    project: test.project,
+    file: test.file,
+    error: `two tests of this run have the id "${id}": the second one's ${repetitions.length} execution(s) are left out rather than counted as the first one's; rename one of them, or report it to flakeproof if their names differ`,
   }
 }

@@ -14,6 +14,8 @@ export interface TrialPlan {
   jobs: number
   /** The command of trial k when it differs per trial (`repeat` tells each run where to write its report); `command` otherwise. */
   commandFor?: (trial: number) => string
+  /** Called just before trial k starts, after its gap (`repeat` moves the previous report aside); a throw stops the run like a failed `onTrial`. */
+  beforeTrial?: (trial: number) => void
 }
 
 export interface RunControl {
@@ -78,6 +80,13 @@ export async function runTrials(
         } catch {
           return
         }
+      }
+      try {
+        plan.beforeTrial?.(trial)
+      } catch (error) {
+        failure ??= { error }
+        halt()
+        return
       }
       const offsetMs = performance.now() - origin
       const concurrent = running++

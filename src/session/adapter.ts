@@ -26,10 +26,10 @@ export {
   resolveOutDir,
   VitestOptionsSchema,
 } from '../config/vitest-options.js'
-export { FlakeproofError, isFlakeproofError } from '../errors.js'
+export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, isFlakeproofError } from '../errors.js'
 
 // The output folder, before a run: held for the run, the journal's place, a path that must be writable.
-export { type JournalTest } from '../artifacts/journal.js'
+export { appendJournal, type JournalTest } from '../artifacts/journal.js'
 export { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 export { runDirOf } from '../artifacts/run-dir.js'
 export type { RunError } from '../artifacts/test-schemas.js'

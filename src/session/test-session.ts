@@ -337,7 +337,7 @@ export class TestSession implements RoundsReporter {
     const result = this.degradeGracefully(() => recorder.finish(whole, collected, runErrors))
     if (!result) return undefined
     const calibration = options.budget !== undefined
-    for (const line of renderRunEnd(result, { unfinished, runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._host.log(line)
+    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._host.log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {

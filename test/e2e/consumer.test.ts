@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { type Consumer, CONSUMER_MATRIX, type ConsumerVersion, copyFixture, prepareConsumer } from '../consumers.js'
-import { type CliResult, readArtifact, runNodeIn } from '../utils.js'
+import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 /**
  * The "Done when" of the Vitest adapter, as a user meets it: a fresh project that installs the
@@ -148,4 +148,46 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     await runNodeIn(inPackage, [bin, 'vitest', '--flaky-repeat', '4'], {}, consumer.node)
     expect(readArtifact(join(inPackage, '.flakeproof/rate.json'), RateFileSchema).tests?.map((t) => t.id)).toEqual(['[a] test/same.test.ts > fails every fourth call'])
   }, 180_000)
+})
+
+/**
+ * Browser mode (test/fixtures/vitest-browser, the machine's Chromium) in a fresh project on each
+ * Vitest whose browser packages install here: 3.2 spells the provider `'playwright'` and ships it
+ * in `@vitest/browser`; 4 and 5 take `playwright()` from `@vitest/browser-playwright`.
+ */
+const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+const PLAYWRIGHT = `playwright@${devDependencies.playwright}`
+const BROWSER_ROWS = [
+  { vitest: '3.2.7', packages: ['@vitest/browser@3.2.7', PLAYWRIGHT], plugin: 'vitest.v3.config.ts', plain: 'vitest.v3.config.ts' },
+  { vitest: '4.1.12', packages: ['@vitest/browser-playwright@4.1.12', PLAYWRIGHT], plugin: 'vitest.config.ts', plain: 'vitest.plain.config.ts' },
+  { vitest: '5.1.2', packages: ['@vitest/browser-playwright@5.1.2', PLAYWRIGHT], plugin: 'vitest.config.ts', plain: 'vitest.plain.config.ts' },
+].map((row) => ({ ...row, version: CONSUMER_MATRIX.find((v) => v.vitest === row.vitest) as ConsumerVersion }))
+
+/** 12 repetitions of each test of the browser fixture: calls 3, 6, 9, 12 of the click handler fail. */
+const BROWSER_MEASURED = {
+  '[chromium] tests/counter-button.test.ts > counts a click': [12, 4, 'flaky'],
+  '[chromium] tests/counter-button.test.ts > renders a heading': [12, 0, 'stable'],
+  '[chromium] tests/counter-button.test.ts > matches its snapshot': [12, 0, 'stable'],
+}
+
+describe.each(BROWSER_ROWS)('browser mode in a fresh project with vitest $vitest and $packages', ({ version, packages, plugin, plain }) => {
+  let consumer: Consumer
+  beforeAll(async () => {
+    consumer = await prepareConsumer(version, packages)
+  }, INSTALL_TIMEOUT)
+
+  it('measures exact counts in Chromium through the plugin and through `flakeproof vitest`', async () => {
+    const dir = copyFixture(consumer, 'vitest-browser')
+    const byId = (path: string) => Object.fromEntries((readArtifact(path, RateFileSchema).tests ?? []).map((t) => [t.id, [t.trials, t.failures, t.verdict]]))
+    const measured = await runNodeIn(dir, [join(consumer.dir, 'node_modules/vitest/vitest.mjs'), 'run', '--config', plugin, '--', '--flaky-repeat', '12'], {}, consumer.node)
+    expectCleanRun(measured, version.vitest)
+    expect(measured.code, measured.stdout + measured.stderr).toBe(0)
+    expect(byId(join(dir, '.flakeproof/rate.json'))).toEqual(BROWSER_MEASURED)
+
+    const bin = join(consumer.dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const wrapped = await runNodeIn(dir, [bin, 'vitest', '--flaky-repeat', '12', '--flaky-out', 'wrapped', '--config', plain], {}, consumer.node)
+    expectCleanRun(wrapped, version.vitest)
+    expect(wrapped.code, wrapped.stdout + wrapped.stderr).toBe(0)
+    expect(byId(join(dir, 'wrapped/rate.json'))).toEqual(BROWSER_MEASURED)
+  }, 240_000)
 })

@@ -56,7 +56,7 @@ describe('flakeproof repeat', () => {
     const script = `if [ {run} -ne 2 ]; then printf '%s' '${report}' > ${dir}/r-{run}.xml; fi`
     const result = await runCli(['repeat', '--runs', '3', '--junit', `${dir}/r-{run}.xml`, '--out-dir', join(dir, 'out'), '--', 'sh', '-c', script])
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toContain(`flakeproof ${dir}/r-2.xml: run 2 wrote no report there (exit code 0); does the command write its JUnit report to this path?`)
+    expect(result.stderr).toContain(`flakeproof ${dir}/r-2.xml: run 2 wrote no report there (exit code 0); does the command write its report to this path?`)
     expect(rows(join(dir, 'out'))).toEqual([['c > t', 2, 0, 'stable']])
     expect(readArtifact(join(dir, 'out', 'rate.json'), RateFileSchema)).toMatchObject({ complete: false, trials: 2, requested_trials: 3 })
   })
@@ -66,8 +66,8 @@ describe('flakeproof repeat', () => {
     const result = await runCli(['repeat', '--runs', '2', '--timeout-ms', '300', '--junit', 'r-{run}.xml', '--out-dir', 'out', '--', 'sleep', '5'], { cwd: dir })
     expect(result.code).toBe(2)
     expect(result.stderr.trim().split('\n')).toEqual([
-      'flakeproof r-1.xml: run 1 wrote no report there (timed out); does the command write its JUnit report to this path?',
-      'flakeproof r-2.xml: run 2 wrote no report there (timed out); does the command write its JUnit report to this path?',
+      'flakeproof r-1.xml: run 1 wrote no report there (timed out); does the command write its report to this path?',
+      'flakeproof r-2.xml: run 2 wrote no report there (timed out); does the command write its report to this path?',
       'flakeproof repeat: no report could be read (2 errors, above); nothing was written. See `flakeproof repeat --help`.',
     ])
   })
@@ -83,8 +83,38 @@ describe('flakeproof repeat', () => {
     expect(result.stderr).toContain('flakeproof r-1.xml: run 1 left it as it was, older than the run (exit code 0); not counted')
   })
 
+  it('reads a fixed report path run by run: the old file moved aside first, each run’s kept, a run that wrote none is its own error', async () => {
+    const dir = tempDir()
+    const report = (name: string) => `<testsuite name="s"><testcase classname="c" name="${name}"/></testsuite>`
+    // The user's own report from before: kept, never read as run 1's.
+    writeFileSync(join(dir, 'junit.xml'), report('old'))
+    // Run 2 writes nothing: its report must not be run 1's left in place.
+    const script = `if [ {run} -ne 2 ]; then printf '%s' '${report('t')}' > junit.xml; fi`
+    const result = await runCli(['repeat', '--runs', '3', '--junit', 'junit.xml', '--out-dir', 'out', '--', 'sh', '-c', script], { cwd: dir })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr.trim()).toBe('flakeproof junit.xml: run 2 wrote no report there (exit code 0); does the command write its report to this path?')
+    expect(rows(join(dir, 'out'))).toEqual([['c > t', 2, 0, 'stable']])
+    expect(readFileSync(join(dir, 'out/run-reports/before/junit.xml'), 'utf8')).toBe(report('old'))
+    expect(readFileSync(join(dir, 'out/run-reports/run-3/junit.xml'), 'utf8')).toBe(report('t'))
+    // The last run's report stays where the runner wrote it, for the user's other tools.
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toBe(report('t'))
+  })
+
+  it('reads a folder per run (Surefire writes one file per class): every .xml below it is that run’s', async () => {
+    const dir = tempDir()
+    const script = `mkdir -p out-{run} && printf '%s' '<testsuite name="A"><testcase classname="A" name="a"/></testsuite>' > out-{run}/TEST-A.xml && printf '%s' '<testsuite name="B"><testcase classname="B" name="b"/></testsuite>' > out-{run}/TEST-B.xml`
+    const result = await runCli(['repeat', '--runs', '2', '--junit', 'out-{run}', '--out-dir', 'out', '--', 'sh', '-c', script], { cwd: dir })
+    expect(result.code, result.stderr).toBe(0)
+    expect(rows(join(dir, 'out'))).toEqual([
+      ['A > a', 2, 0, 'stable'],
+      ['B > b', 2, 0, 'stable'],
+    ])
+    expect(readArtifact(join(dir, 'out', 'rate.json'), RateFileSchema)).toMatchObject({ trials: 2, requested_trials: 2 })
+  })
+
   it.each([
-    [['--runs', '3', '--junit', 'r.xml', '--', 'true'], 'repeat: --junit must contain {run} so each run writes its own report (got "r.xml")'],
+    [['--runs', '3', '--junit', 'r.xml', '--jobs', '2', '--', 'true'], 'repeat: --junit "r.xml" is one path for every run, and --jobs 2 runs 2 at once into it; put {run} in both the path and the command, or use --jobs 1'],
+    [['--runs', '3', '--junit', 'r-{run}.xml', '--libtest', 'l-{run}.log', '--', 'true'], 'repeat: pass exactly one of --junit, --libtest (got 2)'],
     [['--runs', '3', '--junit', 'r-{run}.xml'], 'repeat: give the command to repeat after `--`'],
     [['--runs', '3', '--junit', 'r-{run}.xml', '--cmd', 'true', '--', 'true'], 'repeat: give the command once: after `--` or in --cmd, not both'],
   ])('refuses %j in one line, before any run', async (args, message) => {
@@ -143,9 +173,10 @@ describe('flakeproof ingest', () => {
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate).toMatchObject({ complete: false, trials: 4, run_errors: [{ project: null, file: 'reports/nested/unclosed.xml', error: 'reports/nested/unclosed.xml:5:14: Unexpected close tag' }] })
     // 4 reports read; each test is in 1 of them (partial); Vitest's `adds items` is in 2, and its `rounds` is skipped in run-2.xml.
+    // nextest's attempts are trials: failure + 2 rerunFailure is 3 of 3, flakyFailure then a pass 1 of 2.
     expect(rows(out)).toEqual([
-      ['alpha > tests::every_second_run', 1, 1, 'partial'],
-      ['beta > tests::adds', 1, 1, 'partial'],
+      ['beta > tests::adds', 3, 3, 'partial'],
+      ['alpha > tests::every_second_run', 2, 1, 'partial'],
       ['cart.test.ts > cart > totals > rounds every other run', 1, 1, 'partial'],
       ['test_batches > test_split_covers_all_items', 1, 1, 'partial'],
       ['alpha > tests::adds', 1, 0, 'partial'],

@@ -72,7 +72,7 @@ describe('a run with failures outside any test', { timeout: 60_000 }, () => {
       ]),
     )
     // Typecheck runs once per run: recorded once, and its failure is a verdict, not a gap.
-    expect(rate.tests?.find((t) => t.id === 'tests/types.test-d.ts > a number is not a string')).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
+    expect(rate.tests?.find((t) => t.id === '[typecheck] tests/types.test-d.ts > a number is not a string')).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
     const output = result.stdout + result.stderr
     expect(output).toContain('✗ tests/import-error.test.ts: BROKEN_IMPORT')
     expect(output).toContain('1 typecheck test(s) ran once')

@@ -19,13 +19,19 @@ describe('runTest: one test in a fresh process, in its runner’s own syntax', (
     ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, false, "npx jest a.test.ts -t '^cache refresh$' --selectProjects dom"],
     ['Jest, its file whole', { runner: 'jest' }, plain, true, 'npx jest a.test.ts'],
     ['command mode: every trial is a fresh process', { runner: 'command' }, plain, false, null],
-    ['repeat: every run is a fresh process', { runner: 'reports', via: 'repeat', producer: 'pytest' }, plain, false, null],
+    // After repeat every run was a fresh process already (no fresh-run measurement), but the producer's command still looks at the test alone.
+    ['repeat: the producer looks at the test alone', { runner: 'reports', via: 'repeat', producer: 'pytest' }, { project: '', file: 'tests.test_cart.TestCart', name: 'test_total[2]' }, false, 'python3 -m pytest -k test_total'],
     ['ingest, producer unknown', { runner: 'reports', via: 'ingest' }, plain, false, null],
-    ['pytest', { runner: 'reports', via: 'ingest', producer: 'pytest' }, { project: '', file: 'tests/test_cart.py', name: 'TestCart > test_total' }, false, 'python -m pytest tests/test_cart.py::TestCart::test_total'],
-    ['pytest, its file whole', { runner: 'reports', via: 'ingest', producer: 'pytest' }, { project: '', file: 'tests/test_cart.py', name: 'TestCart > test_total' }, true, 'python -m pytest tests/test_cart.py'],
-    ['cargo', { runner: 'reports', via: 'ingest', producer: 'cargo' }, { project: '', file: '', name: 'cache::tests::evicts' }, false, 'cargo test -- --exact cache::tests::evicts'],
+    // pytest's JUnit names no file (classname is the dotted module and class): -k selects by the function's name.
+    ['pytest', { runner: 'reports', via: 'ingest', producer: 'pytest' }, { project: '', file: 'tests.test_cart.TestCart', name: 'test_total' }, false, 'python3 -m pytest -k test_total'],
+    ['cargo', { runner: 'reports', via: 'ingest', producer: 'libtest' }, { project: '', file: '', name: 'cache::tests::evicts' }, false, 'cargo test -- --exact cache::tests::evicts'],
     ['mocha', { runner: 'reports', via: 'ingest', producer: 'mocha' }, { project: '', file: 'test/cart.js', name: 'cart > adds' }, false, "npx mocha test/cart.js --grep '^cart adds$'"],
-    ['node:test', { runner: 'reports', via: 'ingest', producer: 'node-test' }, { project: '', file: 'test/cart.test.mjs', name: 'cart > adds' }, false, "node --test --test-name-pattern='^cart adds$' test/cart.test.mjs"],
+    ['node:test', { runner: 'reports', via: 'ingest', producer: 'node-test' }, { project: '', file: 'test/cart.test.mjs', name: 'cart > adds' }, false, "node --test --test-name-pattern='^adds$' test/cart.test.mjs"],
+    ['Vitest junit', { runner: 'reports', via: 'ingest', producer: 'vitest' }, { project: '', file: 'a.test.ts', name: 'cache > refresh' }, false, "npx vitest run a.test.ts -t '^cache refresh$'"],
+    ['Playwright, its project', { runner: 'reports', via: 'ingest', producer: 'playwright' }, { project: 'desktop', file: 'tests/cart.spec.ts', name: 'cart > adds' }, false, "npx playwright test tests/cart.spec.ts -g '^cart adds$' --project desktop"],
+    // jest-junit's defaults name no file: no command rather than a wrong one.
+    ['jest-junit without a file', { runner: 'reports', via: 'ingest', producer: 'jest-junit' }, { project: '', file: 'Alpha', name: 'Alpha same' }, false, null],
+    ['a generic report', { runner: 'reports', via: 'ingest', producer: 'generic' }, plain, false, null],
     ['Surefire', { runner: 'reports', via: 'ingest', producer: 'surefire' }, { project: '', file: 'com.shop.CartTest', name: 'addsItem' }, false, 'mvn -Dtest=com.shop.CartTest#addsItem test'],
     ['Surefire, the class whole', { runner: 'reports', via: 'ingest', producer: 'surefire' }, { project: '', file: 'com.shop.CartTest', name: 'addsItem' }, true, 'mvn -Dtest=com.shop.CartTest test'],
   ])('%s', (_name, context, test, whole, command) => {
@@ -61,7 +67,7 @@ describe('again: the next flakeproof run, in the form the run was started with',
     [{ runner: 'jest' }, '--flaky-proof', 'npx flakeproof jest --flaky-proof'],
     [{ runner: 'reports', via: 'repeat' }, '--flaky-proof', 'npx flakeproof proof --cmd "<fixed test command>" --policy policy.json'],
     [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200 --flaky-observe', 'npx flakeproof observe --cmd "<test command>" --slow-trials 20 --gap-ms 2000'],
-    [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200', 'npx flakeproof repeat --runs 200 --junit "<path with {run}>" -- <test command>'],
+    [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200', 'npx flakeproof repeat --runs 200 --junit <report path> -- <test command>'],
   ])('%j %s', (context, flags, command) => {
     expect(hintsFor(context).again(flags)).toBe(command)
   })
@@ -88,7 +94,9 @@ describe('hintContextOf: the context from rate.json', () => {
     ['Jest before `runner` was recorded', { command: 'flakeproof jest --flaky-repeat 20', tests: [] }, { runner: 'jest', version: undefined }],
     ['command mode', { command: 'node job.js' }, { runner: 'command' }],
     ['repeat', { command: 'python3 -m pytest', tests: [], reports: 'junit' }, { runner: 'reports', via: 'repeat', producer: undefined }],
-    ['ingest of cargo logs', { command: 'flakeproof ingest --libtest "logs/*.log"', tests: [], reports: 'libtest' }, { runner: 'reports', via: 'ingest', producer: 'cargo' }],
+    ['ingest of cargo logs', { command: 'flakeproof ingest --libtest "logs/*.log"', tests: [], reports: 'libtest' }, { runner: 'reports', via: 'ingest', producer: 'libtest' }],
+    ['ingest, one producer detected', { command: 'flakeproof ingest --junit "r/*.xml"', tests: [], reports: 'junit', producers: ['mocha' as const] }, { runner: 'reports', via: 'ingest', producer: 'mocha' }],
+    ['ingest, two producers: no one syntax', { command: 'flakeproof ingest --junit "r/*.xml"', tests: [], reports: 'junit', producers: ['mocha' as const, 'pytest' as const] }, { runner: 'reports', via: 'ingest', producer: undefined }],
     ['ingest, producer recorded', { command: 'flakeproof ingest --junit "r/*.xml"', tests: [], reports: 'junit', runner: { name: 'pytest' } }, { runner: 'reports', via: 'ingest', producer: 'pytest' }],
   ])('%s', (_name, rate, context) => {
     expect(hintContextOf(rate)).toEqual(context)

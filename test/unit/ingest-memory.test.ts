@@ -1,11 +1,14 @@
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+// @ts-expect-error: a plain .mjs module of the bench, shared so the suite and the bench generate the same reports.
+import { writeLargeReport } from '../../bench/junit-report.mjs'
 import { describe, expect, it } from 'vitest'
 import { CHUNK_BYTES } from '../../src/artifacts/_chunks.js'
 import { MAX_CASE_TEXT, type ReadCounters } from '../../src/artifacts/junit-read.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { ingestReports } from '../../src/pipeline/ingest.js'
-import { readArtifact, tempDir } from '../utils.js'
+import { BIN, readArtifact, ROOT, tempDir } from '../utils.js'
 
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
@@ -39,7 +42,8 @@ describe('ingest --junit streams its reports', () => {
     const counters: ReadCounters = { files: 0, bytes: 0, maxHeldChars: 0 }
     const out = join(dir, 'out')
     const result = ingestReports(out, { format: 'junit', pattern: `${reports}/*.xml`, confidence, lang: 'en', counters })
-    expect(counters.files).toBe(10_000)
+    // Each report is read twice, one at a time: its names first, then its results (src/pipeline/report-runs.ts).
+    expect(counters.files).toBe(20_000)
     expect(counters.maxHeldChars).toBeLessThanOrEqual(HELD_BOUND)
     expect(result).toMatchObject({ runs: 10_000, complete: true })
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
@@ -63,4 +67,21 @@ describe('ingest --junit streams its reports', () => {
     expect(counters.maxHeldChars).toBeLessThanOrEqual(HELD_BOUND)
     expect(result.outcomes.map((o) => [o.tally.id, o.tally.fast.failures])).toEqual([['m > chatty', 1]])
   })
+
+  it('peaks under 300 MB of memory on a 40 MB report, the bench’s 250 MB case scaled down (bench/ingest-memory.mjs)', () => {
+    const dir = tempDir()
+    const report = join(dir, 'big.xml')
+    // 800 cases of 48 KiB output (every 7th failing with a trace): the shape bench/ingest-memory.mjs uses at 250 MB.
+    const bytes = writeLargeReport(report, { cases: 800, outputBytes: 48 * 1024 }) as number
+    expect(bytes).toBeGreaterThan(40_000_000)
+    const rss = join(dir, 'rss')
+    const result = spawnSync(process.execPath, ['--import', join(ROOT, 'bench/_max-rss.mjs'), BIN, 'ingest', '--junit', report, '--out-dir', join(dir, 'out')], {
+      env: { ...process.env, MAX_RSS_FILE: rss },
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    expect(result.status, result.stderr).toBe(0)
+    // KiB: what the kernel counted for the whole process, Node itself included.
+    expect(Number(readFileSync(rss, 'utf8'))).toBeLessThan(300 * 1024)
+  }, 120_000)
 })

@@ -34,6 +34,8 @@ const SIDE_EFFECT = /^[ \t]*import\s*['"]([^'"]+)['"]/gm
 const DYNAMIC = /^(?![ \t]*(?:\/\/|\*)).*?\bimport\(\s*(['"])([^'"]+)\1/gm
 
 const files = [...sourceFiles('src'), ...sourceFiles('plugin')]
+/** The journal: its writer and reader (node:fs), and its line format apart from them (no I/O, for browser pages). */
+const JOURNAL = ['src/artifacts/journal.ts', 'src/artifacts/journal-line.ts']
 const edges = files.flatMap(importsOf)
 const violation = (e: Edge, rule: string): string => `${e.from} imports '${e.specifier}'${e.typeOnly ? ' (type only)' : ''}: ${rule}`
 
@@ -142,7 +144,7 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     const bad = [...reached.values()]
       .filter((e) => {
         if (!e.local) return !(e.to.startsWith('node:') || e.to === runner || e.to.startsWith(`${runner}/`) || e.to.startsWith(`@${runner}/`))
-        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts' || e.to === 'src/session/worker.ts' || adapterOf(e.to) === runner)
+        return !(layerOf(e.to) === 'core' || JOURNAL.includes(e.to) || WORKER_SURFACE.includes(e.to) || adapterOf(e.to) === runner)
       })
       .map((e) => violation(e, `reached from ${entry}, which runs in workers: only its runner, node built-ins, plugin/${runner}/, src/session/worker.ts, pure src/core and src/artifacts/journal.ts`))
     expect(bad).toEqual([])
@@ -152,14 +154,31 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
 
   it('src/session/worker.ts reaches, at run time, only pure src/core, the journal and node built-ins', () => {
     const bad = [...runtimeClosure('src/session/worker.ts').values()]
-      .filter((e) => (e.local ? !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal.ts') : !e.to.startsWith('node:')))
-      .map((e) => violation(e, 'the worker surface re-exports only pure src/core and src/artifacts/journal.ts (types of others are erased)'))
+      .filter((e) => (e.local ? !(layerOf(e.to) === 'core' || JOURNAL.includes(e.to) || e.to === 'src/session/page.ts') : !e.to.startsWith('node:')))
+      .map((e) => violation(e, 'the worker surface re-exports only pure src/core, src/session/page.ts and the journal (types of others are erased)'))
     expect(bad).toEqual([])
   })
 
   it('has no cast to `never` in src/ and plugin/ (issue 21 item 7): a value that needs one has a type to name', () => {
     const bad = files.filter((file) => /\bas never\b/.test(readFileSync(join(ROOT, file), 'utf8')))
     expect(bad).toEqual([])
+  })
+
+  it.each(PAGE_ENTRIES)('%s (loaded into a browser page) reaches no node:* at all: only its runner, its own folder, src/session/page.ts, pure src/core and the journal line format', (entry) => {
+    // The page cannot load node:fs: one import of it and browser mode measures nothing.
+    const runner = adapterOf(entry) as string
+    const reached = runtimeClosure(entry)
+    const bad = [...reached.values()]
+      .filter((e) => {
+        if (!e.local) return !(e.to === runner || e.to.startsWith(`${runner}/`) || e.to.startsWith(`@${runner}/`))
+        return !(layerOf(e.to) === 'core' || e.to === 'src/artifacts/journal-line.ts' || e.to === 'src/session/page.ts' || adapterOf(e.to) === runner)
+      })
+      .map((e) => violation(e, `reached from ${entry}, which runs in a browser page: its runner, plugin/${runner}/, src/session/page.ts, pure src/core and src/artifacts/journal-line.ts only`))
+    expect(bad).toEqual([])
+  })
+
+  it('Vitest\'s browser recorder shares the recording logic of its Node runner', () => {
+    expect(runtimeClosure('plugin/vitest/browser-recorder.ts').has('plugin/vitest/_recorder.ts')).toBe(true)
   })
 
   it('only src/artifacts writes files', () => {
@@ -213,7 +232,11 @@ const KNOWN_BACK_EDGES: readonly { from: string; to: string; why: string }[] = [
 const KNOWN_CYCLES: string[][] = []
 
 /** What an adapter may import of flakeproof: the adapter surface, for its main process and for its workers. */
-const ADAPTER_SURFACE = ['src/session/adapter.ts', 'src/session/worker.ts']
+const ADAPTER_SURFACE = ['src/session/adapter.ts', 'src/session/worker.ts', 'src/session/page.ts']
+/** What code in a runner's workers may import of flakeproof's: the worker surface and the page surface under it. */
+const WORKER_SURFACE = ['src/session/worker.ts', 'src/session/page.ts']
+/** Adapter code that runs inside a browser page (no node:*). */
+const PAGE_ENTRIES = ['plugin/vitest/browser-recorder.ts']
 
 /** Adapter files that run inside the runner's workers (Vitest's runners, Jest's setup file's work). */
 const WORKER_ENTRIES = ['plugin/vitest/runner.ts', 'plugin/vitest/enforce-runner.ts', 'plugin/jest/_repeat.ts']

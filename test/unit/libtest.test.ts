@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { readLibtestFile } from '../../src/artifacts/libtest-read.js'
+import { outcomeOfCase } from '../../src/artifacts/junit-read.js'
+import { readLibtestCases } from '../../src/artifacts/libtest-read.js'
 import { LibtestParser } from '../../src/core/libtest.js'
 import { ROOT } from '../utils.js'
 
@@ -9,7 +10,7 @@ const log = (n: number): string => join(ROOT, `test/fixtures/libtest/run-0${n}.l
 
 describe('readLibtestFile over recorded `cargo test --workspace --no-fail-fast` logs', () => {
   it('keys every test by its binary, so `tests::adds` of alpha and of beta stay two tests', () => {
-    expect(readLibtestFile(log(1)).map((c) => [c.group, c.name, c.outcome])).toEqual([
+    expect(readLibtestCases(log(1)).map((c) => [c.classname, c.name, outcomeOfCase(c)])).toEqual([
       ['alpha', 'tests::adds', 'passed'],
       ['alpha', 'tests::every_second_run', 'passed'],
       ['api', 'api_adds', 'passed'],
@@ -22,18 +23,33 @@ describe('readLibtestFile over recorded `cargo test --workspace --no-fail-fast` 
   })
 
   it('keeps a failure’s captured output as its evidence', () => {
-    const failed = readLibtestFile(log(2)).find((c) => c.outcome === 'failed')
-    expect(failed).toMatchObject({ group: 'alpha', name: 'tests::every_second_run' })
-    expect(failed?.error).toMatch(/^thread 'tests::every_second_run' \(\d+\) panicked at alpha\/src\/lib.rs:22:9:\nrun 2 hit the race/)
+    const failed = readLibtestCases(log(2)).find((c) => outcomeOfCase(c) === 'failed')
+    expect(failed).toMatchObject({ classname: 'alpha', name: 'tests::every_second_run' })
+    expect(failed?.attempts[0]?.error).toMatch(/^thread 'tests::every_second_run' \(\d+\) panicked at alpha\/src\/lib.rs:22:9:\nrun 2 hit the race/)
   })
 
   it('refuses a file with no libtest section, naming it', () => {
     const notLog = join(ROOT, 'test/fixtures/junit/pytest.xml')
-    expect(() => readLibtestFile(notLog)).toThrow(`${notLog}:1: not a libtest log: no \`Running <binary>\` or \`Doc-tests <crate>\` line`)
+    expect(() => readLibtestCases(notLog)).toThrow(`${notLog}:1: not a libtest log: no \`Running <binary>\` or \`Doc-tests <crate>\` line`)
   })
 
   it('reads only what ran: run 4 was `cargo test -p alpha`, so no beta test is in it', () => {
-    expect(readLibtestFile(log(4)).map((c) => c.group)).toEqual(['alpha', 'alpha', 'api', 'alpha (doc-tests)'])
+    expect(readLibtestCases(log(4)).map((c) => c.classname)).toEqual(['alpha', 'alpha', 'api', 'alpha (doc-tests)'])
+  })
+})
+
+describe('readLibtestFile over the cargo-project recording (test/fixtures/recorded/cargo)', () => {
+  it('reads `#[ignore = "not yet"]` as skipped, outside the counts, and the other crate’s `tests::same` as its own test', () => {
+    const cases = readLibtestCases(join(ROOT, 'test/fixtures/recorded/cargo/run-3.log'))
+    // Run 3: the counter test's 3rd run fails (n % 3 == 0); beta's `same` panics every run. libtest
+    // prints results as its threads finish, so their order within a binary varies between runs.
+    expect(cases.map((c) => `${c.classname} | ${c.name} | ${outcomeOfCase(c)}`).sort()).toEqual([
+      'alpha (doc-tests) | alpha/src/lib.rs - add (line 3) | passed',
+      'alpha | tests::every_third_run | failed',
+      'alpha | tests::not_yet | skipped',
+      'alpha | tests::same | passed',
+      'beta | tests::same | failed',
+    ])
   })
 })
 

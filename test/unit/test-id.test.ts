@@ -9,6 +9,10 @@ describe('formatTestId', () => {
     [{ project: '', file: 'a.test.ts', path: ['A > B', 't'] }, 'a.test.ts > A \\> B > t'],
     [{ project: '', file: 'a.test.ts', path: ['A', 'B', 't'] }, 'a.test.ts > A > B > t'],
     [{ project: '', file: 'a.test.ts', path: [] }, 'a.test.ts'],
+    // A type test beside a runtime test of the same file and name: its own id; the runtime id unchanged.
+    [{ project: '', file: 'a.test.ts', path: ['S', 't'], mode: 'typecheck' as const }, '[typecheck] a.test.ts > S > t'],
+    [{ project: 'unit', file: 'src/a.test.ts', path: ['t'], mode: 'typecheck' as const }, '[unit] [typecheck] src/a.test.ts > t'],
+    [{ project: 'unit', file: 'src/a.test.ts', path: [], mode: 'typecheck' as const }, '[unit] [typecheck] src/a.test.ts'],
   ])('%j → %s', (identity, id) => {
     expect(formatTestId(identity)).toBe(id)
   })
@@ -30,6 +34,10 @@ describe('assignTestIds', () => {
     const ids = assignTestIds([at('same (#2)'), at('same'), at('same')])
     expect(new Set(ids).size).toBe(3)
     expect(ids).toEqual(['a.test.ts > same (#2)', 'a.test.ts > same', 'a.test.ts > same (#3)'])
+  })
+
+  it('numbers only within a mode: a runtime test and its type-test twin are two tests, neither `(#2)`', () => {
+    expect(assignTestIds([at('t'), { ...at('t'), mode: 'typecheck' }])).toEqual(['a.test.ts > t', '[typecheck] a.test.ts > t'])
   })
 
   it('keeps `describe("A > B")` and `describe("A") > describe("B")` apart', () => {

@@ -107,6 +107,40 @@ describe('TestRunRecorder', () => {
   })
 })
 
+describe('TestRunRecorder given two tests under one id', () => {
+  const twinError = 'two tests of this run have the id "a.test.ts > t": the second one\'s 1 execution(s) are left out'
+
+  it.each([
+    // A single run: the second stream of the id is refused, whatever it holds.
+    ['one run', {}, [1, 1]],
+    // Whole-run rounds: the same id once per round is one test; twice in round 1 is two.
+    ['whole-run rounds', { wholeRuns: 2 }, [1, 1]],
+  ])('%s: keeps the first stream whole, leaves the second out, and says so in an incomplete run', (_, overrides, rounds) => {
+    const dir = tempDir('flakeproof-unit-')
+    const recorder = recorderIn(dir, { repeat: 3, ...overrides })
+    recorder.record(test('t', '.x.'), rounds[0])
+    recorder.record(test('t', '.'), rounds[1])
+    const result = recorder.finish(true, files('a.test.ts'))
+    const rate = RateFileSchema.parse(JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')))
+    expect(rate.complete).toBe(false)
+    expect(rate.tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([['a.test.ts > t', 3, 1]])
+    expect(rate.run_errors?.map((e) => [e.file, e.error.slice(0, twinError.length)])).toEqual([['a.test.ts', twinError]])
+    expect(result.runErrors).toEqual(rate.run_errors)
+    // Facts hold only the stream the numbers count: 3 lines, not 4.
+    expect(readFileSync(join(dir, 'facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
+  })
+
+  it('counts the same id in two rounds as one test of two rounds, with no run error', () => {
+    const dir = tempDir('flakeproof-unit-')
+    const recorder = recorderIn(dir, { repeat: 4, wholeRuns: 2 })
+    recorder.record(test('t', '.x'), 1)
+    recorder.record(test('t', '..'), 2)
+    const result = recorder.finish(true, files('a.test.ts'))
+    expect(result.runErrors).toEqual([])
+    expect(result.tests.map((t) => [t.tally.id, t.tally.fast.trials, t.tally.fast.failures])).toEqual([['a.test.ts > t', 4, 1]])
+  })
+})
+
 describe('TestRunRecorder with nothing to record', () => {
   it('leaves the previous files exactly as they were, and no run folder behind', () => {
     const dir = tempDir('flakeproof-unit-')

@@ -8,9 +8,12 @@ import type { RunsResult } from '../../pipeline/report-runs.js'
  * @throws FlakeproofError `E_INPUT` when not one report could be read, or none held a test case: there is nothing to measure.
  */
 export function printRuns(result: RunsResult, outDir: string, context: PipelineContext, print: (value: unknown) => void): void {
-  for (const { file, error } of result.runErrors) context.log(error.startsWith(file ?? '\u0000') ? error : `${file ?? ''}: ${error}`)
+  for (const { file, error } of result.runErrors) context.log(file === null || error.startsWith(file) ? error : `${file}: ${error}`)
   if (result.runs === 0) {
     throw new FlakeproofError(`no report could be read (${result.runErrors.length} error${result.runErrors.length === 1 ? '' : 's'}, above); nothing was written`, 'E_INPUT')
+  }
+  if (result.outcomes.length === 0 && result.runErrors.some((e) => e.file === null)) {
+    throw new FlakeproofError(`no test of the ${result.runs} report${result.runs === 1 ? '' : 's'} read could be told apart from another (above); nothing was written`, 'E_INPUT')
   }
   if (result.outcomes.length === 0) {
     throw new FlakeproofError(`the ${result.runs} report${result.runs === 1 ? '' : 's'} read hold no test case; nothing was written. Does the runner find any test?`, 'E_INPUT')

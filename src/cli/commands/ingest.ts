@@ -6,7 +6,7 @@ import { printRuns } from './_runs-result.js'
 export const ingest = defineCommand({
   name: 'ingest',
   summary: 'per-test rates from reports you already have: JUnit XML files or saved `cargo test` logs, one run each',
-  writes: 'rate.json (with tests), facts.jsonl (one line per test per file), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir',
+  writes: 'rate.json (with tests), facts.jsonl (one line per attempt of each test per run), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir',
   example: 'flakeproof ingest --junit "reports/**/*.xml" --out-dir .flakeproof',
   ...INGEST,
   async run(o, { print, context }) {
