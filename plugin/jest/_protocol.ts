@@ -15,6 +15,8 @@ export interface RepeatOptions {
   proofRuns: Record<string, number>
   /** Where each worker appends its journal (src/artifacts/journal.ts): the reporter's evidence. */
   journalDir: string
+  /** This run, among the runs of one process (`flakeproof jest` runs Jest again for a budget or rounds, in the same folder). */
+  run: string
   /** Jest's rootDir: test files are named relative to it in ids. */
   rootDir: string
   /**

@@ -22,6 +22,8 @@ interface TestEntry {
   parent: DescribeBlock
   mode?: 'skip' | 'only' | 'todo'
   concurrent?: boolean
+  /** Made where the test was declared: its stack names the line. */
+  asyncError?: { stack?: string }
   errors: unknown[]
   invocations: number
   duration?: number | null
@@ -85,9 +87,11 @@ interface Copy {
 
 const CONSOLE_STREAMS: Record<string, 'stdout' | 'stderr'> = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr' }
 
-/** One journal per worker process: this module is loaded once per worker. */
-let journal: JournalWriter | undefined
+/** One journal per worker process and run: this module is loaded once per worker. */
+let journal: { run: string; writer: JournalWriter } | undefined
 let order = 0
+/** The test whose copy ended last in this worker, any file: the next test's previous_test and previous_file. */
+let last: { test: string; file: string } | null = null
 
 /** Set on a test file's globals once its repetition is installed: by the environment (Jest 29) or the setup file. */
 const INSTALLED = Symbol.for('flakeproof.jest.installed')
@@ -144,8 +148,14 @@ export function repeatHandler(globals: TestContextGlobals, place: RepeatPlace): 
   if (!raw || globals[INSTALLED]) return undefined
   globals[INSTALLED] = true
   const options = JSON.parse(raw) as RepeatOptions
-  journal ??= new JournalWriter(options.journalDir)
-  const repeater = new FileRepeater(options, globals, journal, place)
+  // `flakeproof jest` may run Jest again in this process (a budget's runs, rounds): an in-band run's
+  // worker is this process, and each run has a journal folder of its own.
+  if (journal?.run !== options.run) {
+    journal = { run: options.run, writer: new JournalWriter(options.journalDir) }
+    order = 0
+    last = null
+  }
+  const repeater = new FileRepeater(options, globals, journal.writer, place)
   return (event, state) => repeater.handle(event, state)
 }
 
@@ -205,13 +215,18 @@ class FileRepeater {
     const file = relative(this._options.rootDir, this._place.testPath ?? this._globals.expect.getState().testPath ?? '').split('\\').join('/')
     const identities = tests.map((t): TestIdentity => ({ project: this._place.project, file, path: namesOf(t) }))
     const ids = assignTestIds(identities)
+    const proving = this._options.mode === 'proof'
     // The reporter is told only of tests that ran: the others (`-t`, skip) are present, not missing.
-    this._journal.write({ id: formatTestId({ project: this._place.project, file, path: [] }), collected: ids })
+    // A proof with nothing to prove journals nothing (its run folder is never made).
+    if (!proving || Object.keys(this._options.proofRuns).length > 0) this._journal.write({ id: formatTestId({ project: this._place.project, file, path: [] }), collected: ids })
     const plans = new Map<TestEntry, Repeated>()
     tests.forEach((test, i) => {
       const id = ids[i] as string
-      const planned = this._options.mode === 'proof' ? this._options.proofRuns[id] : this._options.repeat
-      if (planned === undefined || !isSelected(test, state)) return
+      const planned = proving ? this._options.proofRuns[id] : this._options.repeat
+      if (!isSelected(test, state)) return
+      // A proof runs only what it proves, as with Vitest: another test's failure is not the proof's.
+      if (planned === undefined && proving) test.mode = 'skip'
+      if (planned === undefined) return
       plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, snapshots: undefined })
     })
     const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : 'fast'
@@ -255,7 +270,20 @@ class FileRepeater {
     if (!plan.started) {
       plan.started = true
       order++
-      this._journal.write({ id: plan.id, identity: plan.identity, planned: plan.planned, order, worker: this._worker, pid: process.pid, begin: copy.index, at: Date.now() })
+      const line = declaredLine(test, this._place.testPath ?? this._globals.expect.getState().testPath)
+      this._journal.write({
+        id: plan.id,
+        identity: plan.identity,
+        planned: plan.planned,
+        order,
+        worker: this._worker,
+        pid: process.pid,
+        ...(line === undefined ? {} : { line }),
+        previousTest: last?.test ?? null,
+        previousFile: last?.file ?? null,
+        begin: copy.index,
+        at: Date.now(),
+      })
     } else this._journal.write({ id: plan.id, begin: copy.index, at: Date.now() })
   }
 
@@ -282,6 +310,7 @@ class FileRepeater {
     if (!repetition) return
     copy.pending = undefined
     const plan = copy.test
+    last = { test: plan.id, file: plan.identity.file }
     this._journal.write({ id: plan.id, done: repetition })
     plan.written++
     if (copy.mode === 'fast') {
@@ -323,6 +352,13 @@ function isSelected(test: TestEntry, state: CircusState): boolean {
   for (let block: DescribeBlock | undefined = test.parent; block; block = block.parent) if (block.mode === 'skip') return false
   if (state.hasFocusedTests && test.mode === undefined) return false
   return !state.testNamePattern || state.testNamePattern.test(testIdOf(test))
+}
+
+/** The line of the test's declaration, as circus finds it for `testLocationInResults`: its definition's stack, in the test file. */
+function declaredLine(test: TestEntry, testPath: string | undefined): number | undefined {
+  const frame = test.asyncError?.stack?.split('\n').find((l) => testPath !== undefined && l.includes(testPath))
+  const match = frame ? /:(\d+):\d+\)?$/.exec(frame) : null
+  return match ? Number(match[1]) : undefined
 }
 
 /** Describe names then the test's, without circus' root block. */

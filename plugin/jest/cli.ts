@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FlakeproofError, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, takenOptions } from '../../src/session/adapter.js'
+import { assertReplaceable, FlakeproofError, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof } from '../../src/session/adapter.js'
 import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
 import { jestCliRun, jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
@@ -58,7 +58,7 @@ export const jestAdapter: RunnerAdapter = {
 async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
   const argv = await jest.buildArgv(rest)
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
-  const ourOptions = { ...(resolved ? takenOptions(RUNNERS.jest, resolved) : {}), command }
+  const ourOptions = { wrapped: { options: resolved }, command }
   let rootDir = process.cwd()
   // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
   // and the projects may differ: runCLI reads the configs itself, so its read is where each
@@ -69,6 +69,8 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     rootDir = read.globalConfig.rootDir
     // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
     if (resolved?.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, resolveOutDir(rootDir, resolved), resolved)
+    // A JUnit path that can never be written is refused now, not after the whole measurement.
+    if (resolved?.junit) assertReplaceable(resolve(rootDir, resolved.junit), 'junit (--flaky-junit)')
     const runners: Record<string, string> = {}
     const configs = read.configs.map((c) => {
       if (c.testRunner !== RUNNER && c.testRunner !== circus) runners[c.id] = c.testRunner

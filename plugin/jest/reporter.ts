@@ -2,18 +2,21 @@ import { relative } from 'node:path'
 import {
   assignTestIds,
   cap,
+  type EverydayResult,
   type FlakeproofVitestOptions,
   formatTestId,
   type JournalTest,
   messageOf,
   type Repetition,
   type ReportedTest,
+  type ResolvedVitestOptions,
   resolveOutDir,
   resolveRunnerOptions,
   type RunError,
   RUNNERS,
   selectProof,
   stripAnsi,
+  type TestLocation,
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
@@ -26,6 +29,8 @@ export interface JestGlobalConfig {
   rootDir: string
   seed?: number
   randomize?: boolean
+  watch?: boolean
+  watchAll?: boolean
 }
 interface JestTest {
   path: string
@@ -37,6 +42,10 @@ interface AssertionResult {
   status: string
   duration?: number | null
   failureMessages: string[]
+  /** Attempts under Jest's own `jest.retryTimes`. */
+  invocations?: number
+  /** Set with Jest's `testLocationInResults`. */
+  location?: { line: number } | null
 }
 interface JestTestResult {
   testFilePath: string
@@ -54,6 +63,8 @@ export interface JestReporterOptions extends FlakeproofVitestOptions {
   command?: string
   /** Set by `flakeproof jest`: each project's own test runner, which flakeproof's runner wraps (RepeatOptions.runners). */
   runners?: Record<string, string>
+  /** Set by `flakeproof jest`: its flags, resolved already (a budget's runs set `repeat` beside `budget`); undefined: a plain run. */
+  wrapped?: { options: ResolvedVitestOptions | undefined }
 }
 
 /** What the last run concluded, for `flakeproof jest`'s exit code (read in the same process). */
@@ -64,6 +75,9 @@ export interface JestRunVerdict {
   proofFailed: boolean
 }
 export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
+
+/** Runs this process started (RepeatOptions.run). */
+let runs = 0
 
 /**
  * `reporters: ['default', ['flakeproof/jest/reporter', {...}]]` (docs/contracts.md §12): writes the
@@ -89,19 +103,26 @@ export default class FlakeproofJestReporter {
   private readonly _configOfFile = new Map<string, string>()
   private readonly _ids = new Set<string>()
   private readonly _runErrors: RunError[] = []
+  /** An everyday run's results (no repetitions), for history. */
+  private readonly _everyday: EverydayResult[] = []
+  private readonly _history: boolean
+  private readonly _watching: boolean
   /** Tests that failed every copy: their failures are not advisory. */
   private _allFailed = 0
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
-    const { command, runners = {}, ...rest } = options
+    const { command, runners = {}, wrapped, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     const version = jestVersion(this._rootDir)
-    const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
+    const resolved = wrapped ? wrapped.options : resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
     this._failOnFlaky = resolved?.failOnFlaky === true
+    // Everyday runs only (docs/contracts.md §11): not a measurement's copies, nor watch mode's edit-and-rerun.
+    this._watching = globalConfig.watch === true || globalConfig.watchAll === true
+    this._history = !resolved && settled.history && !this._watching
     const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
     const runner = RUNNERS.jest
     const base = {
@@ -131,6 +152,7 @@ export default class FlakeproofJestReporter {
       gapMs: resolved.gapMs,
       proofRuns: proof?.runs ?? {},
       journalDir: run.journal,
+      run: `${process.pid}-${++runs}`,
       rootDir: this._rootDir,
       runners,
       circus: jestModules(this._rootDir)?.circus ?? '',
@@ -154,8 +176,8 @@ export default class FlakeproofJestReporter {
     // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
     const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
     if (failure) this._runErrors.push({ ...where, error: cap(messageOf({ message: failure })) })
-    if (this._session.journal) this._fromJournal(where, result)
-    else this._fromResults(where, result)
+    if (this._session.journal) this._fromJournal(where, test.path, result)
+    else this._fromResults(where, test.path, result)
   }
 
   onRunComplete(_contexts: unknown, aggregated: AggregatedResult): void {
@@ -170,6 +192,9 @@ export default class FlakeproofJestReporter {
       proofFailed: result?.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict
+    if (this._history && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
+    // The run is over: `flakeproof jest` may start another in this process (a budget's, a round's).
+    if (!this._watching) this._session.release()
   }
 
   // --- internal ---
@@ -197,12 +222,12 @@ export default class FlakeproofJestReporter {
   }
 
   /** Each test of the file whose copies all ended, from the journal; Jest's own count of copies is the check. */
-  private _fromJournal(where: { project: string; file: string }, result: JestTestResult): void {
+  private _fromJournal(where: { project: string; file: string }, path: string, result: JestTestResult): void {
     let journaled = 0
     for (const [id, test] of [...(this._session.journal?.read().tests ?? [])]) {
       if (!test.identity || test.identity.file !== where.file || test.identity.project !== where.project || !test.ended) continue
       journaled += test.repetitions.length
-      this._record(this._reported(id, test, test.repetitions as Repetition[]))
+      this._record(this._reported(id, test, test.repetitions as Repetition[]), { file: path, line: test.line })
     }
     const ran = result.testResults.filter((r) => r.status === 'passed' || r.status === 'failed').length
     if (this._measuring && !this._proving && ran !== journaled) {
@@ -211,7 +236,7 @@ export default class FlakeproofJestReporter {
   }
 
   /** Without repetition: one execution per test, as Jest reported it. */
-  private _fromResults(where: { project: string; file: string }, result: JestTestResult): void {
+  private _fromResults(where: { project: string; file: string }, path: string, result: JestTestResult): void {
     const identities = result.testResults.map((r) => ({ ...where, path: [...r.ancestorTitles, r.title] }))
     const ids = assignTestIds(identities)
     result.testResults.forEach((r, i) => {
@@ -219,7 +244,11 @@ export default class FlakeproofJestReporter {
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
       const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })) } : {}), mode: 'single', gapMs: 0 }
-      this._record({ ...where, name: identity.path.join(' > '), evidence: { id: ids[i] as string, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
+      const id = ids[i] as string
+      this._record({ ...where, name: identity.path.join(' > '), evidence: { id, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } }, { file: path, line: r.location?.line })
+      // Jest's own retryTimes may have retried it: a pass after a retry hid a failure (history's `flaky`).
+      const retries = Math.max(0, (r.invocations ?? 1) - 1)
+      this._everyday.push({ id, ...where, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0 })
     })
   }
 
@@ -229,14 +258,14 @@ export default class FlakeproofJestReporter {
       project: identity.project,
       file: identity.file,
       name: identity.path.join(' > '),
-      evidence: { id, path: identity.path, order: test.order, previousTest: null, worker: test.worker, seed: this._seed, repetitions },
+      evidence: { id, path: identity.path, order: test.order, previousTest: test.previousTest ?? null, previousFile: test.previousFile ?? null, worker: test.worker, seed: this._seed, repetitions },
     }
   }
 
-  private _record(test: ReportedTest): void {
+  private _record(test: ReportedTest, location: TestLocation): void {
     this._ids.add(test.evidence.id)
     if (test.evidence.repetitions.every((r) => !r.ok)) this._allFailed++
-    this._session.record(test.evidence.id, test)
+    this._session.record(test.evidence.id, test, location)
   }
 }
 

@@ -24,6 +24,11 @@ export interface JournalLine {
   worker?: string
   /** The worker's process id, to tell a dead worker from a live one. */
   pid?: number
+  /** On the first line, where the runner's reporter cannot tell (Jest): the line the test is declared at, for annotations. */
+  line?: number
+  /** On the first line, where the runner's reporter cannot tell (Jest): the test that ran before it in its worker, and its file. */
+  previousTest?: string | null
+  previousFile?: string | null
   /** When a repetition began (`begin`), ms since the epoch. */
   at?: number
   done?: JournalRepetition

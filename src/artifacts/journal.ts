@@ -55,6 +55,10 @@ export interface JournalTest {
   repetitions: JournalRepetition[]
   /** A repetition that began and did not end: its index and start (ms since the epoch). */
   running: { index: number; at: number } | undefined
+  /** As the first line said (JournalLine): undefined where the runner's reporter knows it itself. */
+  line?: number | undefined
+  previousTest?: string | null | undefined
+  previousFile?: string | null | undefined
 }
 
 /** Progress of the run so far, from every worker's journal. */
@@ -166,6 +170,9 @@ export class JournalReader {
     let test = this._tests.get(line.id)
     if (!test) {
       test = { identity: line.identity, planned: line.planned ?? 0, order: line.order ?? 1, worker: line.worker ?? '', pid: line.pid, ended: false, repetitions: [], running: undefined }
+      if (line.line !== undefined) test.line = line.line
+      if (line.previousTest !== undefined) test.previousTest = line.previousTest
+      if (line.previousFile !== undefined) test.previousFile = line.previousFile
       this._tests.set(line.id, test)
     }
     if (line.done) {

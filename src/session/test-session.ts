@@ -163,7 +163,8 @@ export class TestSession implements RoundsReporter {
     if (this._settings.lockLabel !== undefined) this._lock ??= acquireOutputLock(outDir, this._settings.lockLabel)
     if (!this._run) {
       this._run = runDirOf(outDir)
-      prepareRunDir(this._run)
+      // A proof with nothing to prove records nothing: no run folder is left behind.
+      if (!this._settings.proof?.nothingToProve) prepareRunDir(this._run)
     }
     return this._run
   }
