@@ -1,9 +1,10 @@
 import { realpathSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { assertReplaceable, FlakeproofError, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof } from '../../src/session/adapter.js'
-import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
+import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
+import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { jestCliRun, jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
@@ -59,6 +60,15 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   const argv = await jest.buildArgv(rest)
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
   const ourOptions = { wrapped: { options: resolved }, command }
+  // Whole-run rounds (docs/jest.md): runCLI again for each, so every round loads each test file
+  // anew (fresh module state); serial rounds run in band, shuffled ones with Jest's own seed.
+  const plan = resolved ? planRounds(resolved, () => Date.now() % 1_000_000) : []
+  if (plan.some((r) => r.seed !== null) && hintsFor({ runner: 'jest', version: jest.getVersion() }).seededOrder('1') === null) {
+    throw new FlakeproofError(`--flaky-seed and --flaky-shuffle order tests with Jest's --randomize, which Jest ${jest.getVersion()} does not have (from 29.5 on)`, 'E_USAGE')
+  }
+  if (resolved?.divergence && argv.maxWorkers === undefined && availableParallelism() - 1 <= 1) {
+    process.stderr.write('[flakeproof] --flaky-divergence: Jest uses CPUs - 1 = 1 worker here, so parallel rounds run one file at a time (in a worker process); pass --maxWorkers=<n> (n >= 2) to run files side by side\n')
+  }
   let rootDir = process.cwd()
   // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
   // and the projects may differ: runCLI reads the configs itself, so its read is where each
@@ -80,19 +90,56 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     const globalConfig = { ...read.globalConfig, reporters: [...reporters, [REPORTER, { ...ourOptions, runners }] as Reporter] }
     return { ...read, globalConfig, configs }
   }
-  delete (globalThis as Record<symbol, unknown>)[JEST_VERDICT]
-  let ran: Awaited<ReturnType<JestPackage['runCLI']>>
+  const rounds = plan.length > 1 ? plan : [plan[0]]
+  let success = true
+  let ran: Awaited<ReturnType<JestPackage['runCLI']>> | undefined
+  let testTimeMs = 0
   try {
-    ran = await jest.runCLI(argv, projects)
+    for (const round of rounds) {
+      const host = globalThis as Record<symbol, unknown>
+      delete host[JEST_VERDICT]
+      if (round && rounds.length > 1) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length } satisfies JestRounds
+      ran = await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects))
+      const { results } = ran
+      testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
+      success &&= results.success || onlyTestsFailed(results)
+      if (!results.success && !onlyTestsFailed(results)) break
+    }
   } finally {
     config.readConfigs = readConfigs
+    delete (globalThis as Record<symbol, unknown>)[JEST_ROUNDS]
   }
-  const { results, globalConfig: used } = ran
   const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
   const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
-  const testTimeMs = results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
-  const code = verdict?.proofFailed ? 1 : results.success || (verdict?.advisory && onlyTestsFailed(results)) ? 0 : used.testFailureExitCode
+  const allPassed = ran?.results.success === true && success
+  const code = verdict?.proofFailed ? 1 : allPassed || (verdict?.advisory && success) ? 0 : (ran?.globalConfig.testFailureExitCode ?? 1)
   return { code, outDir, testTimeMs }
+}
+
+/**
+ * A round's condition on Jest's arguments: serial runs in band; a seed shuffles each file's tests
+ * (Jest's --randomize). Under --flaky-divergence the other rounds run in worker processes even where
+ * Jest would run a small suite in band (a memory limit for idle workers is what makes it use them).
+ */
+function withCondition(argv: JestArgv, round: PlannedRound | undefined, divergence: boolean): JestArgv {
+  if (!round) return argv
+  const workers = round.condition === 'serial' ? { runInBand: true } : divergence && !argv.runInBand ? { workerIdleMemoryLimit: argv.workerIdleMemoryLimit ?? '1GB' } : {}
+  return { ...argv, ...workers, ...(round.seed === null ? {} : { randomize: true, seed: round.seed }) }
+}
+
+/** A round under its condition: the loaded one with processes spinning, each round's workers told it (FLAKEPROOF_CONDITION). */
+async function underCondition<T>(round: PlannedRound | undefined, resolved: ResolvedVitestOptions | undefined, run: () => Promise<T>): Promise<T> {
+  if (!round || !resolved) return run()
+  const saved = process.env[CONDITION_ENV]
+  process.env[CONDITION_ENV] = round.condition
+  const load = round.condition === 'load' ? startLoad(resolved.loadProcs ?? availableParallelism()) : undefined
+  try {
+    return await run()
+  } finally {
+    load?.stop()
+    if (saved === undefined) delete process.env[CONDITION_ENV]
+    else process.env[CONDITION_ENV] = saved
+  }
 }
 
 /** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail, and the time in them. */

@@ -4,9 +4,12 @@ import {
   cap,
   type EverydayResult,
   type FlakeproofVitestOptions,
+  FlakeproofError,
   formatTestId,
   type JournalTest,
   messageOf,
+  type PlannedRound,
+  type ProofSelection,
   type Repetition,
   type ReportedTest,
   type ResolvedVitestOptions,
@@ -76,6 +79,17 @@ export interface JestRunVerdict {
 }
 export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
 
+/**
+ * Set by `flakeproof jest` before each whole-run round: which round it is, of how many; the first
+ * round's reporter leaves its session there for the later ones.
+ */
+export interface JestRounds {
+  round: PlannedRound
+  of: number
+  shared?: { session: TestSession; journalDir: string; proof: ProofSelection | undefined }
+}
+export const JEST_ROUNDS = Symbol.for('flakeproof.jest.rounds')
+
 /** Runs this process started (RepeatOptions.run). */
 let runs = 0
 
@@ -107,8 +121,6 @@ export default class FlakeproofJestReporter {
   private readonly _everyday: EverydayResult[] = []
   private readonly _history: boolean
   private readonly _watching: boolean
-  /** Tests that failed every copy: their failures are not advisory. */
-  private _allFailed = 0
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, runners = {}, wrapped, ...rest } = options
@@ -116,6 +128,7 @@ export default class FlakeproofJestReporter {
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     const version = jestVersion(this._rootDir)
     const resolved = wrapped ? wrapped.options : resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
+    if (!wrapped && resolved) refuseWrapperOnly(resolved)
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
@@ -138,10 +151,16 @@ export default class FlakeproofJestReporter {
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const outDir = resolveOutDir(this._rootDir, settled)
-    const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
-    this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
-    const run = this._session.open()
+    // Whole-run rounds (`flakeproof jest --flaky-rounds`): Jest builds its reporters anew for every
+    // run, and every round's reporter feeds the one session the first round's made.
+    const rounds = (globalThis as Record<symbol, JestRounds | undefined>)[JEST_ROUNDS]
+    const proof = rounds?.shared?.proof ?? (this._proving ? selectProof(base, this._rootDir, resolveOutDir(this._rootDir, settled), settled) : undefined)
+    this._session = rounds?.shared?.session ?? new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
+    const journalDir = rounds?.shared?.journalDir ?? this._session.open().journal
+    if (rounds) {
+      rounds.shared ??= { session: this._session, journalDir, proof }
+      this._session.planRound(rounds.round, rounds.of)
+    }
     process.once('exit', () => this._session.release())
     if (!resolved) return
     // Workers start after the reporters are built, and inherit this.
@@ -151,7 +170,7 @@ export default class FlakeproofJestReporter {
       slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
       proofRuns: proof?.runs ?? {},
-      journalDir: run.journal,
+      journalDir,
       run: `${process.pid}-${++runs}`,
       rootDir: this._rootDir,
       runners,
@@ -187,14 +206,16 @@ export default class FlakeproofJestReporter {
     }
     const collected = { modules: this._files, tests: new Set([...this._ids, ...(this._session.journal?.read().collected ?? [])]) }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
+    const rate = result?.bundle?.rate
     const verdict: JestRunVerdict = {
-      advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
+      // Over every round: no test failed all its copies.
+      advisory: !this._proving && rate?.complete === true && (rate.tests ?? []).every((t) => t.failures < t.trials) && !this._failOnFlaky,
       proofFailed: result?.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict
     if (this._history && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
-    // The run is over: `flakeproof jest` may start another in this process (a budget's, a round's).
-    if (!this._watching) this._session.release()
+    // The run is over: `flakeproof jest` may start another in this process (a budget's).
+    if (!this._watching && !this._session.roundsOpen) this._session.release()
   }
 
   // --- internal ---
@@ -264,7 +285,6 @@ export default class FlakeproofJestReporter {
 
   private _record(test: ReportedTest, location: TestLocation): void {
     this._ids.add(test.evidence.id)
-    if (test.evidence.repetitions.every((r) => !r.ok)) this._allFailed++
     this._session.record(test.evidence.id, test, location)
   }
 }
@@ -276,6 +296,23 @@ export default class FlakeproofJestReporter {
  * runner (a config naming the reporter alone, or a runner other than circus).
  */
 const NOT_INSTALLED = "is testRunner: 'flakeproof/jest/runner' in this project's config (or `npx flakeproof jest`, which sets it)?"
+
+/**
+ * Rounds, conditions, a seed and a budget run Jest more than once or with its own arguments, which
+ * only `flakeproof jest` does: a reporter in a config cannot, and never ignores them.
+ */
+function refuseWrapperOnly(options: ResolvedVitestOptions): void {
+  const asked = [
+    options.rounds > 1 && '--flaky-rounds',
+    options.divergence && '--flaky-divergence',
+    options.load && '--flaky-load',
+    options.shuffle && '--flaky-shuffle',
+    options.seed !== undefined && '--flaky-seed',
+    options.budget !== undefined && '--flaky-budget',
+  ].filter((flag): flag is string => typeof flag === 'string')
+  if (asked.length === 0) return
+  throw new FlakeproofError(`flakeproof/jest/reporter: ${asked.join(', ')} run Jest again or with its own arguments, which only \`npx flakeproof jest ${asked[0]} …\` can do`, 'E_USAGE')
+}
 
 /** Files are started and reported per project config: the same path may run in two. */
 function startKey(test: JestTest): string {

@@ -35,7 +35,7 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   jest: {
     name: 'jest',
     title: 'Jest',
-    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false },
+    can: { ...ALL, enforce: false },
     optionsWhere: 'the flakeproof/jest/reporter options',
   },
 }

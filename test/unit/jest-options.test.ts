@@ -6,7 +6,7 @@ const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], en
 const JEST_FLAGS = runnerFlags(RUNNERS.jest)
 
 // The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, history: true }
+const defaults = { rounds: 1, divergence: false, load: false, shuffle: false, gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, history: true }
 
 describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -24,14 +24,10 @@ describe('resolveRunnerOptions for Jest', () => {
     const resolved = resolveJestOptions(options, args, env)
     // What `flakeproof jest` hands its reporter: the options Jest's adapter takes.
     expect(resolved && takenOptions(RUNNERS.jest, resolved)).toEqual({ ...defaults, ...expected })
-    expect(resolved).not.toHaveProperty('seed')
   })
 
   it.each([
-    [{}, ['--flaky-seed', '3'], "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
-    [{}, ['--flaky-seed=3'], '--flaky-seed is not available with Jest'],
     [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; flakeproof\'s Jest flags are --flaky-repeat,'],
-    [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
     [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
@@ -58,6 +54,12 @@ describe('the Jest flags', () => {
     '--flaky-update-policy',
     '--flaky-proof-required',
     '--flaky-budget',
+    '--flaky-seed',
+    '--flaky-rounds',
+    '--flaky-divergence',
+    '--flaky-load',
+    '--flaky-load-procs',
+    '--flaky-shuffle',
   ]
 
   it("are Vitest's own entries for the options Jest shares", () => {
