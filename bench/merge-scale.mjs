@@ -35,7 +35,8 @@ for (let f = 1; f <= folders; f++) {
   const tallies = reported.map((t) => tallyTest(t, confidence.exact))
   const outcomes = tallies.map((t) => outcomeOf(t, repeat, confidence)).sort(byConcern)
   const { rate } = buildTestMeasurement({ command: 'bench', repeat, observe: false, confidence, startedAt: new Date(0), durationMs: 1, complete: true, runErrors: [], outcomes, rounds: repeat })
-  writeFileSync(join(dir, 'rate.json'), JSON.stringify(rate))
+  // A run id per shard: alike in every count, they are still ten runs (merge counts a copied folder once).
+  writeFileSync(join(dir, 'rate.json'), JSON.stringify({ ...rate, run_id: `bench-shard-${f}` }))
 }
 const started = performance.now()
 // GNU time prints the child's peak RSS (KiB) as the last line of stderr.

@@ -255,3 +255,45 @@ function combinations(matrix: Record<string, unknown> | undefined): Record<strin
   }
   return result
 }
+
+/** The commands the runner registers (actions/runner ActionCommandManager and its extensions). */
+const RUNNER_COMMANDS = new Set(['add-mask', 'add-matcher', 'add-path', 'debug', 'echo', 'endgroup', 'error', 'group', 'notice', 'remove-matcher', 'save-state', 'set-env', 'set-output', 'stop-commands', 'warning'])
+
+/** A workflow command as the runner reads it off a log line. */
+export interface WorkflowCommand {
+  command: string
+  properties: string
+  data: string
+}
+
+/**
+ * Every workflow command GitHub's runner would read in `output`, by its rules (actions/runner
+ * src/Runner.Common/ActionCommand.cs): split into lines at CR, LF or CRLF; a line whose text, after
+ * leading white space, starts with `::name …::` (v2), or a line holding `##[name …]` anywhere (v1),
+ * for a registered name, case-insensitively. `data` is unescaped as the runner does (%0D, %0A, %25).
+ */
+export function workflowCommands(output: string): WorkflowCommand[] {
+  const found: WorkflowCommand[] = []
+  const unescape = (text: string) => text.replaceAll('%0D', '\r').replaceAll('%0A', '\n').replaceAll('%25', '%')
+  for (const line of output.split(/\r\n|\r|\n/)) {
+    // .NET's TrimStart: Unicode white space, U+0085 included (JavaScript's \s leaves it out).
+    const text = line.replace(/^[\s\u0085]+/, '')
+    const v2 = text.startsWith('::') ? text.indexOf('::', 2) : -1
+    if (v2 >= 0) {
+      const info = text.slice(2, v2)
+      const space = info.indexOf(' ')
+      const command = (space < 0 ? info : info.slice(0, space)).toLowerCase()
+      if (RUNNER_COMMANDS.has(command)) {
+        found.push({ command, properties: space < 0 ? '' : info.slice(space + 1), data: unescape(text.slice(v2 + 2)) })
+        continue
+      }
+    }
+    const start = line.indexOf('##[')
+    const end = start < 0 ? -1 : line.indexOf(']', start)
+    if (end < 0) continue
+    const info = line.slice(start + 3, end)
+    const command = info.split(' ')[0]?.toLowerCase() ?? ''
+    if (RUNNER_COMMANDS.has(command)) found.push({ command, properties: info.slice(command.length + 1), data: unescape(line.slice(end + 1)) })
+  }
+  return found
+}

@@ -1,5 +1,5 @@
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
-import { type EnforcedTest, type Enforcement, finishEnforcedRun, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
+import { type EnforcedTest, type Enforcement, finishEnforcedRun, logLine, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
 import type {} from './_enforce-protocol.js'
 import { vitestEverydayResults } from './_history.js'
 import { TestIds } from './_test-ids.js'
@@ -57,7 +57,7 @@ export default class EnforceReporter implements Reporter {
       }
     } catch (error) {
       // A reporter never takes the run down: the tests' own results stand.
-      this._log(warning(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`))
+      this._log(logLine(warning(`[flakeproof] enforcement not reported: ${error instanceof Error ? error.message : String(error)}`), process.env))
     }
   }
 

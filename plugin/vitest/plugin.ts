@@ -1,17 +1,20 @@
 import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import {
   acquireOutputLock,
   argsAfterSeparator,
+  assertAllReplaceable,
   assertReplaceable,
   type FlakeproofVitestOptions,
   FLAKEPROOF_ERROR,
   FlakeproofError,
   hintsFor,
+  MEASUREMENT_FILES,
   type ProofSelection,
   type ResolvedVitestOptions,
+  resolveJunitPath,
   resolveOutDir,
   resolveRunnerOptions,
   runDirOf,
@@ -151,12 +154,22 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   }
   const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
   // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
-  const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`))
+  // Checked before the lock makes the folder: a refusal leaves nothing behind.
+  const junit = withoutStack(() => resolveJunitPath(vitest.config.root, resolved))
+  const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`, { root: vitest.config.root }))
   vitest.onClose(() => lock.release())
-  const { runner: runnerOptions, proof } = withoutStack(() => toRunnerOptions(resolved, outDir, vitest.config.root, command))
-  // A JUnit path that can never be written is refused now, not after the whole measurement.
-  const { junit } = resolved
-  if (junit) withoutStack(() => assertReplaceable(resolve(vitest.config.root, junit), 'junit (--flaky-junit)'))
+  // Every file the run will write, and the JUnit file, refused now if it cannot be (a folder named
+  // facts.jsonl, a link), not after the whole measurement; a refusal leaves nothing behind.
+  const { runner: runnerOptions, proof } = withoutStack(() => {
+    try {
+      assertAllReplaceable(outDir, MEASUREMENT_FILES, 'outDir (--flaky-out)')
+      if (junit) assertReplaceable(junit, 'junit (--flaky-junit)')
+      return toRunnerOptions(resolved, outDir, vitest.config.root, command)
+    } catch (error) {
+      lock.abandon()
+      throw error
+    }
+  })
   vitest.projects.forEach((project, i) => {
     project.config.runner = RUNNER
     project.config.includeTaskLocation ??= true

@@ -13,7 +13,7 @@ export function esc(text: string): string {
  */
 export function escWithCode(sentence: (code: (command: string) => string) => string): string {
   const marked = sentence((command) => `\u0000${command}\u0001`)
-  return esc(marked).replace(/\u0000([^\u0001]*)\u0001/g, '<code>$1</code>')
+  return esc(marked).replace(/\u0000([^\u0001]*)\u0001/g, '<code class="cmd">$1</code>')
 }
 
 /** A rate as the markdown report writes it (one decimal), so both reports agree. */
@@ -29,4 +29,9 @@ export function ms(x: number): string {
 /** Coordinates with at most two decimals keep the SVG short. */
 export function n(x: number): string {
   return String(Math.round(x * 100) / 100)
+}
+
+/** The first non-empty line of an error or an output, at most 300 characters: what a row or a summary shows. */
+export function firstLine(text: string): string {
+  return (text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').slice(0, 300)
 }

@@ -55,6 +55,8 @@ export const ConditionsFileSchema = z.object({
 })
 export type ConditionsFile = z.infer<typeof ConditionsFileSchema>
 export type RoundCondition = z.infer<typeof RoundConditionSchema>
+export type Comparison = z.infer<typeof ComparisonSchema>
+export type OrderFinding = z.infer<typeof OrderFindingSchema>
 
 /**
  * policy.json `measured_under`: the conditions of the measurement the policy came from, so a proof

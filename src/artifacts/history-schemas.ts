@@ -1,6 +1,11 @@
 import { z } from 'zod'
 import { count, measured, milliseconds, probability, VerdictSchema } from './_common.js'
 
+/** More retries than any runner makes (Vitest's and Jest's are a handful; a retry budget for p = 0.999 is 4603). */
+export const MAX_RETRIES = 10_000
+/** Longer than any test runs: 31 days. */
+export const MAX_TEST_MS = 31 * 86_400_000
+
 /** History from everyday runs (docs/contracts.md §11): a history file's lines, and history.json. */
 
 /** One test of one ordinary run. `flaky`: failed, then passed on a retry (a flake the retry hid). */
@@ -10,12 +15,16 @@ export const HistoryRecordSchema = z.object({
   file: z.string(),
   name: z.string(),
   outcome: z.enum(['passed', 'failed', 'flaky']).describe('flaky: passed only after a retry; counted as a failure of the run.'),
-  retries: count.describe('Retries the runner used on it in this run.'),
-  duration_ms: milliseconds,
+  // Bounded at read: a damaged line with 10^9 retries once made `history` build 10^9 attempts and die.
+  retries: count
+    .max(MAX_RETRIES, { error: (issue) => `${issue.input} is more than ${MAX_RETRIES}, more retries than any runner makes: the line is damaged` })
+    .describe('Retries the runner used on it in this run.'),
+  duration_ms: milliseconds.max(MAX_TEST_MS, { error: (issue) => `${issue.input} is more than ${MAX_TEST_MS} ms (31 days), longer than any test runs: the line is damaged` }),
   commit: z.string().nullable().describe('From the CI environment, else `git rev-parse HEAD`; null when unknown.'),
   branch: z.string().nullable(),
   os: z.string().describe('process.platform of the machine that ran it.'),
   at: z.iso.datetime().describe('When the run ended.'),
+  run_id: z.string().optional().describe('The run that wrote this file (every line alike): a copied file is counted once.'),
 })
 export type HistoryRecord = z.infer<typeof HistoryRecordSchema>
 

@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { isAbsolute, join, relative } from 'node:path'
 import fg from 'fast-glob'
 import { FlakeproofError } from '../errors.js'
+import { makeOutputFolder, nonRegularKind } from './_fs.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
 import { parseJsonLine } from './read.js'
 import { writeTextAtomic } from './write.js'
@@ -29,11 +30,15 @@ export const HISTORY_LIMITS: HistoryLimits = { maxAgeDays: 90, maxBytes: 50 * 10
  * then prunes the folder. Returns the new file's path. @throws FlakeproofError `E_WRITE`
  */
 export function writeHistoryRun(dir: string, records: readonly HistoryRecord[], now: Date, limits: HistoryLimits = HISTORY_LIMITS): string {
-  const lines = records.map((r) => JSON.stringify(HistoryRecordSchema.parse(r))).join('\n')
+  // One id for the run, on each of its lines: a copy of the file keeps it, so `history` counts it once.
+  const runId = randomUUID()
+  const lines = records.map((r) => JSON.stringify(HistoryRecordSchema.parse({ ...r, run_id: r.run_id ?? runId }))).join('\n')
   // Sortable by time; the pid and random part keep two runs ending in the same millisecond apart.
   const name = `${now.toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}.jsonl`
   const path = join(dir, name)
-  mkdirSync(dir, { recursive: true })
+  // Never through a link: a `.flakeproof/history` link would send every run's record elsewhere.
+  const inside = relative(process.cwd(), dir)
+  makeOutputFolder(dir, inside === '' || inside.startsWith('..') || isAbsolute(inside) ? dir : inside)
   writeTextAtomic(path, `${lines}\n`)
   pruneHistory(dir, now, limits, name)
   return path
@@ -74,23 +79,57 @@ export interface HistoryRun {
   records: HistoryRecord[]
 }
 
+/** History files read, and the ones left out as copies of a file already read. */
+export interface HistoryRuns {
+  runs: HistoryRun[]
+  /** `b/r1.jsonl holds the same run as a/r1.jsonl`, one per copy: said once, so a copy is never counted silently. */
+  duplicates: string[]
+}
+
+/** How far a run's end may lie ahead of this machine's clock: CI machines disagree by seconds, not a day. */
+const CLOCK_SLACK_MS = 86_400_000
+
 /**
  * Every history file the globs match (fast-glob, sorted), each line validated. A bad line is one
- * error naming the file and line: a history that silently drops runs would skew every rate.
+ * error naming the file and line: a history that silently drops runs would skew every rate. So is
+ * a run that ends in the future (a wrong clock), which would pass every `--since`. One run is one
+ * file: the same file reached twice (a link) or copied (into two downloaded folders) counts once.
  */
-export function readHistoryRuns(patterns: readonly string[]): HistoryRun[] {
+export function readHistoryRuns(patterns: readonly string[], now = Date.now()): HistoryRuns {
   const files = [...new Set(fg.sync([...patterns], { onlyFiles: true, dot: true }))].sort()
   if (files.length === 0) {
     throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
   }
   const hint = 'Pass only files of a .flakeproof/history/ folder'
-  return files.map((file) => {
+  const seen = new Map<string, string>()
+  const runs: HistoryRun[] = []
+  const duplicates: string[] = []
+  for (const file of files) {
+    const kind = nonRegularKind(file)
+    if (kind !== undefined && kind !== 'a symbolic link') throw new FlakeproofError(`--glob ${file}: is ${kind}, not a history file. ${hint}`, 'E_INPUT')
+    const text = readFileSync(file, 'utf8')
     const records: HistoryRecord[] = []
-    for (const [index, line] of readFileSync(file, 'utf8').split('\n').entries()) {
-      if (line.trim() !== '') records.push(parseJsonLine(line, HistoryRecordSchema, `--glob ${file}: line ${index + 1}`, hint))
+    for (const [index, line] of text.split('\n').entries()) {
+      if (line.trim() === '') continue
+      const where = `--glob ${file}: line ${index + 1}`
+      const record = parseJsonLine(line, HistoryRecordSchema, where, hint)
+      if (Date.parse(record.at) > now + CLOCK_SLACK_MS) {
+        throw new FlakeproofError(`${where}: at ${record.at} is in the future: the clock of the machine that recorded it was wrong; correct or remove the file. ${hint}`, 'E_INPUT')
+      }
+      records.push(record)
     }
-    return { file, records }
-  })
+    // The run's id when it has one (two runs can end alike, to the millisecond), else its bytes.
+    const identity = records[0]?.run_id ?? createHash('sha256').update(text).digest('hex')
+    const first = seen.get(identity) ?? seen.get(realpathSync(file))
+    if (first !== undefined) {
+      duplicates.push(`${file} holds the same run as ${first}`)
+      continue
+    }
+    seen.set(identity, file)
+    seen.set(realpathSync(file), file)
+    runs.push({ file, records })
+  }
+  return { runs, duplicates }
 }
 
 // --- internal ---

@@ -17,14 +17,27 @@ export { forJournal, type JournalLine, type JournalRepetition } from './journal-
 export class JournalWriter {
   private _fd: number | undefined
   private readonly _path: string
+  /** A write failed (a full disk): the journal stops here rather than fail the test it was written for. */
+  private _broken = false
 
   constructor(dir: string) {
     this._path = join(dir, `worker-${process.pid}.jsonl`)
   }
 
+  /**
+   * Never throws for the disk: the journal only recovers a dead worker's repetitions, and an error
+   * here would fail the user's test with flakeproof's ENOSPC. Its last line may be torn; the reader
+   * skips a line that does not parse. The results themselves travel on the test's meta, and the
+   * reporter says when they could not be written.
+   */
   write(line: JournalLine): void {
-    this._fd ??= openJournal(this._path)
-    writeSync(this._fd, `${JSON.stringify(line)}\n`)
+    if (this._broken) return
+    try {
+      this._fd ??= openJournal(this._path)
+      writeSync(this._fd, `${JSON.stringify(line)}\n`)
+    } catch {
+      this._broken = true
+    }
   }
 }
 

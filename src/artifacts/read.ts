@@ -14,7 +14,7 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag:
   try {
     data = JSON.parse(text)
   } catch (error) {
-    throw new FlakeproofError(`${flag} ${path}: not valid JSON (${(error as Error).message}). ${hint}`, 'E_INPUT')
+    throw new FlakeproofError(`${flag} ${path}: not valid JSON${whereJsonBroke(text, error)}. ${hint}`, 'E_INPUT')
   }
   const result = schema.safeParse(data)
   if (!result.success) {
@@ -64,6 +64,17 @@ export function describeIssues(error: z.ZodError): string {
 }
 
 // --- internal ---
+
+/**
+ * ` (at line 2, column 5)` when the parser says where, else nothing: never its own words, which
+ * quote the file (`Unexpected token 'p', "password=h"...`), and the file may not be meant to be shown.
+ */
+function whereJsonBroke(text: string, error: unknown): string {
+  const at = /at position (\d+)/.exec((error as Error).message)?.[1]
+  if (at === undefined) return ''
+  const before = text.slice(0, Number(at)).split('\n')
+  return ` (at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`
+}
 
 /** Messages end without a period: the CLI adds `. See …` after them (it once printed `..`). */
 function withoutFinalPeriod(hint: string): string {

@@ -1,6 +1,8 @@
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { makeOutputFolder } from './_fs.js'
 import { isProcessAlive } from './_process.js'
+import { noteWritten } from './write.js'
 
 /**
  * A test run's working folder inside the output folder: the workers' journals and the facts being
@@ -25,7 +27,7 @@ export function runDirOf(outDir: string, pid = process.pid): RunDir {
  */
 export function prepareRunDir(run: RunDir): void {
   rmSync(run.path, { recursive: true, force: true })
-  mkdirSync(run.journal, { recursive: true })
+  makeOutputFolder(run.journal, run.path)
   const outDir = dirname(run.path)
   for (const name of readdirSync(outDir)) {
     const pid = /^\.run-(\d+)$/.exec(name)?.[1]
@@ -35,7 +37,10 @@ export function prepareRunDir(run: RunDir): void {
 
 /** Moves the named files of the run into the output folder, each by an atomic rename. */
 export function promoteRunFiles(run: RunDir, outDir: string, names: readonly string[]): void {
-  for (const name of names) renameSync(join(run.path, name), join(outDir, name))
+  for (const name of names) {
+    renameSync(join(run.path, name), join(outDir, name))
+    noteWritten(join(outDir, name))
+  }
 }
 
 /** Removes the run's folder: at the end of a run, or when it ran nothing. */

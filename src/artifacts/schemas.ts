@@ -38,6 +38,7 @@ export { IndependenceSchema, OutcomeSchema, RankedPredicateSchema, VerdictSchema
 
 const schemaVersion = z.literal(1).describe('Bumped only when a field is removed or changes meaning.')
 
+/** rate.json (docs/contracts.md §3): how often the command or each test failed, with its Wilson interval and verdict. */
 export const RateFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -67,9 +68,13 @@ export const RateFileSchema = z.object({
     .array(z.enum(DIALECTS))
     .optional()
     .describe('`repeat`/`ingest`: the producers the reports were recognised as written by (docs/other-runners.md), which decide what their attributes mean.'),
+  run_id: z.string().optional().describe('The run that wrote this folder, new for each; a copy of the folder keeps it, so `merge` counts it once.'),
+  merged_runs: z.array(z.string()).optional().describe('`merge`: the runs added up (run ids, or `sha256:` of a rate.json without one), so a later merge counts none twice.'),
 }).superRefine(failuresWithinTrials)
+/** rate.json, as RateFileSchema reads it. */
 export type RateFile = z.infer<typeof RateFileSchema>
 
+/** runs_needed.json: consecutive passes that prove a fix, per confidence, and the rate they were planned from. */
 export const RunsNeededFileSchema = z.object({
   schema_version: schemaVersion,
   observed_rate: probability,
@@ -82,8 +87,10 @@ export const RunsNeededFileSchema = z.object({
   note: z.string().nullable(),
   tests: testMap(TestPlanSchema).optional(),
 })
+/** runs_needed.json, as RunsNeededFileSchema reads it. */
 export type RunsNeededFile = z.infer<typeof RunsNeededFileSchema>
 
+/** One line of facts.jsonl in command mode: one trial, its exit, output (capped) and timing. */
 export const FactSchema = z.object({
   trial: z.number().int().positive(),
   exit_code: z.number().int().nullable().describe('null when the trial ended by a signal.'),
@@ -102,8 +109,10 @@ export const FactSchema = z.object({
   stderr_bytes: count,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
 })
+/** One command-mode fact line, as FactSchema reads it. */
 export type Fact = z.infer<typeof FactSchema>
 
+/** only_when_fail.json: what is true in the failing trials and in no passing one (exit codes, token, predicates). */
 export const OnlyWhenFailFileSchema = z.object({
   schema_version: schemaVersion,
   trials: count,
@@ -116,10 +125,12 @@ export const OnlyWhenFailFileSchema = z.object({
   predicates: z.array(RankedPredicateSchema).describe('Liblit et al. 2005 ranking, most important first.'),
   tests: testMap(TestOnlyWhenFailSchema).optional(),
 })
+/** only_when_fail.json, as OnlyWhenFailFileSchema reads it. */
 export type OnlyWhenFailFile = z.infer<typeof OnlyWhenFailFileSchema>
 
 const observation = z.object({ ...measured, gap_ms: milliseconds })
 
+/** observer.json: fast against gapped trials, Fisher's exact test on their failures, and whether slowing down changed it. */
 export const ObserverFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -131,8 +142,10 @@ export const ObserverFileSchema = z.object({
   note: z.string(),
   tests: testMap(TestObserverSchema).optional(),
 })
+/** observer.json, as ObserverFileSchema reads it. */
 export type ObserverFile = z.infer<typeof ObserverFileSchema>
 
+/** policy.json: green runs a fix must pass, the retry budget and the quarantine threshold, from the measured rate. */
 export const PolicyFileSchema = z.object({
   schema_version: schemaVersion,
   observed_rate: probability,
@@ -147,8 +160,10 @@ export const PolicyFileSchema = z.object({
   tests: testMap(TestPolicySchema).optional(),
   measured_under: MeasuredUnderSchema.optional().describe('Test mode: the conditions of the measurement, which --flaky-proof replays.'),
 })
+/** policy.json, as PolicyFileSchema reads it. */
 export type PolicyFile = z.infer<typeof PolicyFileSchema>
 
+/** proof.json: the runs of the fixed command or tests, and whether they prove the fix. */
 export const ProofFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -165,8 +180,10 @@ export const ProofFileSchema = z.object({
     .optional()
     .describe('Conditions of the measurement this proof did not replay (policy.json measured_under): a proof that leaves any out fails.'),
 })
+/** proof.json, as ProofFileSchema reads it. */
 export type ProofFile = z.infer<typeof ProofFileSchema>
 
+/** summary.json: the headline numbers of every file in one place, null where a step has not run. */
 export const SummaryFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -184,6 +201,7 @@ export const SummaryFileSchema = z.object({
   proof_passed: z.boolean().nullable(),
   tests: testMap(TestSummarySchema).optional(),
 })
+/** summary.json, as SummaryFileSchema reads it. */
 export type SummaryFile = z.infer<typeof SummaryFileSchema>
 
 /** `flakeproof schema <name>`: the names users type, and the file each describes. */
@@ -202,4 +220,5 @@ export const ARTIFACT_SCHEMAS = {
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
 } as const
+/** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

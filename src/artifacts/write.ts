@@ -4,7 +4,6 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   renameSync,
   rmSync,
@@ -15,7 +14,7 @@ import {
 import { dirname, join } from 'node:path'
 import type { z } from 'zod'
 import { FlakeproofError } from '../errors.js'
-import { CREATE_NEW, describeKind, nonRegularKind, reasonOf, siblingName } from './_fs.js'
+import { CREATE_NEW, describeKind, makeOutputFolder, nonRegularKind, reasonOf, siblingName } from './_fs.js'
 
 /*
  * Nothing here writes through a symlink or replaces anything but a regular file: a path that exists
@@ -60,7 +59,7 @@ export class JsonLinesWriter<S extends z.ZodType> {
     this._path = path
     this._schema = schema
     try {
-      mkdirSync(dirname(path), { recursive: true })
+      makeOutputFolder(dirname(path), path, undefined, false)
       refuseNonRegular(path, path, 'E_OUTPUT')
       // O_NONBLOCK: a FIFO swapped in after the check must fail to open, not block the run forever.
       const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o666)
@@ -152,6 +151,15 @@ export function assertReplaceable(path: string, flag: string): void {
 }
 
 /**
+ * `assertReplaceable` for each of `names` in `dir`: the files a run will write, refused all at once
+ * before it starts (a folder where facts.jsonl goes would otherwise be found after every test ran).
+ * @throws FlakeproofError `E_OUTPUT`
+ */
+export function assertAllReplaceable(dir: string, names: readonly string[], flag: string): void {
+  for (const name of names) assertReplaceable(join(dir, name), flag)
+}
+
+/**
  * Fails early, before any trial runs, if `path` cannot receive a new file: it exists and is not a
  * regular file, or its folder cannot hold a new file. Creates the folder if needed and probes it
  * with a throwaway file, so read-only mounts are caught too.
@@ -162,22 +170,65 @@ export function assertWritable(path: string, flag: string): void {
   const folder = dirname(path)
   const probe = siblingName(join(folder, 'flakeproof'), 'probe')
   try {
-    mkdirSync(folder, { recursive: true })
+    makeOutputFolder(folder, `${flag} ${path}`, undefined, false)
     closeSync(openSync(probe, CREATE_NEW, 0o600))
     unlinkSync(probe)
   } catch (error) {
+    if (error instanceof FlakeproofError) throw new FlakeproofError(error.message, 'E_OUTPUT', { cause: error })
     throw new FlakeproofError(`${flag} ${path}: cannot write in ${folder} (${reasonOf(error)}); choose a writable path`, 'E_OUTPUT', {
       cause: error,
     })
   }
 }
 
+/**
+ * The files written whole while `run` runs (renamed into place, in order), whether or not it ends in
+ * an error: what a run that could not write everything tells its user it did write.
+ */
+export class WriteLog {
+  readonly written: string[] = []
+
+  run<T>(run: () => T): T {
+    openLogs.add(this.written)
+    try {
+      return run()
+    } finally {
+      openLogs.delete(this.written)
+    }
+  }
+}
+
+/**
+ * A write that failed after others succeeded: which files of the run are on disk and which are not,
+ * so its user is told once and exactly (a full disk printed "no files written" for every test).
+ */
+export class PartialWriteError extends FlakeproofError {
+  readonly written: readonly string[]
+  readonly notWritten: readonly string[]
+  /** The system's word for why (`ENOSPC`), or the first failure's message. */
+  readonly reason: string
+
+  constructor(failure: FlakeproofError, written: readonly string[], notWritten: readonly string[]) {
+    super(failure.message, 'E_WRITE', { cause: failure })
+    this.written = written
+    this.notWritten = notWritten
+    this.reason = reasonOf(failure.cause ?? failure)
+  }
+}
+
+/** A file is whole at `path` now: every open WriteLog hears of it. */
+export function noteWritten(path: string): void {
+  for (const log of openLogs) log.push(path)
+}
+
 // --- internal ---
+
+const openLogs = new Set<string[]>()
 
 function replaceFile(path: string, data: string): void {
   let temp: string | undefined
   try {
-    mkdirSync(dirname(path), { recursive: true })
+    makeOutputFolder(dirname(path), path, undefined, false)
     refuseNonRegular(path, path, 'E_WRITE')
     const name = siblingName(path, 'tmp')
     const fd = openSync(name, CREATE_NEW, 0o666)
@@ -190,6 +241,7 @@ function replaceFile(path: string, data: string): void {
       closeSync(fd)
     }
     renameSync(temp, path)
+    noteWritten(path)
   } catch (error) {
     if (temp !== undefined) rmSync(temp, { force: true })
     if (error instanceof FlakeproofError) throw error

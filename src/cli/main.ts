@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
-import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
+import { acquireFileLock, acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
 import { renderRunnerHelp, RUNNER_COMMANDS, type RunnerCommand } from './runner-commands.js'
 import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
+import { logJson, logLine } from '../core/workflow-command.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
@@ -72,19 +73,25 @@ async function main(argv: readonly string[]): Promise<number> {
     for (const { flag, path } of outputs) {
       if (path !== undefined) assertReplaceable(path, flag)
     }
-    for (const { flag, value, folder } of outputs) locks.push(acquireOutputLock(folder, `${flag} ${value}`))
+    for (const { flag, value, path, folder } of outputs) locks.push(path === undefined ? acquireOutputLock(folder, `${flag} ${value}`) : acquireFileLock(path, `${flag} ${value}`))
     const code = await spec.run(options, {
       context,
-      print: (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
+      print: (result) => process.stdout.write(`${logJson(JSON.stringify(result, null, 2), process.env)}\n`),
     })
     return exitCodeOf(code, spec.name, context, options)
   } catch (error) {
+    const system = (error as NodeJS.ErrnoException | undefined)?.code
+    if (system === 'EMFILE' || system === 'ENFILE') {
+      reportStopped(spec.name, `${(error as Error).message}: too many files open; raise the limit (ulimit -n 1024) and run again`, context, options)
+      return 3
+    }
     if (!(error instanceof FlakeproofError)) throw error
     if (error.code !== 'E_WRITE') return usageError(`${spec.name}: ${error.message}`, spec.name)
     reportStopped(spec.name, `${error.message}: the results are not all on disk`, context, options)
     return 3
   } finally {
-    for (const lock of locks) lock.release()
+    // A folder a lock made stays only if something was written in it: a refusal leaves no trace.
+    for (const lock of locks) lock.abandon()
     context.dispose()
   }
 }
@@ -224,13 +231,13 @@ function exitCodeOf(code: number, name: string, context: TerminalContext, option
 
 /** One line saying why, then the numbers measured so far: a run that cannot finish still says what it found. */
 function reportStopped(name: string, why: string, context: TerminalContext, options: unknown): void {
-  process.stderr.write(`flakeproof ${name}: ${stripAnsi(why)}\n`)
+  process.stderr.write(`${logLine(`flakeproof ${name}: ${stripAnsi(why)}`, process.env)}\n`)
   const confidence = (options as { confidence?: { value: number } }).confidence?.value ?? 0.95
   for (const { label, done, failures } of context.measured()) {
     const { rate, ci_low, ci_high } = describeRate(failures, done, confidence)
     const percent = (x: number): string => `${(x * 100).toFixed(1)}%`
     process.stderr.write(
-      `flakeproof ${name}: measured before it stopped (${label}): ${done} trials, ${failures} failed, rate ${percent(rate)}, ${+(confidence * 100).toFixed(4)}% interval [${percent(ci_low)}, ${percent(ci_high)}]\n`,
+      `${logLine(`flakeproof ${name}: measured before it stopped (${label}): ${done} trials, ${failures} failed, rate ${percent(rate)}, ${+(confidence * 100).toFixed(4)}% interval [${percent(ci_low)}, ${percent(ci_high)}]`, process.env)}\n`,
     )
   }
 }
@@ -238,7 +245,7 @@ function reportStopped(name: string, why: string, context: TerminalContext, opti
 function usageError(message: string, command?: string): number {
   const help = command === undefined ? 'flakeproof --help' : `flakeproof ${command} --help`
   // Messages may quote a value or a file's text: its escape codes must not reach the terminal.
-  process.stderr.write(`flakeproof ${stripAnsi(message).replace(/\.$/, '')}. See \`${help}\`.\n`)
+  process.stderr.write(`${logLine(`flakeproof ${stripAnsi(message).replace(/\.$/, '')}. See \`${help}\`.`, process.env)}\n`)
   return 2
 }
 

@@ -1,5 +1,6 @@
 import pc from 'picocolors'
 import { stripAnsi } from '../core/ansi.js'
+import { logLine } from '../core/workflow-command.js'
 import type { PipelineContext, Progress } from '../pipeline/context.js'
 
 type Colors = ReturnType<typeof pc.createColors>
@@ -37,7 +38,7 @@ export function createTerminalContext(stderr: NodeJS.WriteStream, env: NodeJS.Pr
   }
   const say = (line: string): void => {
     clear()
-    stderr.write(`${c.dim('flakeproof')} ${line}\n`)
+    stderr.write(`${logLine(`${c.dim('flakeproof')} ${line}`, env)}\n`)
   }
   const halt = (): void => {
     stop.abort()
@@ -58,7 +59,8 @@ export function createTerminalContext(stderr: NodeJS.WriteStream, env: NodeJS.Pr
       process.stdout.on('error', ignore)
     }
     interruption ??= { kind: 'signal', signal }
-    say(c.yellow(`${signal}: killing the running trial; what finished is kept`))
+    // A command without trials (merge, history) has none to kill.
+    say(c.yellow(progressByLabel.size > 0 ? `${signal}: killing the running trial; what finished is kept` : `${signal}: stopping`))
     halt()
   }
   process.on('SIGINT', onSigint)

@@ -67,7 +67,14 @@ export function probability(flag: string, interval: 'closed' | 'open', example: 
         ctx.issues.push({ code: 'custom', message: message(value), input: value })
         return z.NEVER
       }
-      return { value: Number(value), exact }
+      // Inside as a fraction, but 0 or 1 as the double every formula uses (0.999999999999999999999):
+      // a plan at confidence 1 needs infinitely many runs, and the file would say "confidence": 1.
+      const double = Number(value)
+      if (interval === 'open' && (double <= 0 || double >= 1)) {
+        ctx.issues.push({ code: 'custom', message: `${flag} must be ${rule} (got ${JSON.stringify(value)}, which is ${double} once rounded to a double); e.g. ${flag} ${example}`, input: value })
+        return z.NEVER
+      }
+      return { value: double, exact }
     })
 }
 

@@ -49,7 +49,7 @@ export const FLAG = {
     description: 'confidence of intervals and plans, in (0, 1) (z = 1.96 at 0.95)',
     value: probability('--confidence', 'open', '0.95').prefault('0.95'),
   },
-  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md', value: oneOf('--lang', ['en', 'ko']).default('en') },
+  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md and report.html', value: oneOf('--lang', ['en', 'ko']).default('en') },
 } as const satisfies Record<string, Flag>
 
 type Text = ReturnType<typeof text>
@@ -236,19 +236,37 @@ export type HistoryOptions = z.output<typeof HISTORY.schema>
 
 // --- internal ---
 
-/** `--since 30d` (h, d, w) or an ISO date: the earliest end of a run to keep, from now. */
+/**
+ * `--since 30d` (h, d, w) or an ISO date: the earliest end of a run to keep, from now. Bounded both
+ * ways: a span of at most 100 years (`999999999999d` once made an invalid date and a stack trace), a
+ * date from 1970 on (no run is older) and not in the future (it would keep no run, silently).
+ */
 function since() {
-  const message = (input: unknown): string => `--since must be a span like 30d, 12h or 2w, or an ISO date like 2026-01-31 (got ${JSON.stringify(input)}); e.g. --since 30d`
-  const unitMs = { h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
   return z.string().transform((value, ctx): Date => {
-    const span = /^(\d+)([hdw])$/.exec(value.trim())
-    const at = span ? Date.now() - Number(span[1]) * unitMs[span[2] as keyof typeof unitMs] : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
-    if (Number.isNaN(at)) {
-      ctx.issues.push({ code: 'custom', message: message(value), input: value })
-      return z.NEVER
-    }
-    return new Date(at)
+    const at = sinceOf(value)
+    if (at instanceof Date) return at
+    ctx.issues.push({ code: 'custom', message: at, input: value })
+    return z.NEVER
   })
+}
+
+/** The earliest end `--since <value>` keeps, or why it keeps none. */
+function sinceOf(value: string): Date | string {
+  const example = `(got ${JSON.stringify(value)}); e.g. --since 30d`
+  const unitMs = { h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+  const maxDays = 36_500
+  const maxOf = { h: maxDays * 24, d: maxDays, w: Math.floor(maxDays / 7) } as const
+  const span = /^(\d+)([hdw])$/.exec(value.trim())
+  if (span) {
+    const unit = span[2] as keyof typeof unitMs
+    if (Number(span[1]) > maxOf[unit]) return `--since must be a span of at most 100 years (${maxOf.d}d, ${maxOf.h}h or ${maxOf.w}w) ${example}`
+    return new Date(Date.now() - Number(span[1]) * unitMs[unit])
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(at)) return `--since must be a span like 30d, 12h or 2w, or an ISO date like 2026-01-31 ${example}`
+  if (at < 0) return `--since must be 1970-01-01 or later (got ${JSON.stringify(value)}); e.g. --since 2026-01-31`
+  if (at > Date.now()) return `--since must not be in the future ${example}`
+  return new Date(at)
 }
 
 function exactlyOne<T>(flags: string[], pick: (o: T) => unknown[], example: string) {

@@ -187,17 +187,20 @@ export function resolveOutDir(root: string, options: Pick<ResolvedVitestOptions,
   if (existsSync(outDir) && !statSync(outDir).isDirectory()) {
     throw new FlakeproofError(`${where} is a file, not a folder; choose a folder, e.g. --flaky-out .flakeproof`, 'E_USAGE')
   }
-  if (!options.outAnywhere) {
-    const real = realpathOfNearest(outDir)
-    const inside = relative(realpathOfNearest(root), real)
-    if (inside.startsWith('..') || isAbsolute(inside)) {
-      throw new FlakeproofError(
-        `${where} resolves to ${real}, outside the project root ${root}; choose a folder inside it (default .flakeproof), or add --flaky-out-anywhere (outAnywhere: true) to write there on purpose`,
-        'E_USAGE',
-      )
-    }
-  }
+  if (!options.outAnywhere) assertInsideRoot(root, outDir, where, 'a folder inside it (default .flakeproof)')
   return outDir
+}
+
+/**
+ * The JUnit file (`junit` / `--flaky-junit`), absolute: like the output folder, inside the project
+ * root (symlinks followed) unless `outAnywhere` says otherwise, so `../../x.xml` is refused as
+ * `--flaky-out ../../x` is. Checked before any test runs.
+ */
+export function resolveJunitPath(root: string, options: Pick<ResolvedVitestOptions, 'junit' | 'outAnywhere'>): string | undefined {
+  if (options.junit === undefined) return undefined
+  const path = resolve(root, options.junit)
+  if (!options.outAnywhere) assertInsideRoot(root, path, `junit (--flaky-junit) ${JSON.stringify(options.junit)}`, 'a file inside it')
+  return path
 }
 
 // --- internal ---
@@ -223,6 +226,14 @@ function withOneKindOfRun(options: ResolvedVitestOptions, sources: Record<string
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
+function assertInsideRoot(root: string, path: string, where: string, choose: string): void {
+  const real = realpathOfNearest(path)
+  const inside = relative(realpathOfNearest(root), real)
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    throw new FlakeproofError(`${where} resolves to ${real}, outside the project root ${root}; choose ${choose}, or add --flaky-out-anywhere (outAnywhere: true) to write there on purpose`, 'E_USAGE')
+  }
+}
+
 function realpathOfNearest(path: string): string {
   if (existsSync(path)) return realpathSync(path)
   const parent = dirname(path)

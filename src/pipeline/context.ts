@@ -16,3 +16,12 @@ export interface PipelineContext {
   /** Stage lines and warnings, for a human on stderr. */
   log: (line: string) => void
 }
+
+/**
+ * Lets the event loop run long enough for a signal's listener to have run: Node hears a signal on one
+ * turn of the loop and calls its listeners on the next, so two turns. Work that never waits (a long
+ * merge) calls this now and then, so Ctrl-C or SIGTERM can stop it.
+ */
+export async function giveWay(): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
+}

@@ -9,7 +9,7 @@ import { appendStepSummary } from '../artifacts/step-summary.js'
 import { findTestLine } from '../artifacts/test-location.js'
 import type { TestRate } from '../artifacts/test-schemas.js'
 import { writeTextAtomic } from '../artifacts/write.js'
-import { formatAnnotation } from '../core/workflow-command.js'
+import { formatAnnotation, inGithubActions } from '../core/workflow-command.js'
 import type { EnforcedResult, QuarantinedTest as EnforcedQuarantine } from './enforcement.js'
 
 export type { QuarantinedTest } from '../artifacts/github-summary.js'
@@ -23,10 +23,7 @@ export interface GithubOptions {
   quarantined?: readonly QuarantinedTest[]
 }
 
-/** Whether this process runs as a GitHub Actions step (the runner sets GITHUB_ACTIONS=true). */
-export function inGithubActions(env: Readonly<Record<string, string | undefined>>): boolean {
-  return env.GITHUB_ACTIONS === 'true'
-}
+export { inGithubActions } from '../core/workflow-command.js'
 
 /**
  * Under GitHub Actions (docs/contracts.md §8): appends the run's summary to `$GITHUB_STEP_SUMMARY`

@@ -1,6 +1,7 @@
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { HistoryFile, HistoryRecord, HistoryRun } from '../artifacts/history.js'
 import type { RunError } from '../artifacts/test-schemas.js'
+import { MAX_TRIALS } from '../config/flags.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, lessThan } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
@@ -40,12 +41,17 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
   if (runs.length === 0) {
     throw new FlakeproofError(`no run left after the filters (${files.length} file(s) matched --glob); widen --since or --branch`, 'E_INPUT')
   }
-  const seen = new Map<string, { last: HistoryRecord; observations: Observation[] }>()
+  const seen = new Map<string, { last: HistoryRecord; observations: Observation[]; attempts: number }>()
   runs.forEach((run, index) => {
     for (const record of run.records) {
-      const entry = seen.get(record.test_id) ?? { last: record, observations: [] }
+      const entry = seen.get(record.test_id) ?? { last: record, observations: [], attempts: 0 }
       entry.last = record
       const attempts = record.outcome === 'passed' ? 1 : record.retries + 1
+      // Each attempt is a trial held in memory: bounded, as a measuring run's trials are.
+      entry.attempts += attempts
+      if (entry.attempts > MAX_ATTEMPTS) {
+        throw new FlakeproofError(`${record.test_id}: more than ${MAX_ATTEMPTS} attempts in the runs read (${run.file} and before); narrow --since or --glob`, 'E_INPUT')
+      }
       const failed = record.outcome === 'failed' ? attempts : attempts - 1
       entry.observations.push({ run: index + 1, attempts, failed, flaky: record.outcome === 'flaky', commit: record.commit })
       seen.set(record.test_id, entry)
@@ -102,6 +108,9 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
 }
 
 // --- internal ---
+
+/** Attempts of one test the analysis holds: as many as the trials of the longest measuring run. */
+const MAX_ATTEMPTS = MAX_TRIALS
 
 interface Observation {
   /** The run's number among those selected, from 1: the round it belongs to. */

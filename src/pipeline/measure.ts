@@ -1,6 +1,6 @@
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import { type Fact, type RateFile, RateFileSchema } from '../artifacts/schemas.js'
-import { writeJsonAtomic } from '../artifacts/write.js'
+import { writeRateFile } from '../artifacts/write-bundle.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
 import { computeVerdict } from '../core/verdict.js'
@@ -32,7 +32,7 @@ export async function measureCommand(
   const counts = await countTrials(settings, context, label, paths.facts, paths.keptFacts)
   const rate = buildRateFile(settings, confidence, counts)
   if (label === 'measure') explainIndependence(rate, context)
-  return paths.rate === undefined ? RateFileSchema.parse(rate) : writeJsonAtomic(paths.rate, RateFileSchema, rate)
+  return paths.rate === undefined ? RateFileSchema.parse(rate) : writeRateFile(paths.rate, rate)
 }
 
 /** rate.json from counted trials (also for `flakeproof merge`, from the sums of its folders). */

@@ -6,6 +6,7 @@ import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { computeVerdict } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
+import { giveWay } from './context.js'
 import { analyzeFacts } from './facts.js'
 import { buildRateFile } from './measure.js'
 import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
@@ -25,12 +26,25 @@ export type FactsSink = (lines: readonly TestFact[] | readonly Fact[]) => void
  * Folders measured at different confidence levels are refused: their intervals do not add.
  */
 export function mergeRuns(sources: readonly MergeSource[], facts: FactsSink): ReportBundle {
-  assertMergeable(sources)
-  const first = sources[0] as MergeSource
-  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
-  return first.kind === 'test'
-    ? mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence, facts)
-    : mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence, facts)
+  const steps = mergeSteps(sources, facts)
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+/**
+ * `mergeRuns` that gives way to the event loop as it goes (every 20 ms), so SIGTERM or Ctrl-C, whose
+ * handlers only run then, stops a long merge: undefined once `stop` is aborted, with whatever the
+ * sink was handed so far to be thrown away by the caller.
+ */
+export async function mergeRunsUnlessStopped(sources: readonly MergeSource[], facts: FactsSink, stop: AbortSignal): Promise<ReportBundle | undefined> {
+  const steps = mergeSteps(sources, facts)
+  let turn = Date.now()
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (!step.done && Date.now() - turn < 20) continue
+    await giveWay()
+    if (stop.aborted) return undefined
+    if (step.done) return step.value
+    turn = Date.now()
+  }
 }
 
 /** Refuses, naming the folder, what does not add up: checked before anything is written. */
@@ -56,11 +70,20 @@ export function assertMergeable(sources: readonly MergeSource[]): void {
 
 // --- internal ---
 
+/** The merge, one step per test (test mode): each `yield` is a point where it may be stopped. */
+function* mergeSteps(sources: readonly MergeSource[], facts: FactsSink): Generator<void, ReportBundle> {
+  assertMergeable(sources)
+  const first = sources[0] as MergeSource
+  const confidence = { value: first.rate.confidence, exact: fractionFromNumber(first.rate.confidence) }
+  if (first.kind === 'command') return mergeCommandRuns(sources as Extract<MergeSource, { kind: 'command' }>[], confidence, facts)
+  return yield* mergeTestRuns(sources as Extract<MergeSource, { kind: 'test' }>[], confidence, facts)
+}
+
 /** Where each kind of execution goes in a test's merged sequence. */
 // Paired fast executions ran interleaved with the gapped ones, so they keep their place among them.
 const MODE_ORDER: Record<TestFact['mode'], number> = { fast: 0, single: 0, slow: 1, paired: 1, proof: 2 }
 
-function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): ReportBundle {
+function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[], confidence: Confidence, emit: FactsSink): Generator<void, ReportBundle> {
   // A test cut short in its own folder stays partial: its folder never saw all it asked of it.
   const cut = new Set(sources.flatMap((s) => (s.rate.tests ?? []).filter((t) => t.verdict === 'partial').map((t) => t.id)))
   const ids = new Set(sources.flatMap((s) => s.tests.ids))
@@ -86,9 +109,15 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
       byOrigin.push({ project: project ?? '', file, error: `${name}: ${split}` })
       cut.add(id)
     }
-    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps folder order).
-    const ordered = own.sort((a, b) => MODE_ORDER[a.mode] - MODE_ORDER[b.mode]).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
-    const first = ordered[0] as TestFact
+    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
+    // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
+    // never counted, so the counted ones' trials are their rounds.
+    const ordered = own.sort((a, b) => orderOf(a) - orderOf(b)).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const counted = ordered.filter((line) => line.outcome !== 'skipped')
+    emit(ordered)
+    yield
+    const first = counted[0]
+    if (first === undefined) continue
     const test: ReportedTest = {
       project: first.project ?? '',
       file: first.file,
@@ -100,13 +129,12 @@ function mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>[
         previousTest: first.previous_test,
         worker: first.worker,
         seed: first.seed,
-        repetitions: ordered.map(toRepetition),
+        repetitions: counted.map(toRepetition),
         ...(cut.has(id) ? { cut: true as const } : {}),
       },
     }
-    emit(ordered)
     const tally = tallyTest(test, confidence.exact)
-    const fast = own.filter((l) => l.mode === 'fast' || l.mode === 'single')
+    const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
     if (fast.some((l) => l.attempt !== undefined)) {
       const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
       const failed = [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b)
@@ -190,7 +218,7 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
 function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): string | undefined {
   const counts = new Map<string, OutcomeGroup>()
   for (const line of lines) {
-    if (line.mode !== 'fast' && line.mode !== 'single') continue
+    if ((line.mode !== 'fast' && line.mode !== 'single') || line.outcome === 'skipped') continue
     const key = line.origin ?? ''
     const group = counts.get(key) ?? { key, trials: 0, failures: 0 }
     group.trials++
@@ -206,6 +234,11 @@ function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): stri
     'the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own'
   )
 }
+
+function orderOf(line: TestFact): number {
+  return line.outcome === 'skipped' ? SKIPPED_LAST : MODE_ORDER[line.mode]
+}
+const SKIPPED_LAST = 3
 
 function toRepetition(line: TestFact): Repetition {
   return {

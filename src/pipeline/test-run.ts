@@ -1,10 +1,11 @@
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
-import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
-import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
+import { bundleFileNames, DERIVED_FILES, MEASUREMENT_FILES, REPORT_FILES, writeBundle } from '../artifacts/write-bundle.js'
+import { assertAllReplaceable, assertWritable, JsonLinesWriter, PartialWriteError, removeFiles, WriteLog } from '../artifacts/write.js'
+import { FlakeproofError } from '../errors.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
 import {
@@ -97,6 +98,7 @@ export class TestRunRecorder {
     this._run = run
     this._settings = settings
     this._factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
+    assertAllReplaceable(dir, MEASUREMENT_FILES, 'outDir (--flaky-out)')
     assertWritable(join(dir, this._factsName), 'outDir (--flaky-out)')
     this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
   }
@@ -121,9 +123,19 @@ export class TestRunRecorder {
     }
   }
 
-  /** Writes the files of the run and the report; `collected` tells a missing test from one filtered out. */
+  /**
+   * Writes the files of the run and the report; `collected` tells a missing test from one filtered out.
+   * Everything is computed before the first file is written, so a write that fails (a full disk) can
+   * say which files were written and which were not.
+   * @throws PartialWriteError when some files could not be written.
+   */
   finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
-    this._facts.close()
+    try {
+      this._facts.close()
+    } catch (error) {
+      discardRunDir(this._run)
+      throw error
+    }
     const runErrors = [...adapterErrors, ...this._twins]
     const ranBefore = earlierTests(this._rounds)
     for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
@@ -140,10 +152,6 @@ export class TestRunRecorder {
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
-    // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
-    if (measuring) removeFiles(this._dir, DERIVED_FILES)
-    promoteRunFiles(this._run, this._dir, [this._factsName])
-    discardRunDir(this._run)
     const proof = measuring ? undefined : this._proof(whole, collected)
     const report = proof
       ? previous && { ...previous, proof }
@@ -160,8 +168,25 @@ export class TestRunRecorder {
           outcomes,
           rounds: ran,
         })
-    writeBundle(this._dir, proof ? { proof } : (report ?? {}))
-    const summary = report && writeReportFor(this._dir, report, lang)
+    const written = proof ? { proof } : (report ?? {})
+    const planned = [this._factsName, ...bundleFileNames(written), ...(report ? REPORT_FILES : [])]
+    const log = new WriteLog()
+    let summary: SummaryFile | undefined
+    try {
+      log.run(() => {
+        // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
+        if (measuring) removeFiles(this._dir, DERIVED_FILES)
+        promoteRunFiles(this._run, this._dir, [this._factsName])
+        discardRunDir(this._run)
+        writeBundle(this._dir, written)
+        summary = report && writeReportFor(this._dir, report, lang)
+      })
+    } catch (error) {
+      discardRunDir(this._run)
+      if (!(error instanceof FlakeproofError)) throw error
+      const done = log.written.map((path) => basename(path))
+      throw new PartialWriteError(error, done, planned.filter((name) => !done.includes(name)))
+    }
     return { tests: outcomes, summary, proof, conditions: report?.conditions, dir: this._dir, unchanged: false, bundle: report, runErrors }
   }
 

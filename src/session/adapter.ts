@@ -23,6 +23,7 @@ export {
   argsAfterSeparator,
   type FlakeproofVitestOptions,
   type ResolvedVitestOptions,
+  resolveJunitPath,
   resolveOutDir,
   VitestOptionsSchema,
 } from '../config/vitest-options.js'
@@ -33,7 +34,9 @@ export { appendJournal, type JournalTest } from '../artifacts/journal.js'
 export { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 export { runDirOf } from '../artifacts/run-dir.js'
 export type { RunError } from '../artifacts/test-schemas.js'
-export { assertReplaceable } from '../artifacts/write.js'
+export { assertAllReplaceable, assertReplaceable } from '../artifacts/write.js'
+export { MEASUREMENT_FILES } from '../artifacts/write-bundle.js'
+export { logLine } from '../core/workflow-command.js'
 export { startLoad } from '../runner/load.js'
 
 // What the session is fed.

@@ -1,3 +1,4 @@
+import { logLine } from '../core/workflow-command.js'
 import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/committed-policy-schema.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import type { RunnerInfo } from '../config/runners.js'
@@ -58,7 +59,8 @@ export function finishEnforcedRun(
   if (updatePolicy && changed) writeJsonAtomic(path, CommittedPolicySchema, updated)
   return [
     '',
-    ...renderEnforcement(shown, results, quarantined, proposed, updatePolicy, hintsOf(run.runner, run.command).again('--flaky-proof --flaky-update-policy')),
+    // Names, reasons and evidence escaped under GitHub Actions; annotations are escaped where they are made.
+    ...renderEnforcement(shown, results, quarantined, proposed, updatePolicy, hintsOf(run.runner, run.command).again('--flaky-proof --flaky-update-policy')).map((line) => logLine(line, process.env)),
     ...publishEnforcementToGithub({ policyPath: shown, root, results, quarantined, proposed, written: updatePolicy }, process.env),
   ]
 }

@@ -1,17 +1,19 @@
 import { availableParallelism } from 'node:os'
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import pc from 'picocolors'
 import { isProcessAlive } from '../artifacts/_process.js'
 import { JournalReader, type JournalTest } from '../artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
-import { prepareRunDir, type RunDir, runDirOf } from '../artifacts/run-dir.js'
+import { discardRunDir, prepareRunDir, type RunDir, runDirOf } from '../artifacts/run-dir.js'
 import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { RunError } from '../artifacts/test-schemas.js'
+import { PartialWriteError, WriteLog } from '../artifacts/write.js'
 import type { RunnerInfo } from '../config/runners.js'
 import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-options.js'
 import { fractionFromNumber } from '../core/fraction.js'
 import type { Hints } from '../core/hints.js'
 import { measuringModeOf } from '../core/repetition.js'
+import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
 import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
@@ -105,6 +107,8 @@ export class TestSession implements RoundsReporter {
   private _run: RunDir | undefined
   /** Test results that could not be recorded this run. */
   private _lost = 0
+  /** The first error recording a test's results, told once at the end. */
+  private _recordError: FlakeproofError | undefined
   /** An error of flakeproof's own was reported (once per session). */
   private _internalError = false
   /** Ids of every test whose result arrived: the journal's other open tests are recovered at the end. */
@@ -205,6 +209,7 @@ export class TestSession implements RoundsReporter {
     this._roundErrors = []
     this._roundsIncomplete = false
     this._lost = 0
+    this._recordError = undefined
     if (this._settings.proof?.nothingToProve) return
     const { mode, command, options, proof } = this._settings
     this._recorder = this.degradeGracefully(() => {
@@ -213,7 +218,7 @@ export class TestSession implements RoundsReporter {
       this._run = undefined
       this._journal = this._settings.journal ? new JournalReader(run.journal) : undefined
       const wholeRuns = this._of > 1 ? { wholeRuns: this._of, shuffle: options.shuffle, loadProcs: options.loadProcs ?? availableParallelism() } : {}
-      return new TestRunRecorder(outDir, run, {
+      return discardingOnError(run, () => new TestRunRecorder(outDir, run, {
         mode,
         command,
         runner: { name: this._settings.runner.name, version: this._settings.version },
@@ -227,11 +232,11 @@ export class TestSession implements RoundsReporter {
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         gapMs: options.gapMs,
         lang: 'en',
-      })
+      }))
     })
     if (next) this._recorder?.noteRound(next)
     if (this._recorder && this._journal) {
-      this._progress = new ProgressPrinter(this._journal, (line) => this._host.log(line), { tty: process.stderr.isTTY === true })
+      this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
       // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
       // before any listener added after it runs.
       if (this._settings.endOnExit) process.prependOnceListener('exit', this._onExit)
@@ -244,7 +249,7 @@ export class TestSession implements RoundsReporter {
     if (location) this._locations.set(id, location)
     this._journal?.forget(id)
     if (!test) return
-    if (this.degradeGracefully(() => this._recorder?.record(test, this._round, this._condition) ?? true) === undefined) this._lost++
+    this._recordQuietly(() => this._recorder?.record(test, this._round, this._condition))
   }
 
   /** The run, or a whole-run round, ended. The last round writes the files; an earlier one keeps its errors for it. */
@@ -274,7 +279,7 @@ export class TestSession implements RoundsReporter {
 
   /** An everyday run (no repetitions) into `<outDir>/history/` (docs/contracts.md §11), when the runner's adapter keeps history. */
   recordEveryday(results: readonly EverydayResult[]): void {
-    this.degradeGracefully(() => recordEverydayRun(this._settings.runner, this.outDir(), this._host.root(), results))
+    this.degradeGracefully(() => recordEverydayRun(this._settings.runner, this.outDir(), this._host.root(), results), 'history not recorded')
   }
 
   /**
@@ -289,7 +294,7 @@ export class TestSession implements RoundsReporter {
       if (this._internalError) return
       this._internalError = true
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error)
-      this._host.log(pc.yellow(`[flakeproof] internal error in ${hook}; this run's flakeproof files may be incomplete. Please report it:\n${detail}`), 'warn')
+      this._log(pc.yellow(`[flakeproof] internal error in ${hook}; this run's flakeproof files may be incomplete. Please report it:\n${detail}`), 'warn')
       if (this._settings.mode === 'proof') process.exitCode = 1
     }
   }
@@ -298,12 +303,12 @@ export class TestSession implements RoundsReporter {
    * A reporter does not break the test run over its own files: it warns and writes nothing. A proof
    * that cannot record its verdict still fails the run.
    */
-  degradeGracefully<T>(run: () => T): T | undefined {
+  degradeGracefully<T>(run: () => T, what = 'no files written'): T | undefined {
     try {
       return run()
     } catch (error) {
       if (!(error instanceof FlakeproofError)) throw error
-      this._host.log(pc.yellow(`[flakeproof] no files written: ${error.message}`), 'warn')
+      this._log(pc.yellow(`[flakeproof] ${what}: ${error.message}`), 'warn')
       if (this._settings.mode === 'proof') process.exitCode = 1
       return undefined
     }
@@ -311,15 +316,45 @@ export class TestSession implements RoundsReporter {
 
   // --- internal ---
 
+  /** Every line the session prints, escaped under GitHub Actions so no test name or error starts a workflow command. */
+  private _log(line: string, level: 'log' | 'warn' = 'log'): void {
+    this._host.log(logLine(line, process.env), level)
+  }
+
+  /**
+   * One test's results into the recorder. A failure (a full disk) is told once, at the end, with what
+   * was and was not written, not once per test; the test is left out and the run marked incomplete.
+   */
+  private _recordQuietly(record: () => void): void {
+    try {
+      record()
+    } catch (error) {
+      if (!(error instanceof FlakeproofError)) throw error
+      this._lost++
+      this._recordError ??= error
+    }
+  }
+
+  /** The one line a run prints when its files are not all written: why, which are on disk, which are not. */
+  private _describeUnwritten(failure: FlakeproofError | undefined, written: readonly string[]): string {
+    const first = failure ?? this._recordError
+    const cause = first?.cause as NodeJS.ErrnoException | undefined
+    const reason = failure instanceof PartialWriteError ? failure.reason : (cause?.code ?? 'a write failed')
+    const lost = this._lost > 0 ? `${this._lost} test(s) could not be recorded (${this._recordError?.message}); ` : ''
+    const names = written.map((path) => basename(path))
+    const notWritten = failure instanceof PartialWriteError ? failure.notWritten.join(', ') : failure ? failure.message : 'their results (the files say the run is incomplete)'
+    return `[flakeproof] not all results were written (${reason}): ${lost}written: ${names.join(', ') || 'nothing'}; not written: ${notWritten}`
+  }
+
   /** A whole-run round that is not the last ended: tests its crash cut short are recorded for this round, and its errors kept. */
   private _endRound({ ending, runErrors }: RunEnd): void {
     const recorder = this._recorder
     if (!recorder) return
     const unfinished = this._recoverUnfinished(ending)
-    for (const test of unfinished) this.degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
     this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
     if (unfinished.length > 0) this._roundsIncomplete = true
-    this._host.log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
+    this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
   }
 
   private _finish({ collected, ending, runErrors, complete }: RunEnd): TestRunResult | undefined {
@@ -327,18 +362,28 @@ export class TestSession implements RoundsReporter {
     this._progress?.stop()
     this._progress = undefined
     const { proof, options, runner } = this._settings
-    if (proof?.nothingToProve) this._host.log(pc.green(proof.nothingToProve))
+    if (proof?.nothingToProve) this._log(pc.green(proof.nothingToProve))
     if (!this._recorder) return undefined
     const recorder = this._recorder
     this._recorder = undefined
     const unfinished = this._recoverUnfinished(ending)
-    for (const test of unfinished) this.degradeGracefully(() => recorder.record(test, this._round, this._condition))
+    for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
-    const result = this.degradeGracefully(() => recorder.finish(whole, collected, runErrors))
+    const log = new WriteLog()
+    let result: TestRunResult | undefined
+    let failure: FlakeproofError | undefined
+    try {
+      result = log.run(() => recorder.finish(whole, collected, runErrors))
+    } catch (error) {
+      if (!(error instanceof FlakeproofError)) throw error
+      failure = error
+      if (this._settings.mode === 'proof') process.exitCode = 1
+    }
+    if (failure || this._lost > 0) this._log(pc.yellow(this._describeUnwritten(failure, log.written)), 'warn')
     if (!result) return undefined
     const calibration = options.budget !== undefined
-    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._host.log(line)
+    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {
@@ -348,6 +393,7 @@ export class TestSession implements RoundsReporter {
         junit: options.junit === undefined ? undefined : resolve(this._host.root(), options.junit),
         degrade: (run) => this.degradeGracefully(run),
       })
+      // Annotations are workflow commands, escaped where they were made: printed as they are.
       for (const line of published) this._host.log(line)
     }
     if (result.proof && !result.proof.passed) process.exitCode = 1
@@ -360,7 +406,7 @@ export class TestSession implements RoundsReporter {
     const { path, shown } = policyPathOf(this._host.root(), this._settings.options)
     if (this._settings.proof?.from !== path) return
     const cleared = this.degradeGracefully(() => clearProvenInPolicy(path, proven)) ?? []
-    for (const id of cleared) this._host.log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
+    for (const id of cleared) this._log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
   }
 
   /**
@@ -391,4 +437,14 @@ export class TestSession implements RoundsReporter {
 /** Only a test whose own worker is gone failed with it; the others were merely stopped. */
 function workerIsGone(test: JournalTest): boolean {
   return test.pid !== undefined && !isProcessAlive(test.pid)
+}
+
+/** A recorder that cannot start (its folder holds a folder named rate.json, say) leaves no `.run-<pid>/` behind. */
+function discardingOnError<T>(run: RunDir, start: () => T): T {
+  try {
+    return start()
+  } catch (error) {
+    discardRunDir(run)
+    throw error
+  }
 }

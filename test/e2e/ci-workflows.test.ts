@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { surefireViolations } from '../junit-schema.js'
 import { BIN, ROOT, runNodeIn, tempDir } from '../utils.js'
-import { readWorkflow, runWorkflow, type StepRun, workflowProblems } from '../workflow-harness.js'
+import { readWorkflow, runWorkflow, type StepRun, workflowCommands, workflowProblems } from '../workflow-harness.js'
 
 /**
  * Every workflow in examples/ci, validated and its shell steps run locally against
@@ -38,11 +38,22 @@ const CASES: Record<string, Case[]> = {
         // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
         // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
         expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10/40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
-        expect(runs.at(-1)?.stdout).toContain('flaky: tests/cart.test.ts > cart total survives a refresh (10/40)')
+        expect(runs.at(-1)?.stdout).toContain('flaky: "tests/cart.test.ts > cart total survives a refresh" (10/40)')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
       },
     },
     { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
+    {
+      name: 'a test named to inject workflow commands: the Verdict step prints it as JSON text, and no command but its own',
+      expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' },
+      prepare: (project) => injectingTest(project, 'flaky'),
+      failsAt: 'Verdict',
+      check: (runs) => {
+        const verdict = runs.find((r) => r.step === 'Verdict') as StepRun
+        expect(workflowCommands(verdict.stdout + verdict.stderr).map((c) => [c.command, c.data])).toEqual([['error', '2 test(s) flaky or broken, and fail_on_flake is set']])
+        expect(verdict.stdout).toContain(`flaky: ${JSON.stringify(INJECTING_ID).replace('##[', '#\\u0023[')} (10/40)`)
+      },
+    },
     { name: 'fail_on_flake: green once it is fixed', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, env: { FIXTURE_FIXED: '1' } },
   ],
   'torture.yml': [
@@ -59,6 +70,18 @@ const CASES: Record<string, Case[]> = {
       env: { FIXTURE_PRICE_BROKEN: '1' },
       failsAt: 'Deterministic check',
       check: (runs) => expect(runs.at(-1)?.stdout).toContain('failed every repetition: fix it as a normal bug'),
+    },
+    {
+      name: 'a test named to inject workflow commands fails every repetition: one escaped annotation names it',
+      expressions: { 'inputs.test': 'tests/injecting', 'inputs.count': '100' },
+      prepare: (project) => injectingTest(project, 'broken'),
+      failsAt: 'Deterministic check',
+      check: (runs) => {
+        // Vitest's own reporter prints the name as it is (a test file can print anything); the
+        // workflow's line is the annotation, whose text the runner unescapes back to the id.
+        const ours = workflowCommands(runs.at(-1)?.stdout ?? '').filter((c) => c.properties === 'title=flakeproof')
+        expect(ours.map((c) => c.data)).toEqual([`${INJECTING_ID} failed every repetition: fix it as a normal bug`])
+      },
     },
   ],
   'pr-proof.yml': [
@@ -132,6 +155,29 @@ describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (
 })
 
 // --- helpers ---
+
+/** A test whose name would start workflow commands if printed raw: a newline, then `::error::`, and `##[add-mask]`. */
+const INJECTING_NAME = 'counts\n::error::INJECTED ##[add-mask]MASKED'
+const INJECTING_ID = `tests/injecting.test.ts > ${INJECTING_NAME}`
+
+/** Adds tests/injecting.test.ts: flaky (fails every 4th call, as the cart test) or broken (fails every call). */
+function injectingTest(project: string, kind: 'flaky' | 'broken'): void {
+  const fails = kind === 'flaky' ? 'calls % 4 === 0' : 'true'
+  writeFileSync(
+    join(project, 'tests/injecting.test.ts'),
+    [
+      "import { test } from 'vitest'",
+      '',
+      '// Deterministic: a counter, never Math.random.',
+      'let calls = 0',
+      `test(${JSON.stringify(INJECTING_NAME)}, () => {`,
+      '  calls++',
+      `  if (${fails}) throw new Error(\`failed on call \${calls}\`)`,
+      '})',
+      '',
+    ].join('\n'),
+  )
+}
 
 const CART = 'tests/cart.test.ts > cart total survives a refresh'
 

@@ -116,7 +116,11 @@ describe('history files', () => {
     const now = new Date(Date.UTC(2026, 0, 1))
     const paths = Array.from({ length: 20 }, () => writeHistoryRun(dir, [rec], now))
     expect(new Set(paths).size).toBe(20)
-    expect(readHistoryRuns([join(dir, '*.jsonl')]).map((r) => r.records)).toEqual(Array.from({ length: 20 }, () => [rec]))
+    // Alike to the millisecond, yet 20 runs: each file carries its own run id, so none is taken for a copy of another.
+    const { runs, duplicates } = readHistoryRuns([join(dir, '*.jsonl')])
+    expect([runs.length, duplicates]).toEqual([20, []])
+    expect(new Set(runs.map((r) => r.records[0]?.run_id)).size).toBe(20)
+    expect(runs.map((r) => r.records.map(({ run_id: _id, ...rest }) => rest))).toEqual(Array.from({ length: 20 }, () => [rec]))
   })
 
   it('are written by parallel processes side by side, each whole', async () => {
@@ -127,7 +131,7 @@ describe('history files', () => {
     expect(results.map((r) => [r.code, r.stderr])).toEqual(Array.from({ length: 6 }, () => [0, '']))
     const files = readdirSync(dir)
     expect(files).toHaveLength(300)
-    for (const file of files) expect(HistoryRecordSchema.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')))).toEqual(rec)
+    for (const file of files) expect(HistoryRecordSchema.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')))).toEqual({ ...rec, run_id: expect.any(String) })
   })
 
   it('name the file and line of a record that is not one', () => {

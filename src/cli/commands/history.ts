@@ -21,7 +21,9 @@ export const history = defineCommand({
   async run(o, { print, context }) {
     const pattern = o.glob ?? DEFAULT_GLOB
     const command = ['flakeproof history', `--glob ${pattern}`, ...(o.since ? [`--since ${o.since.toISOString()}`] : []), ...(o.branch ? [`--branch ${o.branch}`] : [])].join(' ')
-    const { history: found, bundle } = analyzeHistory(readHistoryRuns([pattern]), { since: o.since ?? null, branch: o.branch ?? null, confidence: o.confidence, command })
+    const { runs, duplicates } = readHistoryRuns([pattern])
+    const { history: found, bundle } = analyzeHistory(runs, { since: o.since ?? null, branch: o.branch ?? null, confidence: o.confidence, command })
+    if (duplicates.length > 0) context.log(`history: each run counted once: ${duplicates.join('; ')}`)
     assertWritable(join(o.out, 'rate.json'), '--out')
     removeFiles(o.out, RESULT_FILES)
     writeJsonAtomic(join(o.out, 'history.json'), HistoryFileSchema, found)

@@ -1,13 +1,15 @@
 import { join } from 'node:path'
 import type { z } from 'zod'
 import type { ReportBundle } from '../../artifacts/bundle.js'
-import { assertOutsideInputs, expandMergeInputs, readMergeSource } from '../../artifacts/merge-source.js'
+import { assertOutsideInputs, countEachRunOnce, expandMergeInputs, type MergeSource, readMergeSource } from '../../artifacts/merge-source.js'
 import { type Fact, FactSchema } from '../../artifacts/schemas.js'
 import { type TestFact, TestFactSchema } from '../../artifacts/test-schemas.js'
 import { writeBundle } from '../../artifacts/write-bundle.js'
+import { discardRunDir, prepareRunDir, promoteRunFiles, runDirOf } from '../../artifacts/run-dir.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../../artifacts/write.js'
 import { MERGE } from '../../config/options.js'
-import { assertMergeable, mergeRuns } from '../../pipeline/merge.js'
+import { giveWay } from '../../pipeline/context.js'
+import { assertMergeable, mergeRunsUnlessStopped } from '../../pipeline/merge.js'
 import { writeReportFor } from '../../pipeline/report.js'
 import { defineCommand } from '../spec.js'
 import { RESULT_FILES } from '../../artifacts/write-bundle.js'
@@ -21,23 +23,48 @@ export const merge = defineCommand({
   example: 'flakeproof merge "shards/*/.flakeproof" --out merged',
   ...MERGE,
   async run(o, { print, context }) {
-    const dirs = expandMergeInputs(o.inputs)
-    assertOutsideInputs(o.out, dirs)
-    const sources = dirs.map(readMergeSource)
+    const named = expandMergeInputs(o.inputs, o.out)
+    assertOutsideInputs(o.out, named.dirs)
+    // Each run once (docs/contracts.md §10): the same folder by another name, a copy, a merge's input beside it.
+    const { dirs, duplicates, runs } = countEachRunOnce(named.dirs)
+    const counted = [...named.duplicates, ...duplicates]
+    if (counted.length > 0) context.log(`merge: each run counted once: ${counted.join('; ')}`)
+    const sources: MergeSource[] = []
+    for (const dir of dirs) {
+      sources.push(readMergeSource(dir))
+      // Reading a folder's facts takes a while: a signal is heard between folders.
+      await giveWay()
+      if (context.control.stop.aborted) return stopped(o.out, context)
+    }
     assertMergeable(sources)
     assertWritable(join(o.out, 'rate.json'), '--out')
-    removeFiles(o.out, RESULT_FILES)
+    // The merged facts stream into a folder of this run's own, and join the other files at the end:
+    // a merge stopped half-way leaves --out as it was, earlier results and all.
+    const run = runDirOf(o.out)
+    prepareRunDir(run)
     const schema: z.ZodType<TestFact | Fact> = sources[0]?.kind === 'test' ? TestFactSchema : FactSchema
-    const facts = new JsonLinesWriter(join(o.out, 'facts.jsonl'), schema)
-    let bundle: ReportBundle
+    const facts = new JsonLinesWriter(join(run.path, 'facts.jsonl'), schema)
+    let bundle: ReportBundle | undefined
     try {
-      bundle = mergeRuns(sources, (lines) => facts.appendAll(lines))
+      bundle = await mergeRunsUnlessStopped(sources, (lines) => facts.appendAll(lines), context.control.stop)
     } finally {
       facts.close()
+      if (bundle === undefined) discardRunDir(run)
     }
-    writeBundle(o.out, bundle)
-    print(writeReportFor(o.out, bundle, o.lang))
+    if (bundle === undefined) return stopped(o.out, context)
+    removeFiles(o.out, RESULT_FILES)
+    promoteRunFiles(run, o.out, ['facts.jsonl'])
+    discardRunDir(run)
+    const merged: ReportBundle = { ...bundle, rate: { ...bundle.rate, merged_runs: runs } }
+    writeBundle(o.out, merged)
+    print(writeReportFor(o.out, merged, o.lang))
     context.log(`merged ${dirs.length} folder(s): ${dirs.join(', ')}`)
     return 0
   },
 })
+
+/** A merge stopped by a signal is no merge: nothing in --out was changed. */
+function stopped(out: string, context: { log: (line: string) => void }): number {
+  context.log(`merge: stopped before the merge was whole; nothing in ${out} was changed`)
+  return 130
+}
