@@ -35,3 +35,24 @@ export function n(x: number): string {
 export function firstLine(text: string): string {
   return (text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').slice(0, 300)
 }
+
+/**
+ * The start of a self-contained page up to `<body>`: inline CSS, and a Content-Security-Policy under
+ * which no request may leave the page, even one a future edit adds by mistake, and no script runs
+ * but the page's own (allowed by its hash, when it has one).
+ */
+export function pageHead(title: string, style: string, page: { lang?: string; scriptHash?: string } = {}): string[] {
+  const script = page.scriptHash === undefined ? '' : `; script-src ${page.scriptHash}`
+  return [
+    '<!doctype html>',
+    `<html lang="${page.lang ?? 'en'}">`,
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:${script}; base-uri 'none'; form-action 'none'">`,
+    `<title>${esc(title)}</title>`,
+    `<style>${style}</style>`,
+    '</head>',
+    '<body>',
+  ]
+}

@@ -1,4 +1,4 @@
-import { esc, firstLine, ms, pct } from './_html.js'
+import { esc, firstLine, ms, pageHead, pct } from './_html.js'
 import { DURATION_POINTS, type ExecutionSummaries, FAILURES_IN_FULL, STRIP_MARKS } from './html-executions.js'
 import { comparisonPlot, intervalPlot, rateAxis, rateAxisMax } from './html-plots.js'
 import { HTML_SCRIPT, HTML_SCRIPT_HASH } from './html-script.js'
@@ -20,17 +20,7 @@ export function renderHtmlReport(bundle: HtmlBundle, executions: ExecutionSummar
   const t = HTML_TEXT[lang]
   const testMode = bundle.rate.tests !== undefined
   return [
-    '<!doctype html>',
-    `<html lang="${t.lang}">`,
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    // No request may leave the page, and no script runs but the page's own (by its hash).
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${HTML_SCRIPT_HASH}; base-uri 'none'; form-action 'none'">`,
-    `<title>${esc(t.title(bundle.rate.command))}</title>`,
-    `<style>${HTML_STYLE}</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead(t.title(bundle.rate.command), HTML_STYLE, { lang: t.lang, scriptHash: HTML_SCRIPT_HASH }),
     '<header>',
     `<h1>${testMode ? t.h1Tests : t.h1Command}</h1>`,
     `<p class="muted"><code>${esc(bundle.rate.command)}</code> · ${t.started(esc(bundle.rate.started_at), ms(bundle.rate.duration_ms))}</p>`,

@@ -3,6 +3,7 @@ import { DIALECTS } from '../core/junit-dialect.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema } from './conditions-schema.js'
+import { BisectFileSchema } from './bisect-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -219,6 +220,7 @@ export const ARTIFACT_SCHEMAS = {
   history: { file: 'history.json', schema: HistoryFileSchema },
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
+  bisect: { file: 'bisect.json', schema: BisectFileSchema },
 } as const
 /** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

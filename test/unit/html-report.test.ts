@@ -96,10 +96,10 @@ describe('renderHtmlReport', () => {
     const html = renderHtmlReport({ rate: commandRate({ command: 'flakeproof vitest --flaky-repeat 10', tests }) }, new ExecutionCollector([]).summarise())
     // It passed first among its file's tests: the file runs whole (src/core/hints.ts); `"` is escaped for HTML, not for sh.
     expect(html).toContain(
-      'Measure it with fresh runs instead, its file run whole (it may need the tests before it): <code>npx flakeproof measure --cmd &quot;npx vitest run a.test.ts&quot; --trials 20 --out .flakeproof/fresh-rate.json</code>.',
+      'Measure it with fresh runs instead, its file run whole (it may need the tests before it): <code class="cmd">npx flakeproof measure --cmd &quot;npx vitest run a.test.ts&quot; --trials 20 --out .flakeproof/fresh-rate.json</code>.',
     )
     const note = /<p class="warn">[^]*?<\/p>/.exec(html)?.[0] ?? ''
-    expect(note).toContain('<code>npx flakeproof measure')
+    expect(note).toContain('<code class="cmd">npx flakeproof measure')
     expect(note).not.toMatch(/`|\\\$/)
   })
 
