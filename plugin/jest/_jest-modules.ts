@@ -15,6 +15,8 @@ export interface JestModules {
   config: string
   /** Jest's default test runner (`jest-circus/runner`), what flakeproof's runner hands each file to. */
   circus: string
+  /** jest-message-util: Jest's own failure blocks, as its runner formats them. */
+  messageUtil: string
 }
 
 /** The project's Jest packages from `rootDir`; undefined when Jest is not installed there. */
@@ -29,7 +31,8 @@ export function jestModules(rootDir: string): JestModules | undefined {
   const core = createRequire(jestCli).resolve('@jest/core')
   const config = createRequire(core).resolve('jest-config')
   const circus = createRequire(config).resolve('jest-circus/runner')
-  return { jest, jestCli, core, config, circus }
+  const messageUtil = createRequire(core).resolve('jest-message-util')
+  return { jest, jestCli, core, config, circus, messageUtil }
 }
 
 /** Jest 29 keeps `buildArgv` in jest-cli's run.js; 30 exports it from `jest`. */

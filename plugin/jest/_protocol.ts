@@ -4,8 +4,16 @@
  * workers, which inherit it. Plain data only.
  */
 export interface RepeatOptions {
-  /** `measure`: every selected test `repeat` times; `proof`: only the tests in `proofRuns`. */
-  mode: 'measure' | 'proof'
+  /**
+   * `measure`: every selected test `repeat` times; `proof`: only the tests in `proofRuns`;
+   * `enforce`: every test once, retried up to its budget in `retries`, a quarantined one's failure
+   * turned into a pass once it is recorded.
+   */
+  mode: 'measure' | 'proof' | 'enforce'
+  /** Enforce mode: the committed policy's retry budget by test id; every other test gets none. */
+  retries: Record<string, number>
+  /** Enforce mode: ids of quarantined tests. */
+  quarantined: string[]
   repeat: number
   /** Gapped copies after the fast ones, for a test that failed a fast copy; 0 = no observing. */
   slowRepeat: number

@@ -2,6 +2,7 @@ import { relative } from 'node:path'
 import { setTimeout as realDelay } from 'node:timers/promises'
 import { format } from 'node:util'
 import { assignTestIds, CAPTURE_LIMIT, formatTestId, cap, JournalWriter, messageOf, type Repetition, type RepetitionMode, type TestIdentity } from '../../src/session/worker.js'
+import { bufferOf, type HeldOutput, holdOutput, printsAtOnce, takeOutput } from './_console.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 import { type CopySnapshots, endCopy, type SnapshotBase, type SnapshotState, snapshotBase, startCopy } from './_snapshots.js'
 
@@ -25,6 +26,7 @@ interface TestEntry {
   /** Made where the test was declared: its stack names the line. */
   asyncError?: { stack?: string }
   errors: unknown[]
+  retryReasons?: unknown[]
   invocations: number
   duration?: number | null
 }
@@ -70,6 +72,8 @@ interface Repeated {
   started: boolean
   /** Its snapshots when its first copy started: every copy starts from them. */
   snapshots: SnapshotBase | undefined
+  /** A failing copy printed its console output: the later ones keep theirs in facts only. */
+  printed: boolean
 }
 
 interface Copy {
@@ -81,6 +85,10 @@ interface Copy {
   stderr: string
   /** A later copy's snapshots when it started, put back when it ends. */
   snapshots: CopySnapshots | undefined
+  /** Where its console output starts in Jest's buffer (not for `concurrent` tests, whose copies overlap). */
+  consoleFrom?: number | undefined
+  /** Under a console that prints at once: what the copy printed, held until it ends. */
+  held?: HeldOutput | undefined
   /** The last attempt's outcome, written once no retry (`jest.retryTimes`) will follow. */
   pending: Repetition | undefined
 }
@@ -169,6 +177,12 @@ class FileRepeater {
   private readonly _worker = process.env.JEST_WORKER_ID ?? 'main'
   private readonly _place: RepeatPlace
   private _current: Copy | undefined
+  /** Enforce mode: failed attempts a retry followed. */
+  private readonly _superseded: TestEntry[] = []
+  /** Jest's BufferedConsole's entries: copies' output is read from there (plugin/jest/_console.ts). */
+  private _buffer: ReturnType<typeof bufferOf>
+  /** The console prints each call at once (`--verbose`, one test file): a copy's output is held until it ends. */
+  private _printing = false
 
   constructor(options: RepeatOptions, globals: TestContextGlobals, journal: JournalWriter, place: RepeatPlace) {
     this._options = options
@@ -190,14 +204,23 @@ class FileRepeater {
       this._captureConsole()
       this._expand(state)
     }
+    // Attempts a retry replaced leave the file's results, as a retry of Jest's own leaves none.
+    if (event.name === 'run_finish') for (const attempt of this._superseded) attempt.parent.children = attempt.parent.children.filter((c) => c !== attempt)
     const copy = event.test && this._copies.get(event.test)
     if (event.name === 'test_start' && copy && event.test) this._start(copy, event.test)
     if (event.name === 'test_done' && copy && event.test) await this._done(copy, event.test)
   }
 
-  /** Jest sets the test file's console after the environment is made: it is wrapped once the run starts. */
+  /**
+   * Jest sets the test file's console after the environment is made: it is read once the run starts.
+   * A BufferedConsole's entries are read per copy; another console (`--verbose`, `--silent`) is
+   * wrapped, and prints as it would.
+   */
   private _captureConsole(): void {
     const target = this._globals.console
+    this._buffer = bufferOf(target)
+    this._printing = printsAtOnce(target)
+    if (this._buffer) return
     for (const [method, stream] of Object.entries(CONSOLE_STREAMS)) {
       const original = target[method]
       if (typeof original !== 'function') continue
@@ -222,14 +245,14 @@ class FileRepeater {
     const plans = new Map<TestEntry, Repeated>()
     tests.forEach((test, i) => {
       const id = ids[i] as string
-      const planned = proving ? this._options.proofRuns[id] : this._options.repeat
+      const planned = proving ? this._options.proofRuns[id] : this._options.mode === 'enforce' ? 1 : this._options.repeat
       if (!isSelected(test, state)) return
       // A proof runs only what it proves, as with Vitest: another test's failure is not the proof's.
       if (planned === undefined && proving) test.mode = 'skip'
       if (planned === undefined) return
-      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, snapshots: undefined })
+      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, snapshots: undefined, printed: false })
     })
-    const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : 'fast'
+    const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : this._options.mode === 'enforce' ? 'single' : 'fast'
     this._cloneIn(state.rootDescribeBlock, (test) => {
       const plan = plans.get(test)
       if (!plan) return [test]
@@ -258,6 +281,8 @@ class FileRepeater {
     this._current = copy
     copy.stdout = ''
     copy.stderr = ''
+    copy.consoleFrom = test.concurrent ? undefined : this._buffer?.length
+    copy.held = this._printing && !test.concurrent ? holdOutput(this._globals.console) : undefined
     const plan = copy.test
     // Snapshot keys are `name count` and `name: hint count`: each copy counts from where the first
     // one started, and what a later copy writes is undone when it ends (plugin/jest/_snapshots.ts).
@@ -292,6 +317,13 @@ class FileRepeater {
     const state = this._globals.expect.getState().snapshotState
     if (state && copy.snapshots) endCopy(state, testIdOf(test), copy.snapshots, test.concurrent !== true)
     copy.snapshots = undefined
+    // Quiet: only the first failing copy of a test prints its console output; every copy's is in facts.
+    const print = test.errors.length > 0 && !copy.test.printed
+    // A printing console keeps its entries too (Jest 30): read, never taken out (they are printed already or held).
+    if (this._buffer && copy.consoleFrom !== undefined) Object.assign(copy, takeOutput(this._buffer, copy.consoleFrom, print || this._printing))
+    copy.held?.release(print)
+    if (print && (copy.consoleFrom !== undefined || copy.held)) copy.test.printed = true
+    copy.held = undefined
     const error = test.errors[0]
     copy.pending = {
       ok: test.errors.length === 0,
@@ -302,7 +334,29 @@ class FileRepeater {
       mode: copy.mode,
       gapMs: copy.gapMs,
     }
+    if (this._options.mode === 'enforce') this._enforce(copy, test)
     await this._write(copy, test)
+  }
+
+  /**
+   * `--flaky-enforce` (docs/jest.md): a failed attempt with budget left is followed by a retry in its
+   * place (its errors become the retry's `retryReasons`, as Jest's own retries keep them); the last
+   * attempt of a quarantined test that failed is recorded, then passes for Jest.
+   */
+  private _enforce(copy: Copy, test: TestEntry): void {
+    if (test.errors.length === 0) return
+    const plan = copy.test
+    const budget = this._options.retries[plan.id] ?? 0
+    const siblings = test.parent.children
+    const at = siblings.indexOf(test)
+    if (plan.written < budget && !test.concurrent && at >= 0) {
+      const retry = this._copyOf(test, plan, plan.planned, 'single', 0)
+      retry.invocations = test.invocations
+      retry.retryReasons = [...(test.retryReasons ?? []), ...test.errors]
+      plan.planned++
+      siblings.splice(at + 1, 0, retry)
+      this._superseded.push(test)
+    } else if (this._options.quarantined.includes(plan.id)) test.errors = []
   }
 
   private async _write(copy: Copy, test: TestEntry): Promise<void> {

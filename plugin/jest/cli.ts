@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
+import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { jestCliRun, jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
@@ -67,7 +67,7 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     throw new FlakeproofError(`--flaky-seed and --flaky-shuffle order tests with Jest's --randomize, which Jest ${jest.getVersion()} does not have (from 29.5 on)`, 'E_USAGE')
   }
   if (resolved?.divergence && argv.maxWorkers === undefined && availableParallelism() - 1 <= 1) {
-    process.stderr.write('[flakeproof] --flaky-divergence: Jest uses CPUs - 1 = 1 worker here, so parallel rounds run one file at a time (in a worker process); pass --maxWorkers=<n> (n >= 2) to run files side by side\n')
+    process.stderr.write(`${logLine('[flakeproof] --flaky-divergence: Jest uses CPUs - 1 = 1 worker here, so parallel rounds run one file at a time (in a worker process); pass --maxWorkers=<n> (n >= 2) to run files side by side', process.env)}\n`)
   }
   let rootDir = process.cwd()
   // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
@@ -79,6 +79,8 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     rootDir = read.globalConfig.rootDir
     // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
     if (resolved?.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, resolveOutDir(rootDir, resolved), resolved)
+    // Enforcing nothing while CI believes it enforces is not allowed: a missing policy stops here.
+    if (resolved?.enforce) loadEnforcement(rootDir, resolved)
     // A JUnit path that can never be written is refused now, not after the whole measurement.
     if (resolved?.junit) assertReplaceable(resolve(rootDir, resolved.junit), 'junit (--flaky-junit)')
     const runners: Record<string, string> = {}
@@ -87,7 +89,8 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
       return { ...c, testRunner: RUNNER }
     })
     const reporters = (read.globalConfig.reporters ?? [['default', {}] as Reporter]).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
-    const globalConfig = { ...read.globalConfig, reporters: [...reporters, [REPORTER, { ...ourOptions, runners }] as Reporter] }
+    // First: it caps the failure text of a file's copies before the default reporter prints it.
+    const globalConfig = { ...read.globalConfig, reporters: [[REPORTER, { ...ourOptions, runners }] as Reporter, ...reporters] }
     return { ...read, globalConfig, configs }
   }
   const rounds = plan.length > 1 ? plan : [plan[0]]

@@ -6,6 +6,7 @@ import {
   type FlakeproofVitestOptions,
   FlakeproofError,
   formatTestId,
+  logLine,
   type JournalTest,
   messageOf,
   type PlannedRound,
@@ -24,6 +25,8 @@ import {
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { JestEnforcedRun } from './_enforced-run.js'
+import { cappedFailures } from './_failure-blocks.js'
 import { jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
@@ -34,6 +37,9 @@ export interface JestGlobalConfig {
   randomize?: boolean
   watch?: boolean
   watchAll?: boolean
+  verbose?: boolean
+  silent?: boolean
+  noStackTrace?: boolean
 }
 interface JestTest {
   path: string
@@ -41,6 +47,7 @@ interface JestTest {
 }
 interface AssertionResult {
   ancestorTitles: string[]
+  fullName: string
   title: string
   status: string
   duration?: number | null
@@ -120,6 +127,13 @@ export default class FlakeproofJestReporter {
   /** An everyday run's results (no repetitions), for history. */
   private readonly _everyday: EverydayResult[] = []
   private readonly _history: boolean
+  /** `--flaky-enforce`: the run is judged against the committed policy instead of measured. */
+  private readonly _enforced: JestEnforcedRun | undefined
+  /** Copies whose console output was kept in facts and not printed (plugin/jest/_console.ts); not counted under --silent, which prints none. */
+  private _unprinted = 0
+  private readonly _buffered: boolean
+  private readonly _noStackTrace: boolean
+  private readonly _messageUtil: string | undefined
   private readonly _watching: boolean
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
@@ -135,6 +149,9 @@ export default class FlakeproofJestReporter {
     this._failOnFlaky = resolved?.failOnFlaky === true
     // Everyday runs only (docs/contracts.md §11): not a measurement's copies, nor watch mode's edit-and-rerun.
     this._watching = globalConfig.watch === true || globalConfig.watchAll === true
+    this._buffered = globalConfig.silent !== true
+    this._noStackTrace = globalConfig.noStackTrace === true
+    this._messageUtil = jestModules(this._rootDir)?.messageUtil
     this._history = !resolved && settled.history && !this._watching
     const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
     const runner = RUNNERS.jest
@@ -150,6 +167,16 @@ export default class FlakeproofJestReporter {
       seed: this._seed,
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
+    }
+    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', rootDir: this._rootDir, run: `${process.pid}-${++runs}` }
+    if (resolved?.enforce) {
+      // An enforced run records no measurement: the judgement and history are its files (plugin/jest/_enforced-run.ts).
+      this._session = new TestSession(host, { ...base, mode: 'single', lockLabel: undefined, journal: false })
+      this._enforced = new JestEnforcedRun(this._rootDir, resolved, base.command)
+      const { retries, quarantined } = this._enforced.enforcement
+      const enforcing: RepeatOptions = { ...common, mode: 'enforce', repeat: 1, slowRepeat: 0, gapMs: 0, proofRuns: {}, retries, quarantined, journalDir: this._enforced.journalDir }
+      process.env[REPEAT_ENV] = JSON.stringify(enforcing)
+      return
     }
     // Whole-run rounds (`flakeproof jest --flaky-rounds`): Jest builds its reporters anew for every
     // run, and every round's reporter feeds the one session the first round's made.
@@ -170,17 +197,16 @@ export default class FlakeproofJestReporter {
       slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
       proofRuns: proof?.runs ?? {},
+      retries: {},
+      quarantined: [],
       journalDir,
-      run: `${process.pid}-${++runs}`,
-      rootDir: this._rootDir,
-      runners,
-      circus: jestModules(this._rootDir)?.circus ?? '',
+      ...common,
     }
     process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
 
   onRunStart(): void {
-    this._session.begin()
+    if (!this._enforced) this._session.begin()
   }
 
   onTestFileStart(test: JestTest): void {
@@ -192,20 +218,39 @@ export default class FlakeproofJestReporter {
     const where = this._whereOf(test)
     this._files.add(formatTestId({ ...where, path: [] }))
     this._checkOneProject(where, test)
+    if (this._enforced) {
+      this._enforced.fileEnded(where)
+      return
+    }
     // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
     const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
     if (failure) this._runErrors.push({ ...where, error: cap(messageOf({ message: failure })) })
+    // Our reporter comes first in the list: the default reporter prints the capped text.
+    if (this._session.journal && !result.testExecError && this._messageUtil) {
+      const capped = cappedFailures(this._messageUtil, result.testResults, test.context?.config, this._noStackTrace, test.path)
+      if (capped !== undefined) result.failureMessage = capped
+    }
     if (this._session.journal) this._fromJournal(where, test.path, result)
     else this._fromResults(where, test.path, result)
   }
 
   onRunComplete(_contexts: unknown, aggregated: AggregatedResult): void {
+    if (this._enforced) {
+      // finishEnforcedRun's lines are escaped for GitHub Actions already, its annotations left as commands.
+      for (const line of this._enforced.end(aggregated.wasInterrupted === true)) process.stdout.write(`${line}\n`)
+      return
+    }
     for (const [key, test] of this._started) {
       if (this._finished.has(key)) continue
       this._runErrors.push({ ...this._whereOf(test), error: 'Jest reported no result for this file (its worker may have died)' })
     }
     const collected = { modules: this._files, tests: new Set([...this._ids, ...(this._session.journal?.read().collected ?? [])]) }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
+    if (this._buffered && this._unprinted > 0) {
+      const line = `[flakeproof] console output of ${this._unprinted} cop${this._unprinted === 1 ? 'y' : 'ies'} kept in facts.jsonl, not printed: a test prints the output of its first failing copy only`
+      process.stderr.write(`${logLine(line, process.env)}\n`)
+    }
+    this._unprinted = 0
     const rate = result?.bundle?.rate
     const verdict: JestRunVerdict = {
       // Over every round: no test failed all its copies.
@@ -285,6 +330,12 @@ export default class FlakeproofJestReporter {
 
   private _record(test: ReportedTest, location: TestLocation): void {
     this._ids.add(test.evidence.id)
+    const { repetitions } = test.evidence
+    if (repetitions.length > 1) {
+      const withOutput = repetitions.filter((r) => r.stdout || r.stderr)
+      const printed = withOutput.some((r) => !r.ok) ? 1 : 0
+      this._unprinted += withOutput.length - printed
+    }
     this._session.record(test.evidence.id, test, location)
   }
 }

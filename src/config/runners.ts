@@ -28,14 +28,14 @@ const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.key
 
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
- * src/core/hints.ts). Jest's adapter repeats, observes and proves; the rest is to come.
+ * src/core/hints.ts).
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   vitest: { name: 'vitest', title: 'Vitest', can: ALL, optionsWhere: 'flakeproof({...})' },
   jest: {
     name: 'jest',
     title: 'Jest',
-    can: { ...ALL, enforce: false },
+    can: ALL,
     optionsWhere: 'the flakeproof/jest/reporter options',
   },
 }

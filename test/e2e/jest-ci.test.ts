@@ -98,3 +98,46 @@ describe('history from everyday runs (the reporter in the config, no repetitions
     ])
   }, 120_000)
 })
+
+describe('--flaky-enforce', () => {
+  it('retries each listed test up to its budget, quarantines one failing beyond it, keeps its failures from failing the run, and goes into history', async () => {
+    const dir = tempDir()
+    const policyPath = join(dir, 'flakeproof.policy.json')
+    const out = ['--flaky-out', join(dir, 'out'), '--flaky-out-anywhere']
+    const enforce = ['--flaky-enforce', '--flaky-policy', policyPath, ...out]
+    expect((await flakeproofJest(['--flaky-repeat', '100', ...out])).code).toBe(0)
+    expect((await runCli(['policy', '--from', join(dir, 'out/rate.json'), '--write', policyPath])).code).toBe(0)
+    // 20/100 → retry 2 (0.2³ = 0.008 ≤ 0.01 < 0.2² = 0.04); 25/100 → retry 3 (0.25⁴ = 0.0039 ≤ 0.01 < 0.25³ = 0.0156).
+    expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]).toMatchObject({ retry_budget: 3, quarantine_after: 1, quarantine: null })
+
+    // `flaky` starts at its failing fifth call and passes on its retry; `fragile` fails all 1 + 3 attempts.
+    const broke = await flakeproofJest([...enforce, '--flaky-update-policy'], { FIXTURE_FLAKY_START: '4', FIXTURE_BREAK: '1' })
+    expect(broke.code).toBe(1)
+    expect(broke.stdout).toContain(`↻ ${FLAKY}  passed after 1 of its 2 retries`)
+    expect(broke.stdout).toContain(`✗ ${FRAGILE}  failed beyond its retry budget of 3 (1 consecutive run(s))`)
+    expect(broke.stdout).toContain(`! ${FRAGILE}  quarantined in ${policyPath}`)
+    // Jest counts each test once: the attempts a retry replaced leave its results, as its own retries do.
+    expect(broke.stderr).toContain('Tests:       1 failed, 2 passed, 3 total')
+    expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]).toMatchObject({ failed_runs: 1, quarantine: { evidence: ['FRAGILE_BROKEN: the cache never warmed'] } })
+
+    // Quarantined: it runs, fails, is reported with its evidence and a warning at its line, and the run passes.
+    const summary = join(dir, 'step-summary.md')
+    const enforced = await flakeproofJest(enforce, { FIXTURE_BREAK: '1', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: FIXTURE })
+    expect(enforced.code).toBe(0)
+    expect(enforced.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
+    expect(enforced.stdout).toContain('::warning file=tests/ci.test.js,line=13,title=flakeproof%3A quarantined test failed fragile%3A fails every fourth call::')
+    expect(readFileSync(summary, 'utf8')).toContain('**1 quarantined** (1 failed this run without failing it)')
+    // Both enforced runs are everyday runs in history; the quarantined failure counts as a failure.
+    const history = readdirSync(join(dir, 'out/history')).sort()
+    expect(history).toHaveLength(2)
+    const last = readFileSync(join(dir, 'out/history', history.at(-1) as string), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; outcome: string; retries: number })
+    expect(last.find((t) => t.test_id === FRAGILE)).toMatchObject({ outcome: 'failed', retries: 3 })
+  }, 300_000)
+
+  it('refuses a missing policy before any test runs', async () => {
+    const result = await flakeproofJest(['--flaky-enforce', '--flaky-policy', join(tempDir(), 'none.json')])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--flaky-enforce: no committed policy at')
+    expect(result.stderr).not.toContain('PASS')
+  }, 60_000)
+})

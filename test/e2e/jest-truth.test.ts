@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
@@ -60,5 +60,26 @@ describe('proofs that prove less than asked', () => {
     expect(proof.stderr).not.toContain('An error occurred while adding the reporter')
     expect(readdirSync(out).filter((name) => name.startsWith('.run-'))).toEqual([])
     expect(existsSync(join(out, 'proof.json'))).toBe(false)
+  }, 120_000)
+})
+
+describe('quiet by default (tests/noisy.test.js warns on every call and fails every fifth)', () => {
+  it.each([
+    ['two files (Jest buffers console output)', ['tests/noisy.test.js', 'tests/elsewhere.test.js']],
+    ['one file (Jest prints console output at once)', ['tests/noisy.test.js']],
+  ])('%s: the first failing copy prints its output and its failure; every copy keeps both in facts', async (_name, files) => {
+    const out = tempDir()
+    const result = await flakeproofJest(['--flaky-repeat', '20', '--flaky-out', out, '--flaky-out-anywhere', ...files])
+    const printed = result.stdout + result.stderr
+    // Call 5 is the first failing copy: its warning is printed, at the user's own line; the others are not.
+    expect(printed.match(/warning from call \d+/g)).toEqual(['warning from call 5'])
+    expect(printed).toContain('at Object.warn (tests/noisy.test.js:8:11)')
+    expect(printed).not.toMatch(/plugin\/jest|flakeproof\/dist/)
+    // One failure block for the test, then the count of the other 3 failed copies (calls 10, 15, 20).
+    expect(printed.match(/● warns on every call and fails every fifth/g)).toHaveLength(2)
+    expect(printed).toContain('● warns on every call and fails every fifth: 3 more failed copies, not printed (every one is in facts.jsonl)')
+    expect(printed).toContain('[flakeproof] console output of 19 copies kept in facts.jsonl, not printed: a test prints the output of its first failing copy only')
+    const facts = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; stderr: string })
+    expect(facts.filter((f) => f.test_id.startsWith('tests/noisy.test.js')).map((f) => f.stderr)).toEqual(Array.from({ length: 20 }, (_, i) => `warning from call ${i + 1}\n`))
   }, 120_000)
 })

@@ -202,7 +202,6 @@ describe('observe, then proof, on examples/jest-basic', () => {
 
 describe('flakeproof jest refuses bad input before any test runs', () => {
   it.each([
-    [['--flaky-enforce'], 2, "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [['--flaky-bogus'], 2, 'unknown flag --flaky-bogus'],
     [['--flaky-repeat', '0'], 2, '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat'], 2, '--flaky-repeat needs a value'],

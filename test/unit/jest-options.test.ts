@@ -6,7 +6,7 @@ const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], en
 const JEST_FLAGS = runnerFlags(RUNNERS.jest)
 
 // The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
-const defaults = { rounds: 1, divergence: false, load: false, shuffle: false, gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, history: true }
+const defaults = { enforce: false, rounds: 1, divergence: false, load: false, shuffle: false, gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, history: true }
 
 describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -28,7 +28,6 @@ describe('resolveRunnerOptions for Jest', () => {
 
   it.each([
     [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; flakeproof\'s Jest flags are --flaky-repeat,'],
-    [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
@@ -60,9 +59,10 @@ describe('the Jest flags', () => {
     '--flaky-load',
     '--flaky-load-procs',
     '--flaky-shuffle',
+    '--flaky-enforce',
   ]
 
-  it("are Vitest's own entries for the options Jest shares", () => {
+  it("are Vitest's own entries, every one of them", () => {
     expect(Object.keys(JEST_FLAGS).sort()).toEqual([...shared].sort())
     for (const name of shared) expect(JEST_FLAGS[name as keyof typeof JEST_FLAGS]).toBe(VITEST_FLAGS[name as keyof typeof VITEST_FLAGS])
   })

@@ -35,7 +35,7 @@ const snapshotState = { _counters: counters, _snapshotData: {} as Record<string,
 let handler: Handler
 
 beforeAll(() => {
-  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, proofRuns: {}, journalDir, run: '1', rootDir: '/project', runners: {}, circus: '' }
+  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, proofRuns: {}, retries: {}, quarantined: [], journalDir, run: '1', rootDir: '/project', runners: {}, circus: '' }
   process.env.FLAKEPROOF_JEST = JSON.stringify(options)
   const globals = {
     expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState }) },
