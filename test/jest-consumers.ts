@@ -11,7 +11,8 @@ export type ModuleKind = 'cjs' | 'esm'
 
 /**
  * A fresh project with this Jest and the packed flakeproof, as a user installs them, its config
- * naming `flakeproof/jest/reporter` and `flakeproof/jest/setup` by package name. Jest is installed
+ * naming `flakeproof/jest/reporter` and `flakeproof/jest/runner` by package name, and the projects
+ * fixture (test/fixtures/jest-projects) in `projects/`. Jest is installed
  * once per repository folder, version and module kind (cache `jest-<version>-<kind>-<key>`, apart from
  * the Vitest consumers), then kept; flakeproof is reinstalled from the new tarball every time.
  */
@@ -29,18 +30,22 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
       await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, './flakeproof.tgz'], { cwd: staging })
     })
   }
-  for (const out of ['tests', '.flakeproof', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
+  for (const out of ['tests', '.flakeproof', 'wrapped', 'projects']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
   for (const file of ['user-reporter.js', 'user-setup.js']) cpSync(join(fixture, file), join(dir, file.replace('.js', '.cjs')))
   const common = "testEnvironment: 'node', testMatch: ['**/tests/*.test.js']"
-  // Jest 29 gives setup files no circus handler list: its config names flakeproof's environment too.
-  const environment = version.startsWith('29.') ? ", testEnvironment: 'flakeproof/jest/environment', testEnvironmentOptions: { flakeproofBase: 'node' }" : ''
+  // flakeproof's runner wraps circus on Jest 29 and 30 alike; the reporter first caps failure text.
   writeFileSync(
     join(dir, 'jest.config.cjs'),
-    `module.exports = { ${common}${environment}, reporters: ['default', ['flakeproof/jest/reporter', {}]], setupFilesAfterEnv: ['<rootDir>/user-setup.cjs', 'flakeproof/jest/setup'] }\n`,
+    `module.exports = { ${common}, testRunner: 'flakeproof/jest/runner', reporters: [['flakeproof/jest/reporter', {}], 'default'], setupFilesAfterEnv: ['<rootDir>/user-setup.cjs'] }\n`,
   )
   writeFileSync(join(dir, 'jest.plain.config.cjs'), `module.exports = { ${common}, reporters: ['default', '<rootDir>/user-reporter.cjs'], setupFilesAfterEnv: ['<rootDir>/user-setup.cjs'] }\n`)
+  // Two projects with setup files of their own, one file run by both, one whose docblock names its environment.
+  const projects = join(ROOT, 'test/fixtures/jest-projects')
+  for (const part of ['setup', 'tests', 'custom-environment.js']) cpSync(join(projects, part), join(dir, 'projects', part), { recursive: true })
+  writeFileSync(join(dir, 'projects/package.json'), JSON.stringify({ name: 'projects', private: true, type: 'commonjs' }))
+  writeFileSync(join(dir, 'projects/jest.config.js'), readFileSync(join(projects, 'jest.config.js'), 'utf8'))
   if (kind === 'esm') toEsm(join(dir, 'tests'))
   return dir
 }

@@ -1,6 +1,6 @@
 /**
- * What the reporter (Jest's main process) tells the setup file (each test file's context, in every
- * worker): set as JSON in FLAKEPROOF_JEST by the reporter's constructor, before Jest starts its
+ * What the reporter (Jest's main process) tells flakeproof's runner (each test file, in every
+ * worker; plugin/jest/runner.ts): set as JSON in FLAKEPROOF_JEST by the reporter's constructor, before Jest starts its
  * workers, which inherit it. Plain data only.
  */
 export interface RepeatOptions {

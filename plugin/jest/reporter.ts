@@ -101,9 +101,9 @@ export const JEST_ROUNDS = Symbol.for('flakeproof.jest.rounds')
 let runs = 0
 
 /**
- * `reporters: ['default', ['flakeproof/jest/reporter', {...}]]` (docs/contracts.md §12): writes the
- * same files as the Vitest path. With a repeat count or a proof it asks the setup file
- * (`flakeproof/jest/setup`) for copies and takes each test's evidence from their journal; without,
+ * `reporters: [['flakeproof/jest/reporter', {...}], 'default']` (docs/contracts.md §12): writes the
+ * same files as the Vitest path. With a repeat count, a proof or enforcement it asks flakeproof's
+ * runner (`flakeproof/jest/runner`) for copies and takes each test's evidence from their journal; without,
  * it records one execution per test from Jest's results. Errors outside tests (a file that throws
  * at load, an `afterAll` that throws, a worker that dies) are recorded against their file and make
  * the run incomplete.

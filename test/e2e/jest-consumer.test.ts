@@ -47,7 +47,7 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     runNodeIn(dir, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], { ...env, ...extra })
   const snapshots = () => Object.fromEntries(readdirSync(join(dir, 'tests/__snapshots__')).map((n) => [n, readFileSync(join(dir, 'tests/__snapshots__', n), 'utf8')]))
 
-  it('the reporter and setup in the config: exact counts with FLAKEPROOF_REPEAT=200, the load error recorded, snapshots untouched', async () => {
+  it('the reporter and runner in the config: exact counts with FLAKEPROOF_REPEAT=200, the load error recorded, snapshots untouched', async () => {
     const before = snapshots()
     const measured = await jestBin(['--config', 'jest.config.cjs', '--ci'], { FLAKEPROOF_REPEAT: '200' })
     expect(measured.stdout + measured.stderr).toContain('FLAKY')
@@ -73,11 +73,27 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(readArtifact(join(dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2 })
   }, 240_000)
 
-  it('`flakeproof jest` on a config that already lists the reporter and setup adds neither twice', async () => {
+  it('`flakeproof jest` on a config that already lists the reporter and runner adds neither twice', async () => {
     const measured = await wrapper(['--flaky-repeat', '10', '--flaky-out', 'wrapped', '--config', 'jest.config.cjs', 'tests/counter.test.js'])
     expect(measured.stderr.match(/ flakeproof \d+ test\(s\)/g)).toHaveLength(1)
     // 8 tests run in counter.test.js, 10 copies each: one fact per copy, none doubled.
     expect(readFileSync(join(dir, 'wrapped/facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(80)
     expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [10, 2, 'flaky'] })
   }, 120_000)
+
+  it.runIf(kind === 'cjs')('projects: each its own ids, setup files and counts; a docblock environment wrapped too', async () => {
+    const measured = await runNodeIn(join(dir, 'projects'), [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '20'])
+    expect(measured.code).toBe(0)
+    const rate = readArtifact(join(dir, 'projects/.flakeproof/rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(true)
+    expect(Object.fromEntries((rate.tests ?? []).map((t) => [t.id, [t.trials, t.failures]]))).toEqual({
+      '[server] tests/server.test.js > runs with both server setup files': [20, 0],
+      '[server] tests/shared.test.js > fails on every fifth call': [20, 4],
+      "[server] tests/shared.test.js > sees its project's setup file": [20, 0],
+      '[web] tests/docblock.test.js > runs in the environment its docblock names': [20, 5],
+      '[web] tests/shared.test.js > fails on every fifth call': [20, 4],
+      "[web] tests/shared.test.js > sees its project's setup file": [20, 0],
+      '[web] tests/web.test.js > runs with the web setup only': [20, 0],
+    })
+  }, 240_000)
 })

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
-import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
-import { BIN, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { BIN, factsIn, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 /**
  * Whole-run rounds on Jest (issue 18, item 5): `flakeproof jest --flaky-rounds K` runs Jest K times in
@@ -14,11 +12,6 @@ import { BIN, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 const FIXTURE = join(ROOT, 'test/fixtures/jest-ci')
 const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
 const flakeproofJest = (args: string[]) => runNodeIn(FIXTURE, [BIN, 'jest', ...args])
-const factsOf = (out: string) =>
-  readFileSync(join(out, 'facts.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
 describe('--flaky-rounds 3 --flaky-divergence --flaky-shuffle --flaky-seed 5 --flaky-repeat 10', () => {
   it('runs 6 rounds (base and serial alternating, each reseeded), fresh module state in each', async () => {
@@ -43,7 +36,7 @@ describe('--flaky-rounds 3 --flaky-divergence --flaky-shuffle --flaky-seed 5 --f
     const divergence = conditions.tests?.[FLAKY]?.comparisons.find((c) => c.kind === 'divergence')
     expect([divergence?.a.failures, divergence?.a.trials, divergence?.b.failures, divergence?.b.trials]).toEqual([6, 30, 6, 30])
     // Each fact carries its round, condition and seed (Jest's own --randomize --seed for that round).
-    const flaky = factsOf(out).filter((f) => f.test_id === FLAKY)
+    const flaky = factsIn(out).filter((f) => f.test_id === FLAKY)
     expect(flaky.map((f) => [f.round, f.condition, f.seed]).filter((_, i) => i % 10 === 0)).toEqual([
       [1, 'base', 5],
       [2, 'serial', 6],

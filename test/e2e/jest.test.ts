@@ -2,8 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ObserverFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
-import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
-import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { BIN, type CliResult, factsIn, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/jest-flaky')
 const EXAMPLE = join(ROOT, 'examples/jest-basic')
@@ -12,11 +11,6 @@ const SNAPSHOTS = join(FIXTURE, 'tests/__snapshots__')
 const FLAKY = 'tests/counter.test.js > fails on every fifth call'
 
 const flakeproofJest = (args: string[], env: Record<string, string> = {}, cwd = FIXTURE): Promise<CliResult> => runNodeIn(cwd, [BIN, 'jest', ...args], env)
-const factsOf = (out: string) =>
-  readFileSync(join(out, 'facts.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
 describe('Jest projects (test/fixtures/jest-projects: web and server, as react-hook-form has them)', () => {
   const out = tempDir()
@@ -100,7 +94,7 @@ describe('flakeproof jest --flaky-repeat 200 (Jest 30, the fixture keeps its own
   })
 
   it('writes one fact per copy, in the Vitest path\'s format', () => {
-    const facts = factsOf(out)
+    const facts = factsIn(out)
     expect(facts).toHaveLength(13 * 200)
     const flaky = facts.filter((f) => f.test_id === FLAKY)
     expect(flaky.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual(Array.from({ length: 40 }, (_, i) => 5 * (i + 1)))
@@ -149,7 +143,7 @@ describe('Jest arguments pass through', () => {
     const out = tempDir()
     const result = await flakeproofJest(['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/counter.test.js', '-t', 'fifth call$', '--randomize', '--seed', '7'])
     expect(result.code).toBe(0)
-    const facts = factsOf(out)
+    const facts = factsIn(out)
     // Calls 5 and 10 of 10 fail.
     expect(facts.map((f) => f.test_id)).toEqual(Array(10).fill(FLAKY))
     expect(facts.filter((f) => f.outcome === 'failed')).toHaveLength(2)
