@@ -34,7 +34,7 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
   for (const file of ['user-reporter.js', 'user-setup.js']) cpSync(join(fixture, file), join(dir, file.replace('.js', '.cjs')))
-  const common = "testEnvironment: 'node', testMatch: ['**/tests/*.test.js']"
+  const common = "testEnvironment: 'node', roots: ['<rootDir>/tests'], testMatch: ['**/tests/*.test.js']"
   // flakeproof's runner wraps circus on Jest 29 and 30 alike; the reporter first caps failure text.
   writeFileSync(
     join(dir, 'jest.config.cjs'),

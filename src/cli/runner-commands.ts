@@ -46,8 +46,9 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
       title: "run Jest with flakeproof's reporter added and its runner around each project's, without touching the config",
       usage: '[--flaky-* flags] [any jest arguments]',
       notes: [
-        "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
-        'Writes the same files as `flakeproof vitest` in --flaky-out.',
+        "--flaky-seed and --flaky-shuffle order the tests with Jest's own --randomize --seed (Jest 29.5 and later); the seed is recorded in facts.jsonl.",
+        "Every project's test runner is wrapped by flakeproof's (its environment and setup files kept); ids carry its displayName.",
+        'Writes the same files as `flakeproof vitest` in --flaky-out. Guide: docs/jest.md.',
       ],
       example: 'flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
     },
