@@ -12,7 +12,7 @@ export type ModuleKind = 'cjs' | 'esm'
 /**
  * A fresh project with this Jest and the packed flakeproof, as a user installs them, its config
  * naming `flakeproof/jest/reporter` and `flakeproof/jest/runner` by package name, and the projects
- * fixture (test/fixtures/jest-projects) in `projects/`. Jest is installed
+ * fixture (test/fixtures/jest-projects) in `projects/`, the CI fixture (test/fixtures/jest-ci) in `ci/`. Jest is installed
  * once per repository folder, version and module kind (cache `jest-<version>-<kind>-<key>`, apart from
  * the Vitest consumers), then kept; flakeproof is reinstalled from the new tarball every time.
  */
@@ -30,7 +30,7 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
       await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, './flakeproof.tgz'], { cwd: staging })
     })
   }
-  for (const out of ['tests', '.flakeproof', 'wrapped', 'projects']) rmSync(join(dir, out), { recursive: true, force: true })
+  for (const out of ['tests', '.flakeproof', 'wrapped', 'projects', 'ci']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
   for (const file of ['user-reporter.js', 'user-setup.js']) cpSync(join(fixture, file), join(dir, file.replace('.js', '.cjs')))
@@ -46,6 +46,9 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   for (const part of ['setup', 'tests', 'custom-environment.js']) cpSync(join(projects, part), join(dir, 'projects', part), { recursive: true })
   writeFileSync(join(dir, 'projects/package.json'), JSON.stringify({ name: 'projects', private: true, type: 'commonjs' }))
   writeFileSync(join(dir, 'projects/jest.config.js'), readFileSync(join(projects, 'jest.config.js'), 'utf8'))
+  // The CI fixture (test/fixtures/jest-ci) in `ci/`, for rounds, conditions, budget, JUnit and enforcement.
+  const ci = join(ROOT, 'test/fixtures/jest-ci')
+  for (const part of ['tests', 'jest.config.js', 'package.json']) cpSync(join(ci, part), join(dir, 'ci', part), { recursive: true })
   if (kind === 'esm') toEsm(join(dir, 'tests'))
   return dir
 }

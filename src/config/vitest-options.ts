@@ -91,7 +91,7 @@ export const VITEST_FLAGS = {
   '--flaky-update-policy': { needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
   '--flaky-proof-required': { needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
   '--flaky-budget': { needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
-  '--flaky-rounds': { needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
+  '--flaky-rounds': { needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one process, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
   '--flaky-divergence': { needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
   '--flaky-load': { needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
   '--flaky-load-procs': { needs: 'load', key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { JEST_CONSUMER_MATRIX, type ModuleKind, prepareJestConsumer } from '../jest-consumers.js'
 import { readArtifact, runNodeIn } from '../utils.js'
@@ -96,4 +97,38 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
       '[web] tests/web.test.js > runs with the web setup only': [20, 0],
     })
   }, 240_000)
+
+  it.runIf(kind === 'cjs')('the CI features: rounds with divergence and shuffle, JUnit, budget, the committed policy enforced', async () => {
+    const ci = join(dir, 'ci')
+    const flakeproof = (args: string[], extra: Record<string, string> = {}) => runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], extra)
+    const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
+    const FRAGILE = 'tests/ci.test.js > fragile: fails every fourth call'
+
+    // 2 rounds × (base, serial) × 10 copies, each round's counters from 1: calls 5 and 10 fail, 8/40; fresh 0/4.
+    const rounds = await flakeproof(['--flaky-rounds', '2', '--flaky-divergence', '--flaky-shuffle', '--flaky-seed', '5', '--flaky-repeat', '10', '--flaky-junit', 'rounds.xml', '--flaky-out', 'rounds'])
+    expect(rounds.code).toBe(0)
+    expect(readArtifact(join(ci, 'rounds/rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 40, failures: 8, fresh: { trials: 4, failures: 0 } })
+    expect(readArtifact(join(ci, 'rounds/conditions.json'), ConditionsFileSchema).rounds.map((r) => [r.condition, r.seed])).toEqual([
+      ['base', 5],
+      ['serial', 6],
+      ['base', 7],
+      ['serial', 8],
+    ])
+    expect(readFileSync(join(ci, 'rounds.xml'), 'utf8')).toContain('<testsuite name="flakeproof" tests="3" failures="0"')
+
+    const budget = await flakeproof(['--flaky-budget', '2s', '--flaky-out', 'budget'])
+    const planned = /repeating (\d+) times/.exec(budget.stderr)
+    expect(readArtifact(join(ci, 'budget/rate.json'), RateFileSchema).trials).toBe(Number(planned?.[1]))
+
+    expect((await flakeproof(['--flaky-repeat', '100', '--flaky-out', 'measured'])).code).toBe(0)
+    const policy = await runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'policy', '--from', 'measured/rate.json', '--write', 'flakeproof.policy.json'])
+    expect(policy.code).toBe(0)
+    const broke = await flakeproof(['--flaky-enforce', '--flaky-update-policy', '--flaky-out', 'enforced'], { FIXTURE_FLAKY_START: '4', FIXTURE_BREAK: '1' })
+    expect(broke.code).toBe(1)
+    expect(broke.stdout).toContain(`↻ ${FLAKY}  passed after 1 of its 2 retries`)
+    expect(broke.stdout).toContain(`! ${FRAGILE}  quarantined in flakeproof.policy.json`)
+    const quarantined = await flakeproof(['--flaky-enforce', '--flaky-out', 'enforced'], { FIXTURE_BREAK: '1' })
+    expect(quarantined.code).toBe(0)
+    expect(quarantined.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
+  }, 600_000)
 })
