@@ -94,28 +94,35 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     return { ...read, globalConfig, configs }
   }
   const rounds = plan.length > 1 ? plan : [plan[0]]
-  let success = true
-  let ran: Awaited<ReturnType<JestPackage['runCLI']>> | undefined
+  // Over every round: whether any failed, and whether every failure was a failed test.
+  let failed = false
+  let onlyTests = true
+  let failureCode = 1
   let testTimeMs = 0
+  const host = globalThis as Record<symbol, unknown>
   try {
     for (const round of rounds) {
-      const host = globalThis as Record<symbol, unknown>
       delete host[JEST_VERDICT]
       if (round && rounds.length > 1) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length } satisfies JestRounds
-      ran = await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects))
-      const { results } = ran
+      const { results, globalConfig } = await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects))
       testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
-      success &&= results.success || onlyTestsFailed(results)
-      if (!results.success && !onlyTestsFailed(results)) break
+      failureCode = globalConfig.testFailureExitCode
+      failed ||= !results.success
+      onlyTests &&= results.success || onlyTestsFailed(results)
     }
   } finally {
     config.readConfigs = readConfigs
-    delete (globalThis as Record<symbol, unknown>)[JEST_ROUNDS]
+    // Rounds cut short (an error of Jest's between them): what ran is written, incomplete.
+    const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
+    if (shared?.session.roundsOpen) {
+      shared.session.endRounds()
+      shared.session.release()
+    }
+    delete host[JEST_ROUNDS]
   }
-  const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
+  const verdict = host[JEST_VERDICT] as JestRunVerdict | undefined
   const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
-  const allPassed = ran?.results.success === true && success
-  const code = verdict?.proofFailed ? 1 : allPassed || (verdict?.advisory && success) ? 0 : (ran?.globalConfig.testFailureExitCode ?? 1)
+  const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests) ? 0 : failureCode
   return { code, outDir, testTimeMs }
 }
 
