@@ -53,6 +53,34 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   return dir
 }
 
+/** The transforms and environment the transforms fixture needs, at versions that support Jest 29 and 30 alike. */
+const TRANSFORMS = ['ts-jest@29.4.15', 'typescript@5.9.3', '@babel/preset-env@7.29.14', '@swc/jest@0.2.39', '@swc/core@1.16.22']
+
+/**
+ * A fresh CommonJS project with this Jest, its jest-environment-jsdom, ts-jest, babel-jest's preset,
+ * @swc/jest and the packed flakeproof, and the transforms fixture (test/fixtures/jest-transforms):
+ * a folder of its own (`jest-<version>-transforms-<key>`), so the other consumers' installs are kept.
+ */
+export async function prepareJestTransformsConsumer(version: string): Promise<string> {
+  const packed = await packTarball()
+  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
+  const dir = join(CACHE, `jest-${version}-transforms-${hash([ROOT, version, dependencies, TRANSFORMS])}`)
+  if (existsSync(join(dir, 'node_modules/jest/package.json'))) {
+    cpSync(packed, join(dir, 'flakeproof.tgz'))
+    await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
+  } else {
+    await installAtomically(dir, async (staging) => {
+      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }))
+      cpSync(packed, join(staging, 'flakeproof.tgz'))
+      await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, `jest-environment-jsdom@${version}`, ...TRANSFORMS, './flakeproof.tgz'], { cwd: staging })
+    })
+  }
+  const fixture = join(ROOT, 'test/fixtures/jest-transforms')
+  for (const part of ['ts', 'babel', 'swc', '.flakeproof']) rmSync(join(dir, part), { recursive: true, force: true })
+  for (const part of ['ts', 'babel', 'swc', 'jest.config.js']) cpSync(join(fixture, part), join(dir, part), { recursive: true })
+  return dir
+}
+
 // --- internal ---
 
 /** The fixture's CommonJS tests as ES modules: `require` becomes `import`, with `jest` from @jest/globals. */
