@@ -305,13 +305,17 @@ export default class FlakeproofJestReporter {
   private _fromResults(where: { project: string; file: string }, path: string, result: JestTestResult): void {
     const identities = result.testResults.map((r) => ({ ...where, path: [...r.ancestorTitles, r.title] }))
     const ids = assignTestIds(identities)
+    // Jest lists a file's results in execution order: the test before each is the last one that ran
+    // before it in the file; the first one's predecessor in its worker (another file's) is not known.
+    let previous: string | null = null
     result.testResults.forEach((r, i) => {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
       const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })) } : {}), mode: 'single', gapMs: 0 }
       const id = ids[i] as string
-      this._record({ ...where, name: identity.path.join(' > '), evidence: { id, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } }, { file: path, line: r.location?.line })
+      this._record({ ...where, name: identity.path.join(' > '), evidence: { id, path: identity.path, order: i + 1, previousTest: previous, previousFile: previous === null ? null : where.file, worker: 'main', seed: this._seed, repetitions: [repetition] } }, { file: path, line: r.location?.line })
+      previous = id
       // Jest's own retryTimes may have retried it: a pass after a retry hid a failure (history's `flaky`).
       const retries = Math.max(0, (r.invocations ?? 1) - 1)
       this._everyday.push({ id, ...where, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0 })
