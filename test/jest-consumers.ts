@@ -49,6 +49,8 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   // The CI fixture (test/fixtures/jest-ci) in `ci/`, for rounds, conditions, budget, JUnit and enforcement.
   const ci = join(ROOT, 'test/fixtures/jest-ci')
   for (const part of ['tests', 'jest.config.js', 'package.json']) cpSync(join(ci, part), join(dir, 'ci', part), { recursive: true })
+  // Everyday runs' history: the reporter by its package name, as a user's config names it.
+  writeFileSync(join(dir, 'ci/jest.reporter.config.js'), "module.exports = { testEnvironment: 'node', testMatch: ['<rootDir>/tests/*.test.js'], reporters: ['default', ['flakeproof/jest/reporter', {}]] }\n")
   if (kind === 'esm') toEsm(join(dir, 'tests'))
   return dir
 }

@@ -26,8 +26,8 @@ describe('a measurement under GitHub Actions with --flaky-junit', () => {
       GITHUB_WORKSPACE: FIXTURE,
     })
     expect(result.code).toBe(0)
-    expect(result.stdout + result.stderr).toContain('::warning file=tests/ci.test.js,line=7,title=flakeproof%3A flaky test flaky%3A fails every fifth call::')
-    expect(result.stdout + result.stderr).toContain('::warning file=tests/ci.test.js,line=12,title=flakeproof%3A flaky test fragile%3A fails every fourth call::')
+    expect(result.stdout + result.stderr).toContain('::warning file=tests/ci.test.js,line=8,title=flakeproof%3A flaky test flaky%3A fails every fifth call::')
+    expect(result.stdout + result.stderr).toContain('::warning file=tests/ci.test.js,line=13,title=flakeproof%3A flaky test fragile%3A fails every fourth call::')
     expect(readFileSync(summary, 'utf8')).toContain('**2 flaky, 0 broken** of 3 tests, 20 rounds')
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8')
     expect(junit).toContain('<testsuite name="flakeproof" tests="3" failures="0"')

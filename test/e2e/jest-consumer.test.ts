@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { JEST_CONSUMER_MATRIX, type ModuleKind, prepareJestConsumer } from '../jest-consumers.js'
@@ -130,5 +131,66 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     const quarantined = await flakeproof(['--flaky-enforce', '--flaky-out', 'enforced'], { FIXTURE_BREAK: '1' })
     expect(quarantined.code).toBe(0)
     expect(quarantined.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
+  }, 600_000)
+
+  it.runIf(kind === 'cjs')('the other CI features: load, GitHub, the committed policy proven and released, history of everyday runs, previous_test', async () => {
+    const ci = join(dir, 'ci')
+    const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const flakeproof = (args: string[], extra: Record<string, string> = {}) => runNodeIn(ci, [bin, 'jest', ...args], extra)
+    const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
+    const FRAGILE = 'tests/ci.test.js > fragile: fails every fourth call'
+
+    // Two rounds (base, load) of 5 copies; call 5 of each round fails: 2/10.
+    const load = await flakeproof(['--flaky-load', '--flaky-load-procs', '1', '--flaky-repeat', '5', '--flaky-out', 'load'])
+    expect(load.code).toBe(0)
+    expect(readArtifact(join(ci, 'load/rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 10, failures: 2 })
+    expect(readArtifact(join(ci, 'load/conditions.json'), ConditionsFileSchema).rounds.map((r) => r.condition)).toEqual(['base', 'load'])
+
+    // 20 copies under GitHub Actions: 4/20 and 5/20 flaky, a warning at each one's line, the step summary.
+    const summary = join(ci, 'summary.md')
+    rmSync(summary, { force: true })
+    const github = await flakeproof(['--flaky-repeat', '20', '--flaky-out', 'github'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: ci })
+    expect(github.code).toBe(0)
+    expect(github.stdout + github.stderr).toContain('::warning file=tests/ci.test.js,line=8,title=flakeproof%3A flaky test flaky%3A fails every fifth call::')
+    expect(github.stdout + github.stderr).toContain('::warning file=tests/ci.test.js,line=13,title=flakeproof%3A flaky test fragile%3A fails every fourth call::')
+    expect(readFileSync(summary, 'utf8')).toContain('**2 flaky, 0 broken** of 3 tests, 20 rounds')
+    // Each test's first copy follows the last copy of the test before it in the file (one worker, in order).
+    const facts = readFileSync(join(ci, 'github/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null; previous_file?: string | null })
+    expect(facts.find((f) => f.test_id === FRAGILE)).toMatchObject({ previous_test: FLAKY, previous_file: 'tests/ci.test.js' })
+
+    // The committed policy, from 100 copies (20/100 and 25/100), `fragile` quarantined as an enforced run would:
+    // a fresh checkout's proof of it runs 11 copies (0.75¹¹ = 0.042 ≤ 0.05), calls 4 and 8 fail, the quarantine stays.
+    expect((await flakeproof(['--flaky-repeat', '100', '--flaky-out', 'measured'])).code).toBe(0)
+    const policyPath = join(ci, 'committed.policy.json')
+    expect((await runNodeIn(ci, [bin, 'policy', '--from', 'measured/rate.json', '--write', policyPath])).code).toBe(0)
+    const policy = readArtifact(policyPath, CommittedPolicySchema)
+    expect(policy.tests[FLAKY]).toMatchObject({ trials: 100, failures: 20, green_runs_required: 14 })
+    policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
+    writeFileSync(policyPath, `${JSON.stringify(policy, null, 2)}\n`)
+    const fresh = ['--flaky-proof', '--flaky-update-policy', '--flaky-out', 'fresh', '--flaky-policy', policyPath]
+    expect((await flakeproof(fresh)).code).toBe(1)
+    expect(readArtifact(join(ci, 'fresh/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2, required: 11 })
+    const fixed = await flakeproof(fresh, { FIXTURE_FIXED: '1' })
+    expect(fixed.code).toBe(0)
+    expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]?.quarantine).toBeNull()
+
+    // Two plain runs with the reporter in the config: two history records of three passed tests (call 1 of each counter passes).
+    rmSync(join(ci, '.flakeproof'), { recursive: true, force: true })
+    for (let run = 0; run < 2; run++) expect((await runNodeIn(ci, [join(dir, 'node_modules/jest/bin/jest.js'), '--config', 'jest.reporter.config.js'])).code).toBe(0)
+    const records = readdirSync(join(ci, '.flakeproof/history'))
+    expect(records).toHaveLength(2)
+    const last = readFileSync(join(ci, '.flakeproof/history', records.sort().at(-1) as string), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; outcome: string })
+    expect(last.map((t) => [t.test_id, t.outcome]).sort()).toEqual([
+      [FLAKY, 'passed'],
+      [FRAGILE, 'passed'],
+      ['tests/ci.test.js > steady', 'passed'],
+    ])
+    // A plain run's facts, from Jest's results in execution order: each test after the one before it in its file.
+    const plain = readFileSync(join(ci, '.flakeproof/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null })
+    expect(plain.map((f) => [f.test_id, f.previous_test])).toEqual([
+      [FLAKY, null],
+      [FRAGILE, FLAKY],
+      ['tests/ci.test.js > steady', FRAGILE],
+    ])
   }, 600_000)
 })
