@@ -258,7 +258,7 @@ export class TestSession implements RoundsReporter {
       this._endRound(end)
       return undefined
     }
-    return this._finish({ ...end, runErrors: [...this._roundErrors, ...end.runErrors], complete: end.complete && !this._roundsIncomplete })
+    return this._finish({ ...end, runErrors: [...this._roundErrors, ...this._ofRound(end.runErrors)], complete: end.complete && !this._roundsIncomplete })
   }
 
   /**
@@ -352,9 +352,14 @@ export class TestSession implements RoundsReporter {
     if (!recorder) return
     const unfinished = this._recoverUnfinished(ending)
     for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
-    this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
+    this._roundErrors.push(...this._ofRound(runErrors))
     if (unfinished.length > 0) this._roundsIncomplete = true
     this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
+  }
+
+  /** Errors of a whole-run round, the last one's too, say which round: each round runs every file again. */
+  private _ofRound(runErrors: readonly RunError[]): RunError[] {
+    return this._of > 1 ? runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })) : [...runErrors]
   }
 
   private _finish({ collected, ending, runErrors, complete }: RunEnd): TestRunResult | undefined {

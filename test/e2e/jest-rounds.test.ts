@@ -59,3 +59,21 @@ describe('--flaky-load', () => {
     expect(readArtifact(join(out, 'conditions.json'), ConditionsFileSchema).rounds.map((r) => r.condition)).toEqual(['base', 'load'])
   }, 240_000)
 })
+
+describe('--flaky-rounds 2 over a file that fails to load (test/fixtures/jest-flaky)', () => {
+  it('runs every round, each round\'s load error named with its round, the run incomplete', async () => {
+    const out = tempDir()
+    const fixture = join(ROOT, 'test/fixtures/jest-flaky')
+    const result = await runNodeIn(fixture, [BIN, 'jest', '--flaky-rounds', '2', '--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere', 'tests/counter.test.js', 'tests/throws.test.js'])
+    expect(result.code).toBe(1)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(false)
+    expect(rate.run_errors).toEqual([
+      { project: '', file: 'tests/throws.test.js', error: 'round 1: broken at load' },
+      { project: '', file: 'tests/throws.test.js', error: 'round 2: broken at load' },
+    ])
+    // 2 rounds × 3 copies, each round's counter from 1: calls 1–3 of `fails on every fifth call` pass.
+    expect(rate.tests?.find((t) => t.name === 'fails on every fifth call')).toMatchObject({ trials: 6, failures: 0 })
+    expect(rate.tests?.find((t) => t.name === 'always fails')).toMatchObject({ trials: 6, failures: 6 })
+  }, 240_000)
+})
