@@ -12,7 +12,7 @@ export type ModuleKind = 'cjs' | 'esm'
 /**
  * A fresh project with this Jest and the packed flakeproof, as a user installs them, its config
  * naming `flakeproof/jest/reporter` and `flakeproof/jest/runner` by package name, and the projects
- * fixture (test/fixtures/jest-projects) in `projects/`, the CI fixture (test/fixtures/jest-ci) in `ci/`. Jest is installed
+ * fixture (test/fixtures/jest-projects) in `projects/`, the CI fixture (test/fixtures/jest-ci) in `ci/`, the short endings' (jest-truth, jest-crash) in `truth/` and `crash/`. Jest is installed
  * once per repository folder, version and module kind (cache `jest-<version>-<kind>-<key>`, apart from
  * the Vitest consumers), then kept; flakeproof is reinstalled from the new tarball every time.
  */
@@ -30,7 +30,7 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
       await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, './flakeproof.tgz'], { cwd: staging })
     })
   }
-  for (const out of ['tests', '.flakeproof', 'wrapped', 'projects', 'ci']) rmSync(join(dir, out), { recursive: true, force: true })
+  for (const out of ['tests', '.flakeproof', 'wrapped', 'projects', 'ci', 'truth', 'crash']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
   for (const file of ['user-reporter.js', 'user-setup.js']) cpSync(join(fixture, file), join(dir, file.replace('.js', '.cjs')))
@@ -51,6 +51,10 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   for (const part of ['tests', 'jest.config.js', 'package.json']) cpSync(join(ci, part), join(dir, 'ci', part), { recursive: true })
   // Everyday runs' history: the reporter by its package name, as a user's config names it.
   writeFileSync(join(dir, 'ci/jest.reporter.config.js'), "module.exports = { testEnvironment: 'node', testMatch: ['<rootDir>/tests/*.test.js'], reporters: ['default', ['flakeproof/jest/reporter', {}]] }\n")
+  // Runs that end short (test/fixtures/jest-truth, jest-crash): a copy's process.exit(0), a killed worker.
+  for (const name of ['truth', 'crash']) {
+    for (const part of ['tests', 'jest.config.js', 'package.json']) cpSync(join(ROOT, `test/fixtures/jest-${name}`, part), join(dir, name, part), { recursive: true })
+  }
   if (kind === 'esm') toEsm(join(dir, 'tests'))
   return dir
 }

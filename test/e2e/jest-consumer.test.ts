@@ -133,6 +133,28 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(quarantined.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
   }, 600_000)
 
+  it.runIf(kind === 'cjs')('no silent endings: a copy calling process.exit(0), a worker killed mid-test', async () => {
+    const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const exited = await runNodeIn(join(dir, 'truth'), [bin, 'jest', '--flaky-repeat', '5', '--flaky-out', 'out', 'tests/exits.test.js'])
+    expect(exited.code).toBe(1)
+    const cut = readArtifact(join(dir, 'truth/out/rate.json'), RateFileSchema)
+    expect(cut.complete).toBe(false)
+    expect(cut.run_errors).toEqual([{ project: null, file: null, error: 'Jest stopped before the run ended (exit code 0, raised to 1)' }])
+    // Copies 1 and 2 passed; copy 3 ended the process.
+    expect(cut.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([['tests/exits.test.js > exits the process on its third call', 3, 1, 'partial']])
+
+    const killed = await runNodeIn(join(dir, 'crash'), [bin, 'jest', '--flaky-repeat', '10', '--maxWorkers=2', '--flaky-out', 'out'])
+    expect(killed.code).toBe(1)
+    const crash = readArtifact(join(dir, 'crash/out/rate.json'), RateFileSchema)
+    expect(crash.complete).toBe(false)
+    // Copies 1–3 passed, copy 4 killed its worker.
+    expect(crash.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([
+      ['tests/crash.test.js > ends its worker on the fourth call', 4, 1, 'partial'],
+      ['tests/fine.test.js > fine', 10, 0, 'stable'],
+    ])
+    expect(crash.run_errors?.[0]).toMatchObject({ file: 'tests/crash.test.js', error: expect.stringContaining('SIGKILL') })
+  }, 240_000)
+
   it.runIf(kind === 'cjs')('the other CI features: load, GitHub, the committed policy proven and released, history of everyday runs, previous_test', async () => {
     const ci = join(dir, 'ci')
     const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
