@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { JEST_CONSUMER_MATRIX, type ModuleKind, prepareJestConsumer } from '../jest-consumers.js'
-import { readArtifact, runNodeIn } from '../utils.js'
+import { SNAPSHOT_MODES, snapshotCounts, snapshotHashes, snapshotSummary } from '../jest-snapshot-files.js'
+import { readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 /**
  * The "Done when" of the Jest adapter, as a user meets it: a fresh project installs the packed
@@ -132,6 +133,28 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(quarantined.code).toBe(0)
     expect(quarantined.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
   }, 600_000)
+
+  it.runIf(kind === 'cjs')('snapshots under --ci, the default and -u: five copies change what one plain run of this Jest changes, and nothing else', async () => {
+    for (const [name, mode, changes] of SNAPSHOT_MODES) {
+      const [plain, repeated] = ['plain', 'repeated'].map((side) => {
+        const copy = join(dir, `snapshots-${side}`)
+        rmSync(copy, { recursive: true, force: true })
+        cpSync(join(ROOT, 'test/fixtures/jest-snapshots'), copy, { recursive: true })
+        return copy
+      }) as [string, string]
+      const before = snapshotHashes(plain)
+      const native = await runNodeIn(plain, [join(dir, 'node_modules/jest/bin/jest.js'), ...mode])
+      const measured = await runNodeIn(repeated, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '5', '--flaky-fail-on-flaky', ...mode])
+      expect([name, snapshotHashes(repeated)]).toEqual([name, snapshotHashes(plain)])
+      expect([name, snapshotSummary(measured.stderr), measured.code]).toEqual([name, snapshotSummary(native.stderr), native.code])
+      // Jest 29 saves a snapshot file holding obsolete entries even under --ci, and with its own header
+      // (the fixture's are 30's): plain Jest 29 changes obsolete.test.js.snap in every mode, seen by hand.
+      const expected = jest.startsWith('29.') ? [...new Set([...changes, 'tests/__snapshots__/obsolete.test.js.snap'])].sort() : changes
+      expect([name, Object.keys(before).filter((f) => before[f] !== snapshotHashes(plain)[f]).sort()]).toEqual([name, expected])
+      const rate = readArtifact(join(repeated, '.flakeproof/rate.json'), RateFileSchema)
+      expect(rate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual(expect.arrayContaining(snapshotCounts(mode)))
+    }
+  }, 300_000)
 
   it.runIf(kind === 'cjs')('no silent endings: a copy calling process.exit(0), a worker killed mid-test', async () => {
     const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
