@@ -20,16 +20,7 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   const packed = await packTarball()
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
   const dir = join(CACHE, `jest-${version}-${kind}-${hash([ROOT, version, kind, dependencies])}`)
-  if (existsSync(join(dir, 'node_modules/jest/package.json'))) {
-    cpSync(packed, join(dir, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
-  } else {
-    await installAtomically(dir, async (staging) => {
-      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: kind === 'esm' ? 'module' : 'commonjs' }))
-      cpSync(packed, join(staging, 'flakeproof.tgz'))
-      await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, './flakeproof.tgz'], { cwd: staging })
-    })
-  }
+  await install(dir, packed, kind === 'esm' ? 'module' : 'commonjs', [`jest@${version}`])
   for (const out of ['tests', '.flakeproof', 'wrapped', 'projects', 'ci', 'truth', 'crash']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
@@ -71,16 +62,7 @@ export async function prepareJestTransformsConsumer(version: string): Promise<st
   const packed = await packTarball()
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
   const dir = join(CACHE, `jest-${version}-transforms-${hash([ROOT, version, dependencies, TRANSFORMS])}`)
-  if (existsSync(join(dir, 'node_modules/jest/package.json'))) {
-    cpSync(packed, join(dir, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
-  } else {
-    await installAtomically(dir, async (staging) => {
-      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }))
-      cpSync(packed, join(staging, 'flakeproof.tgz'))
-      await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, `jest-environment-jsdom@${version}`, ...TRANSFORMS, './flakeproof.tgz'], { cwd: staging })
-    })
-  }
+  await install(dir, packed, 'commonjs', [`jest@${version}`, `jest-environment-jsdom@${version}`, ...TRANSFORMS])
   const fixture = join(ROOT, 'test/fixtures/jest-transforms')
   for (const part of ['ts', 'babel', 'swc', '.flakeproof']) rmSync(join(dir, part), { recursive: true, force: true })
   for (const part of ['ts', 'babel', 'swc', 'jest.config.js']) cpSync(join(fixture, part), join(dir, part), { recursive: true })
@@ -88,6 +70,20 @@ export async function prepareJestTransformsConsumer(version: string): Promise<st
 }
 
 // --- internal ---
+
+/** `packages` and the packed flakeproof in `dir`, installed once then kept; flakeproof reinstalled from the new tarball every time. */
+async function install(dir: string, packed: string, type: 'module' | 'commonjs', packages: readonly string[]): Promise<void> {
+  if (existsSync(join(dir, 'node_modules/jest/package.json'))) {
+    cpSync(packed, join(dir, 'flakeproof.tgz'))
+    await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
+    return
+  }
+  await installAtomically(dir, async (staging) => {
+    writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }))
+    cpSync(packed, join(staging, 'flakeproof.tgz'))
+    await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging })
+  })
+}
 
 /** The fixture's CommonJS tests as ES modules: `require` becomes `import`, with `jest` from @jest/globals. */
 function toEsm(tests: string): void {
