@@ -11,7 +11,8 @@ export type ModuleKind = 'cjs' | 'esm'
 
 /**
  * A fresh project with this Jest and the packed flakeproof, as a user installs them, its config
- * naming `flakeproof/jest/reporter` and `flakeproof/jest/setup` by package name. Jest is installed
+ * naming `flakeproof/jest/reporter` and `flakeproof/jest/runner` by package name, and the projects
+ * fixture (test/fixtures/jest-projects) in `projects/`, the CI fixture (test/fixtures/jest-ci) in `ci/`, the short endings' (jest-truth, jest-crash) in `truth/` and `crash/`. Jest is installed
  * once per repository folder, version and module kind (cache `jest-<version>-<kind>-<key>`, apart from
  * the Vitest consumers), then kept; flakeproof is installed from the new tarball whenever it changes.
  */
@@ -19,32 +20,70 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   const packed = await packTarball()
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
   const dir = join(CACHE, `jest-${version}-${kind}-${hash([ROOT, version, kind, dependencies])}`)
-  const kept = existsSync(join(dir, 'node_modules/jest/package.json'))
-  if (!kept) {
-    await installAtomically(dir, async (staging) => {
-      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: kind === 'esm' ? 'module' : 'commonjs' }))
-      cpSync(packed, join(staging, 'flakeproof.tgz'))
-      await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, './flakeproof.tgz'], { cwd: staging })
-    })
-  }
-  await installFlakeproof(dir, packed, !kept)
-  for (const out of ['tests', '.flakeproof', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
+  await install(dir, packed, kind === 'esm' ? 'module' : 'commonjs', [`jest@${version}`])
+  for (const out of ['tests', '.flakeproof', 'wrapped', 'projects', 'ci', 'truth', 'crash']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
   for (const file of ['user-reporter.js', 'user-setup.js']) cpSync(join(fixture, file), join(dir, file.replace('.js', '.cjs')))
-  const common = "testEnvironment: 'node', testMatch: ['**/tests/*.test.js']"
-  // Jest 29 gives setup files no circus handler list: its config names flakeproof's environment too.
-  const environment = version.startsWith('29.') ? ", testEnvironment: 'flakeproof/jest/environment', testEnvironmentOptions: { flakeproofBase: 'node' }" : ''
+  const common = "testEnvironment: 'node', roots: ['<rootDir>/tests'], testMatch: ['**/tests/*.test.js']"
+  // flakeproof's runner wraps circus on Jest 29 and 30 alike; the reporter first caps failure text.
   writeFileSync(
     join(dir, 'jest.config.cjs'),
-    `module.exports = { ${common}${environment}, reporters: ['default', ['flakeproof/jest/reporter', {}]], setupFilesAfterEnv: ['<rootDir>/user-setup.cjs', 'flakeproof/jest/setup'] }\n`,
+    `module.exports = { ${common}, testRunner: 'flakeproof/jest/runner', reporters: [['flakeproof/jest/reporter', {}], 'default'], setupFilesAfterEnv: ['<rootDir>/user-setup.cjs'] }\n`,
   )
   writeFileSync(join(dir, 'jest.plain.config.cjs'), `module.exports = { ${common}, reporters: ['default', '<rootDir>/user-reporter.cjs'], setupFilesAfterEnv: ['<rootDir>/user-setup.cjs'] }\n`)
+  // Two projects with setup files of their own, one file run by both, one whose docblock names its environment.
+  const projects = join(ROOT, 'test/fixtures/jest-projects')
+  for (const part of ['setup', 'tests', 'custom-environment.js']) cpSync(join(projects, part), join(dir, 'projects', part), { recursive: true })
+  writeFileSync(join(dir, 'projects/package.json'), JSON.stringify({ name: 'projects', private: true, type: 'commonjs' }))
+  writeFileSync(join(dir, 'projects/jest.config.js'), readFileSync(join(projects, 'jest.config.js'), 'utf8'))
+  // The CI fixture (test/fixtures/jest-ci) in `ci/`, for rounds, conditions, budget, JUnit and enforcement.
+  const ci = join(ROOT, 'test/fixtures/jest-ci')
+  for (const part of ['tests', 'jest.config.js', 'package.json']) cpSync(join(ci, part), join(dir, 'ci', part), { recursive: true })
+  // Everyday runs' history: the reporter by its package name, as a user's config names it.
+  writeFileSync(join(dir, 'ci/jest.reporter.config.js'), "module.exports = { testEnvironment: 'node', testMatch: ['<rootDir>/tests/*.test.js'], reporters: ['default', ['flakeproof/jest/reporter', {}]] }\n")
+  // Runs that end short (test/fixtures/jest-truth, jest-crash): a copy's process.exit(0), a killed worker.
+  for (const name of ['truth', 'crash']) {
+    for (const part of ['tests', 'jest.config.js', 'package.json']) cpSync(join(ROOT, `test/fixtures/jest-${name}`, part), join(dir, name, part), { recursive: true })
+  }
   if (kind === 'esm') toEsm(join(dir, 'tests'))
   return dir
 }
 
+/** The transforms and environment the transforms fixture needs, at versions that support Jest 29 and 30 alike. */
+const TRANSFORMS = ['ts-jest@29.4.15', 'typescript@5.9.3', '@babel/preset-env@7.29.14', '@swc/jest@0.2.39', '@swc/core@1.16.22']
+
+/**
+ * A fresh CommonJS project with this Jest, its jest-environment-jsdom, ts-jest, babel-jest's preset,
+ * @swc/jest and the packed flakeproof, and the transforms fixture (test/fixtures/jest-transforms):
+ * a folder of its own (`jest-<version>-transforms-<key>`), so the other consumers' installs are kept.
+ */
+export async function prepareJestTransformsConsumer(version: string): Promise<string> {
+  const packed = await packTarball()
+  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
+  const dir = join(CACHE, `jest-${version}-transforms-${hash([ROOT, version, dependencies, TRANSFORMS])}`)
+  await install(dir, packed, 'commonjs', [`jest@${version}`, `jest-environment-jsdom@${version}`, ...TRANSFORMS])
+  const fixture = join(ROOT, 'test/fixtures/jest-transforms')
+  for (const part of ['ts', 'babel', 'swc', '.flakeproof']) rmSync(join(dir, part), { recursive: true, force: true })
+  for (const part of ['ts', 'babel', 'swc', 'jest.config.js']) cpSync(join(fixture, part), join(dir, part), { recursive: true })
+  return dir
+}
+
 // --- internal ---
+
+/** `packages` and the packed flakeproof in `dir`, installed once then kept; flakeproof reinstalled from the new tarball every time. */
+async function install(dir: string, packed: string, type: 'module' | 'commonjs', packages: readonly string[]): Promise<void> {
+  const kept = existsSync(join(dir, 'node_modules/jest/package.json'))
+  if (!kept) {
+    await installAtomically(dir, async (staging) => {
+      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }))
+      cpSync(packed, join(staging, 'flakeproof.tgz'))
+      await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging })
+    })
+  }
+  // A kept project gets the new tarball unpacked over its flakeproof, without npm resolving its tree again.
+  await installFlakeproof(dir, packed, !kept)
+}
 
 /** The fixture's CommonJS tests as ES modules: `require` becomes `import`, with `jest` from @jest/globals. */
 function toEsm(tests: string): void {

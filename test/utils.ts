@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { z } from 'zod'
+import { type TestFact, TestFactSchema } from '../src/artifacts/test-schemas.js'
 
 export const ROOT = resolve(import.meta.dirname, '..')
 export const BIN = join(ROOT, 'dist/src/cli/bin.js')
@@ -96,6 +97,14 @@ export function labCommand(stateDir: string, extra = ''): string {
 /** Reads a JSON artifact and validates it against its schema. */
 export function readArtifact<S extends z.ZodType>(path: string, schema: S): z.output<S> {
   return schema.parse(JSON.parse(readFileSync(path, 'utf8')))
+}
+
+/** facts.jsonl of an output folder, each line validated. */
+export function factsIn(out: string): TestFact[] {
+  return readFileSync(join(out, 'facts.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => TestFactSchema.parse(JSON.parse(line)))
 }
 
 export const VITEST_FIXTURE = join(ROOT, 'test/fixtures/vitest-flaky')

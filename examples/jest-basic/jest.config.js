@@ -1,4 +1,4 @@
-/** A plain Jest config: `flakeproof jest` adds its reporter and setup file to it, keeping these. */
+/** A plain Jest config: `flakeproof jest` adds its reporter and wraps its test runner, keeping these. */
 module.exports = {
   testEnvironment: 'node',
   reporters: ['default'],

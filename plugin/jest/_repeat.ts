@@ -5,6 +5,7 @@ import {
   assignTestIds,
   CAPTURE_LIMIT,
   failureOf,
+  formatTestId,
   JournalWriter,
   measuringModeOf,
   type PairOrder,
@@ -13,7 +14,9 @@ import {
   type RepetitionMode,
   type TestIdentity,
 } from '../../src/session/worker.js'
+import { bufferOf, type HeldOutput, holdOutput, printsAtOnce, takeOutput } from './_console.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { type CopySnapshots, endCopy, type SnapshotBase, type SnapshotState, snapshotBase, startCopy } from './_snapshots.js'
 
 /**
  * In-process repetition for Jest (docs/contracts.md §12), installed by `flakeproof/jest/setup` in each
@@ -32,7 +35,10 @@ interface TestEntry {
   parent: DescribeBlock
   mode?: 'skip' | 'only' | 'todo'
   concurrent?: boolean
+  /** Made where the test was declared: its stack names the line. */
+  asyncError?: { stack?: string }
   errors: unknown[]
+  retryReasons?: unknown[]
   invocations: number
   duration?: number | null
 }
@@ -61,7 +67,7 @@ export type Handler = (event: CircusEvent, state: CircusState) => void | Promise
 const RETRY_TIMES = Symbol.for('RETRY_TIMES')
 
 export interface TestContextGlobals {
-  expect: { getState(): { testPath?: string; snapshotState?: { _counters?: Map<string, number> } } }
+  expect: { getState(): { testPath?: string; snapshotState?: SnapshotState } }
   console: Record<string, (...args: unknown[]) => void>
   [key: symbol]: unknown
 }
@@ -76,8 +82,10 @@ interface Repeated {
   /** Copies whose outcome is written, and the journal's first line. */
   written: number
   started: boolean
-  /** Snapshot counter of its name before its first copy: every copy starts from it. */
-  counterBase: number | undefined
+  /** Its snapshots when its first copy started: every copy starts from them. */
+  snapshots: SnapshotBase | undefined
+  /** A failing copy printed its console output: the later ones keep theirs in facts only. */
+  printed: boolean
   /** Which of each gapped/fast pair comes first, while observing. */
   pairs: PairOrder
 }
@@ -89,33 +97,67 @@ interface Copy {
   gapMs: number
   stdout: string
   stderr: string
+  /** A later copy's snapshots when it started, put back when it ends. */
+  snapshots: CopySnapshots | undefined
+  /** Where its console output starts in Jest's buffer (not for `concurrent` tests, whose copies overlap). */
+  consoleFrom?: number | undefined
+  /** Under a console that prints at once: what the copy printed, held until it ends. */
+  held?: HeldOutput | undefined
   /** The last attempt's outcome, written once no retry (`jest.retryTimes`) will follow. */
   pending: Repetition | undefined
 }
 
 const CONSOLE_STREAMS: Record<string, 'stdout' | 'stderr'> = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr' }
 
-/** One journal per worker process: this module is loaded once per worker. */
-let journal: JournalWriter | undefined
+/** One journal per worker process and run: this module is loaded once per worker. */
+let journal: { run: string; writer: JournalWriter } | undefined
 let order = 0
+/** The test whose copy ended last in this worker, any file: the next test's previous_test and previous_file. */
+let last: { test: string; file: string } | null = null
 
 /** Set on a test file's globals once its repetition is installed: by the environment (Jest 29) or the setup file. */
 const INSTALLED = Symbol.for('flakeproof.jest.installed')
 
+/** Where the file's tests are: its Jest project ('' when unnamed) and path; read from `expect` when the runner did not say. */
+export interface RepeatPlace {
+  project: string
+  testPath?: string
+}
+
 /**
  * Installs the repetition for the test file whose context `globals` is, through circus' handler list
- * (Jest 30); does nothing without FLAKEPROOF_JEST, or when flakeproof's environment already did it.
+ * (Jest 30's setup files); does nothing without FLAKEPROOF_JEST, or when flakeproof's runner or
+ * environment already did it.
  */
 export function installRepeat(globals: TestContextGlobals): void {
-  const handler = repeatHandler(globals)
+  const handler = repeatHandler(globals, { project: '' })
   if (!handler) return
   const handlers = globals[Symbol.for('EVENT_HANDLERS')] as Handler[] | undefined
   if (!Array.isArray(handlers)) {
-    throw new Error(
-      "flakeproof/jest/setup: this Jest has no circus handler list for a setup file (Jest 29); run `npx flakeproof jest`, or set testEnvironment: 'flakeproof/jest/environment' with testEnvironmentOptions: { flakeproofBase: '<your environment>' }",
-    )
+    throw new Error("flakeproof/jest/setup: this Jest has no circus handler list for a setup file (Jest 29); run `npx flakeproof jest`, or set testRunner: 'flakeproof/jest/runner'")
   }
   handlers.push(handler)
+}
+
+/** A test environment as circus reads it: its globals, and the event handler it calls on every event. */
+export interface RepeatEnvironment {
+  global: unknown
+  handleTestEvent?: Handler
+}
+
+/**
+ * Adds the repetition to a test environment Jest made, after its own event handler: circus reads
+ * `handleTestEvent` when the file's framework starts, so this runs before (flakeproof's runner, or
+ * its environment's constructor).
+ */
+export function attachRepeat(environment: RepeatEnvironment, place: RepeatPlace): void {
+  const ours = repeatHandler(environment.global as TestContextGlobals, place)
+  if (!ours) return
+  const theirs = environment.handleTestEvent?.bind(environment)
+  environment.handleTestEvent = async (event, state) => {
+    await theirs?.(event, state)
+    await ours(event, state)
+  }
 }
 
 /**
@@ -123,13 +165,19 @@ export function installRepeat(globals: TestContextGlobals): void {
  * without FLAKEPROOF_JEST (nothing asked for a repetition) or when one is installed there already.
  * Console output is captured per copy.
  */
-export function repeatHandler(globals: TestContextGlobals): Handler | undefined {
+export function repeatHandler(globals: TestContextGlobals, place: RepeatPlace): Handler | undefined {
   const raw = process.env[REPEAT_ENV]
   if (!raw || globals[INSTALLED]) return undefined
   globals[INSTALLED] = true
   const options = JSON.parse(raw) as RepeatOptions
-  journal ??= new JournalWriter(options.journalDir)
-  const repeater = new FileRepeater(options, globals, journal)
+  // `flakeproof jest` may run Jest again in this process (a budget's runs, rounds): an in-band run's
+  // worker is this process, and each run has a journal folder of its own.
+  if (journal?.run !== options.run) {
+    journal = { run: options.run, writer: new JournalWriter(options.journalDir) }
+    order = 0
+    last = null
+  }
+  const repeater = new FileRepeater(options, globals, journal.writer, place)
   return (event, state) => repeater.handle(event, state)
 }
 
@@ -141,12 +189,20 @@ class FileRepeater {
   private readonly _journal: JournalWriter
   private readonly _copies = new WeakMap<TestEntry, Copy>()
   private readonly _worker = process.env.JEST_WORKER_ID ?? 'main'
+  private readonly _place: RepeatPlace
   private _current: Copy | undefined
+  /** Enforce mode: failed attempts a retry followed. */
+  private readonly _superseded: TestEntry[] = []
+  /** Jest's BufferedConsole's entries: copies' output is read from there (plugin/jest/_console.ts). */
+  private _buffer: ReturnType<typeof bufferOf>
+  /** The console prints each call at once (`--verbose`, one test file): a copy's output is held until it ends. */
+  private _printing = false
 
-  constructor(options: RepeatOptions, globals: TestContextGlobals, journal: JournalWriter) {
+  constructor(options: RepeatOptions, globals: TestContextGlobals, journal: JournalWriter, place: RepeatPlace) {
     this._options = options
     this._globals = globals
     this._journal = journal
+    this._place = place
   }
 
   capture(stream: 'stdout' | 'stderr', text: string): void {
@@ -162,14 +218,23 @@ class FileRepeater {
       this._captureConsole()
       this._expand(state)
     }
+    // Attempts a retry replaced leave the file's results, as a retry of Jest's own leaves none.
+    if (event.name === 'run_finish') for (const attempt of this._superseded) attempt.parent.children = attempt.parent.children.filter((c) => c !== attempt)
     const copy = event.test && this._copies.get(event.test)
     if (event.name === 'test_start' && copy && event.test) this._start(copy, event.test)
     if (event.name === 'test_done' && copy && event.test) await this._done(copy, event.test)
   }
 
-  /** Jest sets the test file's console after the environment is made: it is wrapped once the run starts. */
+  /**
+   * Jest sets the test file's console after the environment is made: it is read once the run starts.
+   * A BufferedConsole's entries are read per copy; another console (`--verbose`, `--silent`) is
+   * wrapped, and prints as it would.
+   */
   private _captureConsole(): void {
     const target = this._globals.console
+    this._buffer = bufferOf(target)
+    this._printing = printsAtOnce(target)
+    if (this._buffer) return
     for (const [method, stream] of Object.entries(CONSOLE_STREAMS)) {
       const original = target[method]
       if (typeof original !== 'function') continue
@@ -184,18 +249,25 @@ class FileRepeater {
   private _expand(state: CircusState): void {
     const tests: TestEntry[] = []
     collectTests(state.rootDescribeBlock, tests)
-    const file = relative(this._options.rootDir, this._globals.expect.getState().testPath ?? '').split('\\').join('/')
-    const identities = tests.map((t): TestIdentity => ({ project: '', file, path: namesOf(t) }))
+    const file = relative(this._options.rootDir, this._place.testPath ?? this._globals.expect.getState().testPath ?? '').split('\\').join('/')
+    const identities = tests.map((t): TestIdentity => ({ project: this._place.project, file, path: namesOf(t) }))
     const ids = assignTestIds(identities)
+    const proving = this._options.mode === 'proof'
+    // The reporter is told only of tests that ran: the others (`-t`, skip) are present, not missing.
+    // A proof with nothing to prove journals nothing (its run folder is never made).
+    if (!proving || Object.keys(this._options.proofRuns).length > 0) this._journal.write({ id: formatTestId({ project: this._place.project, file, path: [] }), collected: ids })
     const plans = new Map<TestEntry, Repeated>()
     tests.forEach((test, i) => {
       const id = ids[i] as string
-      const planned = this._options.mode === 'proof' ? this._options.proofRuns[id] : this._options.repeat
-      if (planned === undefined || !isSelected(test, state)) return
+      const planned = proving ? this._options.proofRuns[id] : this._options.mode === 'enforce' ? 1 : this._options.repeat
+      if (!isSelected(test, state)) return
+      // A proof runs only what it proves, as with Vitest: another test's failure is not the proof's.
+      if (planned === undefined && proving) test.mode = 'skip'
+      if (planned === undefined) return
       const pairs = pairOrder(this._options.assignmentSeed, id)
-      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, counterBase: undefined, pairs })
+      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, snapshots: undefined, printed: false, pairs })
     })
-    const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : 'fast'
+    const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : this._options.mode === 'enforce' ? 'single' : 'fast'
     this._cloneIn(state.rootDescribeBlock, (test) => {
       const plan = plans.get(test)
       if (!plan) return [test]
@@ -216,7 +288,7 @@ class FileRepeater {
   /** A fresh entry for one copy: what circus accumulates while a test runs starts empty. */
   private _copyOf(test: TestEntry, plan: Repeated, index: number, mode: RepetitionMode, gapMs: number): TestEntry {
     const entry = index === 0 ? test : freshEntry(test)
-    this._copies.set(entry, { test: plan, index, mode, gapMs, stdout: '', stderr: '', pending: undefined })
+    this._copies.set(entry, { test: plan, index, mode, gapMs, stdout: '', stderr: '', snapshots: undefined, pending: undefined })
     return entry
   }
 
@@ -224,25 +296,49 @@ class FileRepeater {
     this._current = copy
     copy.stdout = ''
     copy.stderr = ''
+    copy.consoleFrom = test.concurrent ? undefined : this._buffer?.length
+    copy.held = this._printing && !test.concurrent ? holdOutput(this._globals.console) : undefined
     const plan = copy.test
-    // Snapshot keys are `name count`: each copy counts from where the first one started, so copies
-    // compare with the test's own snapshots and never write new ones.
-    const counters = this._globals.expect.getState().snapshotState?._counters
-    if (counters) {
+    // Snapshot keys are `name count` and `name: hint count`: each copy counts from where the first
+    // one started, and what a later copy writes is undone when it ends (plugin/jest/_snapshots.ts).
+    const state = this._globals.expect.getState().snapshotState
+    if (state) {
       const name = testIdOf(test)
-      if (!plan.started) plan.counterBase = counters.get(name)
-      else if (plan.counterBase === undefined) counters.delete(name)
-      else counters.set(name, plan.counterBase)
+      if (!plan.started) plan.snapshots = snapshotBase(state, name)
+      else if (plan.snapshots) copy.snapshots = startCopy(state, name, plan.snapshots)
     }
     if (!plan.started) {
       plan.started = true
       order++
-      this._journal.write({ id: plan.id, identity: plan.identity, planned: plan.planned, order, worker: this._worker, pid: process.pid, begin: copy.index, at: Date.now() })
+      const line = declaredLine(test, this._place.testPath ?? this._globals.expect.getState().testPath)
+      this._journal.write({
+        id: plan.id,
+        identity: plan.identity,
+        planned: plan.planned,
+        order,
+        worker: this._worker,
+        pid: process.pid,
+        ...(line === undefined ? {} : { line }),
+        previousTest: last?.test ?? null,
+        previousFile: last?.file ?? null,
+        begin: copy.index,
+        at: Date.now(),
+      })
     } else this._journal.write({ id: plan.id, begin: copy.index, at: Date.now() })
   }
 
   private async _done(copy: Copy, test: TestEntry): Promise<void> {
     this._current = undefined
+    const state = this._globals.expect.getState().snapshotState
+    if (state && copy.snapshots) endCopy(state, testIdOf(test), copy.snapshots, test.concurrent !== true)
+    copy.snapshots = undefined
+    // Quiet: only the first failing copy of a test prints its console output; every copy's is in facts.
+    const print = test.errors.length > 0 && !copy.test.printed
+    // A printing console keeps its entries too (Jest 30): read, never taken out (they are printed already or held).
+    if (this._buffer && copy.consoleFrom !== undefined) Object.assign(copy, takeOutput(this._buffer, copy.consoleFrom, print || this._printing))
+    copy.held?.release(print)
+    if (print && (copy.consoleFrom !== undefined || copy.held)) copy.test.printed = true
+    copy.held = undefined
     const error = test.errors[0]
     copy.pending = {
       ok: test.errors.length === 0,
@@ -253,7 +349,29 @@ class FileRepeater {
       mode: copy.mode,
       gapMs: copy.gapMs,
     }
+    if (this._options.mode === 'enforce') this._enforce(copy, test)
     await this._write(copy, test)
+  }
+
+  /**
+   * `--flaky-enforce` (docs/jest.md): a failed attempt with budget left is followed by a retry in its
+   * place (its errors become the retry's `retryReasons`, as Jest's own retries keep them); the last
+   * attempt of a quarantined test that failed is recorded, then passes for Jest.
+   */
+  private _enforce(copy: Copy, test: TestEntry): void {
+    if (test.errors.length === 0) return
+    const plan = copy.test
+    const budget = this._options.retries[plan.id] ?? 0
+    const siblings = test.parent.children
+    const at = siblings.indexOf(test)
+    if (plan.written < budget && !test.concurrent && at >= 0) {
+      const retry = this._copyOf(test, plan, plan.planned, 'single', 0)
+      retry.invocations = test.invocations
+      retry.retryReasons = [...(test.retryReasons ?? []), ...test.errors]
+      plan.planned++
+      siblings.splice(at + 1, 0, retry)
+      this._superseded.push(test)
+    } else if (this._options.quarantined.includes(plan.id)) test.errors = []
   }
 
   private async _write(copy: Copy, test: TestEntry): Promise<void> {
@@ -261,6 +379,7 @@ class FileRepeater {
     if (!repetition) return
     copy.pending = undefined
     const plan = copy.test
+    last = { test: plan.id, file: plan.identity.file }
     this._journal.write({ id: plan.id, done: repetition })
     plan.written++
     if (copy.mode === 'fast') {
@@ -308,6 +427,13 @@ function isSelected(test: TestEntry, state: CircusState): boolean {
   for (let block: DescribeBlock | undefined = test.parent; block; block = block.parent) if (block.mode === 'skip') return false
   if (state.hasFocusedTests && test.mode === undefined) return false
   return !state.testNamePattern || state.testNamePattern.test(testIdOf(test))
+}
+
+/** The line of the test's declaration, as circus finds it for `testLocationInResults`: its definition's stack, in the test file. */
+function declaredLine(test: TestEntry, testPath: string | undefined): number | undefined {
+  const frame = test.asyncError?.stack?.split('\n').find((l) => testPath !== undefined && l.includes(testPath))
+  const match = frame ? /:(\d+):\d+\)?$/.exec(frame) : null
+  return match ? Number(match[1]) : undefined
 }
 
 /** Describe names then the test's, without circus' root block. */

@@ -1,19 +1,19 @@
 import { realpathSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, takenOptions } from '../../src/session/adapter.js'
-import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
+import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
+import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
+import { jestCliRun, jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
 const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
-const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
-const ENVIRONMENT = fileURLToPath(new URL('./environment.js', import.meta.url))
+const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
 
 type Reporter = string | [string, Record<string, unknown>]
 interface JestArgv {
   reporters?: Reporter[]
-  setupFilesAfterEnv?: string[]
   projects?: string[]
   [key: string]: unknown
 }
@@ -23,21 +23,26 @@ interface JestPackage {
   buildArgv(args: string[]): Promise<JestArgv>
   runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
 }
+interface ReadConfigs {
+  globalConfig: { rootDir: string; reporters?: Reporter[] }
+  configs: ProjectConfig[]
+}
+/** jest-config's exports, as @jest/core's runCLI reads them when it is called. */
 interface JestConfig {
-  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { rootDir?: string; reporters?: Reporter[] }; configs: ProjectConfig[] }>
+  readConfigs(argv: JestArgv, projects: string[]): Promise<ReadConfigs>
 }
 interface ProjectConfig {
-  setupFilesAfterEnv: string[]
-  testEnvironment: string
-  testEnvironmentOptions?: Record<string, unknown>
+  id: string
+  testRunner: string
 }
 
 /**
- * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §12): Jest's own entry points, in this
- * process, with flakeproof's reporter and setup file *added* to the resolved config — Jest's CLI flags
- * `--reporters` and `--setupFilesAfterEnv` would replace the user's. Every other argument goes to
- * Jest's parser untouched. A run's exit code is Jest's, except that a measurement's failed copies
- * are advisory (as with Vitest) unless `--flaky-fail-on-flaky`, and a failed proof is 1.
+ * `flakeproof jest [--flaky-*] [jest args]` (docs/jest.md): Jest's own entry points, in this process,
+ * with flakeproof's reporter added to the resolved reporters and flakeproof's test runner wrapping
+ * each project's own (plugin/jest/runner.ts) — whatever each project's environment, setup files or
+ * docblocks. Every other argument goes to Jest's parser untouched. A run's exit code is Jest's,
+ * except that a measurement's failed copies are advisory (as with Vitest) unless
+ * `--flaky-fail-on-flaky`, and a failed proof is 1.
  */
 export const jestAdapter: RunnerAdapter = {
   runner: RUNNERS.jest,
@@ -50,30 +55,102 @@ export const jestAdapter: RunnerAdapter = {
 
 // --- internal ---
 
-/** One Jest run with flakeproof's reporter and setup file added, and these options. */
-async function runJestOnce({ jest, config }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
+/** One Jest run with flakeproof's reporter and runner added, and these options. */
+async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
   const argv = await jest.buildArgv(rest)
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
-  const { globalConfig, configs } = await config.readConfigs(argv, projects)
-  const reporters = (globalConfig.reporters ?? ['default']).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
-  const ourOptions = { ...(resolved ? takenOptions(RUNNERS.jest, resolved) : {}), command }
-  const setups = sameSetting(configs.map((c) => c.setupFilesAfterEnv), 'setupFilesAfterEnv')
-  const withOurs: JestArgv = {
-    ...argv,
-    reporters: [...reporters, [REPORTER, ourOptions]],
-    setupFilesAfterEnv: [...setups.filter((s) => !isOurs(s, SETUP)), SETUP],
-    // Jest 29 gives a setup file no circus handler list: the repetition rides on the environment.
-    ...(Number.parseInt(jest.getVersion(), 10) < 30 ? withOurEnvironment(configs) : {}),
+  const ourOptions = { wrapped: { options: resolved }, command }
+  // Whole-run rounds (docs/jest.md): runCLI again for each, so every round loads each test file
+  // anew (fresh module state); serial rounds run in band, shuffled ones with Jest's own seed.
+  const plan = resolved ? planRounds(resolved, () => Date.now() % 1_000_000) : []
+  if (plan.some((r) => r.seed !== null) && hintsFor({ runner: 'jest', version: jest.getVersion() }).seededOrder('1') === null) {
+    throw new FlakeproofError(`--flaky-seed and --flaky-shuffle order tests with Jest's --randomize, which Jest ${jest.getVersion()} does not have (from 29.5 on)`, 'E_USAGE')
   }
-  delete (globalThis as Record<symbol, unknown>)[JEST_VERDICT]
-  const { results, globalConfig: used } = await jest.runCLI(withOurs, projects)
-  const verdict = (globalThis as Record<symbol, JestRunVerdict | undefined>)[JEST_VERDICT]
-  const outDir = resolve(globalConfig.rootDir ?? process.cwd(), resolved?.outDir ?? '.flakeproof')
-  const testTimeMs = results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
-  const code = verdict?.proofFailed ? 1 : results.success || (verdict?.advisory && onlyTestsFailed(results)) ? 0 : used.testFailureExitCode
+  if (resolved?.divergence && argv.maxWorkers === undefined && availableParallelism() - 1 <= 1) {
+    process.stderr.write(`${logLine('[flakeproof] --flaky-divergence: Jest uses CPUs - 1 = 1 worker here, so parallel rounds run one file at a time (in a worker process); pass --maxWorkers=<n> (n >= 2) to run files side by side', process.env)}\n`)
+  }
+  let rootDir = process.cwd()
+  // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
+  // and the projects may differ: runCLI reads the configs itself, so its read is where each
+  // project's runner is wrapped and the reporter added. Put back once the run ends.
+  const readConfigs = config.readConfigs
+  config.readConfigs = async (...args) => {
+    const read = await readConfigs(...args)
+    rootDir = read.globalConfig.rootDir
+    // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
+    if (resolved?.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, resolveOutDir(rootDir, resolved), resolved)
+    // Enforcing nothing while CI believes it enforces is not allowed: a missing policy stops here.
+    if (resolved?.enforce) loadEnforcement(rootDir, resolved)
+    // A JUnit path that can never be written is refused now, not after the whole measurement.
+    if (resolved?.junit) assertReplaceable(resolve(rootDir, resolved.junit), 'junit (--flaky-junit)')
+    const runners: Record<string, string> = {}
+    const configs = read.configs.map((c) => {
+      if (c.testRunner !== RUNNER && c.testRunner !== circus) runners[c.id] = c.testRunner
+      return { ...c, testRunner: RUNNER }
+    })
+    const reporters = (read.globalConfig.reporters ?? [['default', {}] as Reporter]).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
+    // First: it caps the failure text of a file's copies before the default reporter prints it.
+    const globalConfig = { ...read.globalConfig, reporters: [[REPORTER, { ...ourOptions, runners }] as Reporter, ...reporters] }
+    return { ...read, globalConfig, configs }
+  }
+  const rounds = plan.length > 1 ? plan : [plan[0]]
+  // Over every round: whether any failed, and whether every failure was a failed test.
+  let failed = false
+  let onlyTests = true
+  let failureCode = 1
+  let testTimeMs = 0
+  const host = globalThis as Record<symbol, unknown>
+  try {
+    for (const round of rounds) {
+      delete host[JEST_VERDICT]
+      if (round && rounds.length > 1) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length } satisfies JestRounds
+      const { results, globalConfig } = await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects))
+      testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
+      failureCode = globalConfig.testFailureExitCode
+      failed ||= !results.success
+      onlyTests &&= results.success || onlyTestsFailed(results)
+    }
+  } finally {
+    config.readConfigs = readConfigs
+    // Rounds cut short (an error of Jest's between them): what ran is written, incomplete.
+    const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
+    if (shared?.session.roundsOpen) {
+      shared.session.endRounds()
+      shared.session.release()
+    }
+    delete host[JEST_ROUNDS]
+  }
+  const verdict = host[JEST_VERDICT] as JestRunVerdict | undefined
+  const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
+  const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests) ? 0 : failureCode
   return { code, outDir, testTimeMs }
 }
 
+/**
+ * A round's condition on Jest's arguments: serial runs in band; a seed shuffles each file's tests
+ * (Jest's --randomize). Under --flaky-divergence the other rounds run in worker processes even where
+ * Jest would run a small suite in band (a memory limit for idle workers is what makes it use them).
+ */
+function withCondition(argv: JestArgv, round: PlannedRound | undefined, divergence: boolean): JestArgv {
+  if (!round) return argv
+  const workers = round.condition === 'serial' ? { runInBand: true } : divergence && !argv.runInBand ? { workerIdleMemoryLimit: argv.workerIdleMemoryLimit ?? '1GB' } : {}
+  return { ...argv, ...workers, ...(round.seed === null ? {} : { randomize: true, seed: round.seed }) }
+}
+
+/** A round under its condition: the loaded one with processes spinning, each round's workers told it (FLAKEPROOF_CONDITION). */
+async function underCondition<T>(round: PlannedRound | undefined, resolved: ResolvedVitestOptions | undefined, run: () => Promise<T>): Promise<T> {
+  if (!round || !resolved) return run()
+  const saved = process.env[CONDITION_ENV]
+  process.env[CONDITION_ENV] = round.condition
+  const load = round.condition === 'load' ? startLoad(resolved.loadProcs ?? availableParallelism()) : undefined
+  try {
+    return await run()
+  } finally {
+    load?.stop()
+    if (saved === undefined) delete process.env[CONDITION_ENV]
+    else process.env[CONDITION_ENV] = saved
+  }
+}
 
 /** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail, and the time in them. */
 interface JestResults {
@@ -96,56 +173,29 @@ function onlyTestsFailed(results: JestResults): boolean {
 interface LoadedJest {
   jest: JestPackage
   config: JestConfig
+  /** The project's jest-circus/runner: a project using it needs no entry in the runners map. */
+  circus: string
 }
 
-/** The project's Jest (not ours): `jest`, and `jest-config` as its CLI resolves it. */
+/** The project's Jest (not ours): `jest`, and `jest-config` as its runCLI resolves it. */
 function loadJest(cwd: string): LoadedJest {
-  let jestPath: string
-  try {
-    jestPath = createRequire(join(cwd, 'package.json')).resolve('jest')
-  } catch {
-    throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
-  }
-  const fromJest = createRequire(jestPath)
-  const cliPath = fromJest.resolve('jest-cli')
-  const cli = createRequire(cliPath)
-  const main = fromJest(jestPath) as JestPackage
+  const modules = jestModules(cwd)
+  if (!modules) throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
+  const load = createRequire(modules.jest)
+  const main = load(modules.jest) as JestPackage
   // Jest 30 exports buildArgv from `jest`; 29 keeps it in jest-cli's run.js.
-  const buildArgv = main.buildArgv ?? (cli(join(dirname(cliPath), 'run.js')) as Partial<JestPackage>).buildArgv
+  const buildArgv = main.buildArgv ?? (load(jestCliRun(modules)) as Partial<JestPackage>).buildArgv
   const jest: JestPackage = { getVersion: main.getVersion, runCLI: main.runCLI, buildArgv }
-  const config = cli(cli.resolve('jest-config')) as JestConfig
-  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function') {
-    throw new FlakeproofError(`the Jest at ${dirname(jestPath)} has no buildArgv/runCLI; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
+  const config = load(modules.config) as JestConfig
+  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function' || typeof config.readConfigs !== 'function') {
+    throw new FlakeproofError(`the Jest at ${dirname(modules.jest)} has no buildArgv/runCLI/readConfigs; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
   }
-  return { jest, config }
+  return { jest, config, circus: modules.circus }
 }
 
-/** The project's environment, made by flakeproof's (plugin/jest/environment.ts), with its options kept. */
-function withOurEnvironment(configs: readonly ProjectConfig[]): Partial<Pick<JestArgv, 'testEnvironment' | 'testEnvironmentOptions'>> {
-  const base = sameSetting(configs.map((c) => [c.testEnvironment]), 'testEnvironment')[0] as string
-  if (isOurs(base, ENVIRONMENT)) return {}
-  const options = sameSetting(configs.map((c) => [JSON.stringify(c.testEnvironmentOptions ?? {})]), 'testEnvironmentOptions')[0] as string
-  return { testEnvironment: ENVIRONMENT, testEnvironmentOptions: JSON.stringify({ ...JSON.parse(options), flakeproofBase: base }) }
-}
-
-/**
- * One Jest flag applies to every project: it can carry the user's setting only if every project has
- * the same one.
- */
-function sameSetting(lists: readonly string[][], name: string): string[] {
-  const [first = []] = lists
-  if (lists.some((list) => list.join('\n') !== first.join('\n'))) {
-    throw new FlakeproofError(
-      `the projects have different ${name}, which one Jest flag cannot keep; add 'flakeproof/jest/setup' to each project's setupFilesAfterEnv and ['flakeproof/jest/reporter', { repeat: 200 }] to reporters, then run jest`,
-      'E_USAGE',
-    )
-  }
-  return first
-}
-
-/** The user listed flakeproof's own file already (any copy of this package): it is not added twice. */
+/** The user listed flakeproof's own reporter already (any copy of this package): it is not added twice. */
 function isOurs(path: string, ours: string): boolean {
-  if (/flakeproof\/jest\/(reporter|setup)$/.test(path)) return true
+  if (/flakeproof\/jest\/reporter$/.test(path)) return true
   try {
     return realpathSync(path) === realpathSync(ours)
   } catch {

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { type Handler, repeatHandler, type TestContextGlobals } from './_repeat.js'
+import { attachRepeat, type Handler } from './_repeat.js'
 
 /** What Jest hands a test environment's constructor (29 and 30): the slices read here. */
 interface EnvironmentConfig {
-  projectConfig: { rootDir: string; testEnvironmentOptions?: Record<string, unknown> }
+  projectConfig: { rootDir: string; displayName?: { name?: string } | string; testEnvironmentOptions?: Record<string, unknown> }
 }
 interface TestEnvironment {
   global: unknown
@@ -16,22 +16,16 @@ type EnvironmentClass = new (config: EnvironmentConfig, context: unknown) => Tes
  * `testEnvironment: 'flakeproof/jest/environment'` with `testEnvironmentOptions: { flakeproofBase }`
  * (docs/contracts.md §12): the project's own environment (`node`, `jsdom`, a path), made as it
  * would be, with flakeproof's repetition as its circus event handler. Jest 29 reads an environment's
- * `handleTestEvent` but gives setup files no handler list; `flakeproof jest` uses this there.
+ * `handleTestEvent` but gives setup files no handler list. Kept for configs that name it;
+ * `testRunner: 'flakeproof/jest/runner'` does the same for any environment, docblocks included.
  */
 export default class FlakeproofEnvironment {
   constructor(config: EnvironmentConfig, context: unknown) {
-    const { rootDir, testEnvironmentOptions = {} } = config.projectConfig
+    const { rootDir, displayName, testEnvironmentOptions = {} } = config.projectConfig
     const Base = loadEnvironment(rootDir, String(testEnvironmentOptions.flakeproofBase ?? 'node'))
     const environment = new Base(config, context)
-    const ours = repeatHandler(environment.global as TestContextGlobals)
-    const theirs = environment.handleTestEvent?.bind(environment)
     // Read by circus once, when the file starts: set before the constructor returns.
-    if (ours) {
-      environment.handleTestEvent = async (event, state) => {
-        await theirs?.(event, state)
-        await ours(event, state)
-      }
-    }
+    attachRepeat(environment, { project: (typeof displayName === 'string' ? displayName : displayName?.name) ?? '' })
     // A constructor may return another object: Jest then uses the project's environment itself.
     return environment as unknown as FlakeproofEnvironment
   }

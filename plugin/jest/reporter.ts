@@ -3,15 +3,20 @@ import {
   assignmentSeedOf,
   assignTestIds,
   cap,
+  type EverydayResult,
   type FlakeproofVitestOptions,
+  FlakeproofError,
   formatTestId,
   isFlakeproofError,
   type JournalTest,
+  logLine,
   messageOf,
   oneLineError,
+  type PlannedRound,
+  type ProofSelection,
   type Repetition,
-  type EverydayResult,
   type ReportedTest,
+  type ResolvedVitestOptions,
   resolveOutDir,
   resolveRunnerOptions,
   type RunError,
@@ -19,10 +24,14 @@ import {
   selectProof,
   signatureOfText,
   stripAnsi,
+  type TestLocation,
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
+import { JestEnforcedRun } from './_enforced-run.js'
+import { cappedFailures } from './_failure-blocks.js'
+import { jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
 /** The slices of Jest's reporter arguments read here (Jest 29 and 30 alike). */
@@ -32,6 +41,9 @@ export interface JestGlobalConfig {
   randomize?: boolean
   watch?: boolean
   watchAll?: boolean
+  verbose?: boolean
+  silent?: boolean
+  noStackTrace?: boolean
 }
 interface JestTest {
   path: string
@@ -39,6 +51,7 @@ interface JestTest {
 }
 interface AssertionResult {
   ancestorTitles: string[]
+  fullName: string
   title: string
   status: string
   duration?: number | null
@@ -47,6 +60,8 @@ interface AssertionResult {
   invocations?: number
   /** The failures of the attempts `jest.retryTimes` retried (Jest 29.5+), with their stacks. */
   retryReasons?: string[]
+  /** Set with Jest's `testLocationInResults`. */
+  location?: { line: number } | null
 }
 interface JestTestResult {
   testFilePath: string
@@ -62,6 +77,10 @@ interface AggregatedResult {
 export interface JestReporterOptions extends FlakeproofVitestOptions {
   /** Set by `flakeproof jest`, for the files' `command`. */
   command?: string
+  /** Set by `flakeproof jest`: each project's own test runner, which flakeproof's runner wraps (RepeatOptions.runners). */
+  runners?: Record<string, string>
+  /** Set by `flakeproof jest`: its flags, resolved already (a budget's runs set `repeat` beside `budget`); undefined: a plain run. */
+  wrapped?: { options: ResolvedVitestOptions | undefined }
 }
 
 /** What the last run concluded, for `flakeproof jest`'s exit code (read in the same process). */
@@ -74,9 +93,23 @@ export interface JestRunVerdict {
 export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
 
 /**
- * `reporters: ['default', ['flakeproof/jest/reporter', {...}]]` (docs/contracts.md §12): writes the
- * same files as the Vitest path. With a repeat count or a proof it asks the setup file
- * (`flakeproof/jest/setup`) for copies and takes each test's evidence from their journal; without,
+ * Set by `flakeproof jest` before each whole-run round: which round it is, of how many; the first
+ * round's reporter leaves its session there for the later ones.
+ */
+export interface JestRounds {
+  round: PlannedRound
+  of: number
+  shared?: { session: TestSession; journalDir: string; proof: ProofSelection | undefined }
+}
+export const JEST_ROUNDS = Symbol.for('flakeproof.jest.rounds')
+
+/** Runs this process started (RepeatOptions.run). */
+let runs = 0
+
+/**
+ * `reporters: [['flakeproof/jest/reporter', {...}], 'default']` (docs/contracts.md §12): writes the
+ * same files as the Vitest path. With a repeat count, a proof or enforcement it asks flakeproof's
+ * runner (`flakeproof/jest/runner`) for copies and takes each test's evidence from their journal; without,
  * it records one execution per test from Jest's results. Errors outside tests (a file that throws
  * at load, an `afterAll` that throws, a worker that dies) are recorded against their file and make
  * the run incomplete.
@@ -88,32 +121,46 @@ export default class FlakeproofJestReporter {
   private readonly _measuring: boolean
   private readonly _failOnFlaky: boolean
   private readonly _seed: number | null
-  private readonly _started = new Set<string>()
+  /** Files Jest started, by project config and path (a file may run in several projects). */
+  private readonly _started = new Map<string, JestTest>()
   private readonly _finished = new Set<string>()
+  /** Each file's module id (`[project] file`). */
   private readonly _files = new Set<string>()
-  /** The Jest project that ran each file: a second one is a run error (see _checkOneProject). */
-  private readonly _projectOfFile = new Map<string, string>()
+  /** The Jest project config that ran each file of a project name: a second one is a run error (see _checkOneProject). */
+  private readonly _configOfFile = new Map<string, string>()
   private readonly _ids = new Set<string>()
   private readonly _runErrors: RunError[] = []
-  /** Tests that failed every copy: their failures are not advisory. */
-  private _allFailed = 0
-  /** An everyday run (no copies) keeps its history, unless it is watch mode's edit-and-rerun or history is off. */
-  private readonly _keepsHistory: boolean
+  /** An everyday run's results (no repetitions), for history. */
   private readonly _everyday: EverydayResult[] = []
+  private readonly _history: boolean
+  /** `--flaky-enforce`: the run is judged against the committed policy instead of measured. */
+  private readonly _enforced: JestEnforcedRun | undefined
+  /** Copies whose console output was kept in facts and not printed (plugin/jest/_console.ts); not counted under --silent, which prints none. */
+  private _unprinted = 0
+  private readonly _buffered: boolean
+  private readonly _noStackTrace: boolean
+  private readonly _messageUtil: string | undefined
+  private readonly _watching: boolean
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
-    const { command, ...rest } = options
+    const { command, runners = {}, wrapped, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     // The gapped/fast coin: Jest's own --seed when it randomises, else drawn (observer.json records it).
     const assignmentSeed = assignmentSeedOf(this._seed)
     const version = jestVersion(this._rootDir)
-    const resolved = inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
+    const resolved = wrapped ? wrapped.options : inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
+    if (!wrapped && resolved) inOneLine(() => refuseWrapperOnly(resolved))
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
     this._failOnFlaky = resolved?.failOnFlaky === true
-    this._keepsHistory = resolved === undefined && settled.history && globalConfig.watch !== true && globalConfig.watchAll !== true
+    // Everyday runs only (docs/contracts.md §11): not a measurement's copies, nor watch mode's edit-and-rerun.
+    this._watching = globalConfig.watch === true || globalConfig.watchAll === true
+    this._buffered = globalConfig.silent !== true
+    this._noStackTrace = globalConfig.noStackTrace === true
+    this._messageUtil = jestModules(this._rootDir)?.messageUtil
+    this._history = !resolved && settled.history && !this._watching
     const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
     const runner = RUNNERS.jest
     const base = {
@@ -123,15 +170,33 @@ export default class FlakeproofJestReporter {
       command: command ?? `jest ${process.argv.slice(2).join(' ')}`.trim(),
       lockLabel: `flakeproof/jest/reporter outDir ${settled.outDir}`,
       journal: resolved !== undefined,
+      // A test calling process.exit() ends an in-band run (and this process) before onRunComplete.
+      endOnExit: true,
       seed: this._seed,
       assignmentSeed,
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const outDir = inOneLine(() => resolveOutDir(this._rootDir, settled))
-    const proof = this._proving ? inOneLine(() => selectProof(base, this._rootDir, outDir, settled)) : undefined
-    this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
-    const run = this._session.open()
+    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', rootDir: this._rootDir, run: `${process.pid}-${++runs}` }
+    if (resolved?.enforce) {
+      // An enforced run records no measurement: the judgement and history are its files (plugin/jest/_enforced-run.ts).
+      this._session = new TestSession(host, { ...base, mode: 'single', lockLabel: undefined, journal: false })
+      this._enforced = new JestEnforcedRun(this._rootDir, resolved, base.command)
+      const { retries, quarantined } = this._enforced.enforcement
+      const enforcing: RepeatOptions = { ...common, mode: 'enforce', repeat: 1, slowRepeat: 0, gapMs: 0, assignmentSeed, proofRuns: {}, retries, quarantined, journalDir: this._enforced.journalDir }
+      process.env[REPEAT_ENV] = JSON.stringify(enforcing)
+      return
+    }
+    // Whole-run rounds (`flakeproof jest --flaky-rounds`): Jest builds its reporters anew for every
+    // run, and every round's reporter feeds the one session the first round's made.
+    const rounds = (globalThis as Record<symbol, JestRounds | undefined>)[JEST_ROUNDS]
+    const proof = rounds?.shared?.proof ?? (this._proving ? inOneLine(() => selectProof(base, this._rootDir, resolveOutDir(this._rootDir, settled), settled)) : undefined)
+    this._session = rounds?.shared?.session ?? new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
+    const journalDir = rounds?.shared?.journalDir ?? this._session.open().journal
+    if (rounds) {
+      rounds.shared ??= { session: this._session, journalDir, proof }
+      this._session.planRound(rounds.round, rounds.of)
+    }
     process.once('exit', () => this._session.release())
     if (!resolved) return
     // Workers start after the reporters are built, and inherit this.
@@ -142,102 +207,132 @@ export default class FlakeproofJestReporter {
       gapMs: resolved.gapMs,
       assignmentSeed,
       proofRuns: proof?.runs ?? {},
-      journalDir: run.journal,
-      rootDir: this._rootDir,
+      retries: {},
+      quarantined: [],
+      journalDir,
+      ...common,
     }
     process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
 
   onRunStart(): void {
-    this._session.begin()
+    if (!this._enforced) this._session.begin()
   }
 
   onTestFileStart(test: JestTest): void {
-    this._started.add(test.path)
+    this._started.set(startKey(test), test)
   }
 
   onTestFileResult(test: JestTest, result: JestTestResult): void {
-    this._finished.add(test.path)
-    const file = relative(this._rootDir, test.path).split('\\').join('/')
-    this._files.add(file)
-    this._checkOneProject(file, test)
+    this._finished.add(startKey(test))
+    const where = this._whereOf(test)
+    this._files.add(formatTestId({ ...where, path: [] }))
+    this._checkOneProject(where, test)
+    if (this._enforced) {
+      this._enforced.fileEnded(where)
+      return
+    }
     // An `afterAll` that throws leaves testExecError's message empty: Jest's own text then says it.
     const failure = result.testExecError ? result.testExecError.message || suiteFailure(result.failureMessage) : undefined
-    if (failure) this._runErrors.push({ project: '', file, error: cap(messageOf({ message: failure })) })
-    if (this._session.journal) this._fromJournal(file, result)
-    else this._fromResults(file, result)
+    if (failure) this._runErrors.push({ ...where, error: cap(messageOf({ message: failure })) })
+    // Our reporter comes first in the list: the default reporter prints the capped text.
+    if (this._session.journal && !result.testExecError && this._messageUtil) {
+      const capped = cappedFailures(this._messageUtil, result.testResults, test.context?.config, this._noStackTrace, test.path)
+      if (capped !== undefined) result.failureMessage = capped
+    }
+    if (this._session.journal) this._fromJournal(where, test.path, result)
+    else this._fromResults(where, test.path, result)
   }
 
   onRunComplete(_contexts: unknown, aggregated: AggregatedResult): void {
-    for (const path of this._started) {
-      if (this._finished.has(path)) continue
-      const file = relative(this._rootDir, path).split('\\').join('/')
-      this._runErrors.push({ project: '', file, error: 'Jest reported no result for this file (its worker may have died)' })
+    if (this._enforced) {
+      // finishEnforcedRun's lines are escaped for GitHub Actions already, its annotations left as commands.
+      for (const line of this._enforced.end(aggregated.wasInterrupted === true)) process.stdout.write(`${line}\n`)
+      return
     }
-    const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
+    for (const [key, test] of this._started) {
+      if (this._finished.has(key)) continue
+      this._runErrors.push({ ...this._whereOf(test), error: 'Jest reported no result for this file (its worker may have died)' })
+    }
+    const collected = { modules: this._files, tests: new Set([...this._ids, ...(this._session.journal?.read().collected ?? [])]) }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
-    // Everyday runs only (docs/contracts.md §11), after the session judged their failures against the history they join.
-    if (this._keepsHistory && !aggregated.wasInterrupted) this._session.recordEveryday(this._everyday)
+    if (this._buffered && this._unprinted > 0) {
+      const line = `[flakeproof] console output of ${this._unprinted} cop${this._unprinted === 1 ? 'y' : 'ies'} kept in facts.jsonl, not printed: a test prints the output of its first failing copy only`
+      process.stderr.write(`${logLine(line, process.env)}\n`)
+    }
+    this._unprinted = 0
+    const rate = result?.bundle?.rate
     const verdict: JestRunVerdict = {
-      advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
+      // Over every round: no test failed all its copies.
+      advisory: !this._proving && rate?.complete === true && (rate.tests ?? []).every((t) => t.failures < t.trials) && !this._failOnFlaky,
       proofFailed: result?.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict
+    if (this._history && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
+    // The run is over: `flakeproof jest` may start another in this process (a budget's).
+    if (!this._watching && !this._session.roundsOpen) this._session.release()
   }
 
   // --- internal ---
 
+  /** The Jest project (its displayName, '' when unnamed) and the file relative to the root: a test's place. */
+  private _whereOf(test: JestTest): { project: string; file: string } {
+    return { project: projectOf(test), file: relative(this._rootDir, test.path).split('\\').join('/') }
+  }
+
   /**
-   * Ids carry no Jest project yet: the same file run by two projects (node and jsdom, say) would put
-   * both projects' copies under one id. Said as a run error: the run is incomplete, and its numbers
-   * for that file are not to be acted on.
+   * Ids carry the project's displayName: two projects of the same name (or both unnamed) running the
+   * same file would put both projects' copies under one id. Said as a run error: the run is
+   * incomplete, and its numbers for that file are not to be acted on.
    */
-  private _checkOneProject(file: string, test: JestTest): void {
-    const config = test.context?.config
-    const name = typeof config?.displayName === 'string' ? config.displayName : (config?.displayName?.name ?? config?.id ?? '')
-    const earlier = this._projectOfFile.get(file)
-    if (earlier === undefined) this._projectOfFile.set(file, name)
-    else if (earlier !== name) {
-      const both = [earlier || 'unnamed', name || 'unnamed'].sort().join(', ')
-      const error = `this file ran in two Jest projects (${both}), whose copies flakeproof cannot tell apart yet: measure one project at a time (--selectProjects <name>)`
-      this._runErrors.push({ project: '', file, error })
+  private _checkOneProject(where: { project: string; file: string }, test: JestTest): void {
+    const key = formatTestId({ ...where, path: [] })
+    const config = test.context?.config?.id ?? ''
+    const earlier = this._configOfFile.get(key)
+    if (earlier === undefined) this._configOfFile.set(key, config)
+    else if (earlier !== config) {
+      const name = where.project === '' ? 'unnamed' : `named ${JSON.stringify(where.project)}`
+      const error = `this file ran in two Jest projects both ${name}, whose tests flakeproof cannot tell apart: give each project its own displayName`
+      this._runErrors.push({ ...where, error })
     }
   }
 
   /** Each test of the file whose copies all ended, from the journal; Jest's own count of copies is the check. */
-  private _fromJournal(file: string, result: JestTestResult): void {
+  private _fromJournal(where: { project: string; file: string }, path: string, result: JestTestResult): void {
     let journaled = 0
     for (const [id, test] of [...(this._session.journal?.read().tests ?? [])]) {
-      if (!test.identity || test.identity.file !== file || !test.ended) continue
+      if (!test.identity || test.identity.file !== where.file || test.identity.project !== where.project || !test.ended) continue
       journaled += test.repetitions.length
-      this._record(this._reported(id, test, test.repetitions as Repetition[]))
+      this._record(this._reported(id, test, test.repetitions as Repetition[]), { file: path, line: test.line })
     }
     const ran = result.testResults.filter((r) => r.status === 'passed' || r.status === 'failed').length
     if (this._measuring && !this._proving && ran !== journaled) {
-      this._runErrors.push({ project: '', file, error: `Jest reported ${ran} test execution(s) and the setup file recorded ${journaled}: is 'flakeproof/jest/setup' in setupFilesAfterEnv?` })
+      this._runErrors.push({ ...where, error: `Jest reported ${ran} test execution(s) and flakeproof recorded ${journaled}: ${NOT_INSTALLED}` })
     }
   }
 
   /** Without repetition: one execution per test, as Jest reported it. */
-  private _fromResults(file: string, result: JestTestResult): void {
-    const identities = result.testResults.map((r) => ({ project: '', file, path: [...r.ancestorTitles, r.title] }))
+  private _fromResults(where: { project: string; file: string }, path: string, result: JestTestResult): void {
+    const identities = result.testResults.map((r) => ({ ...where, path: [...r.ancestorTitles, r.title] }))
     const ids = assignTestIds(identities)
+    // Jest lists a file's results in execution order: the test before each is the last one that ran
+    // before it in the file; the first one's predecessor in its worker (another file's) is not known.
+    let previous: string | null = null
     result.testResults.forEach((r, i) => {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
       // Jest's failure message holds its stack: the signature is read from it, files relative to the root.
       const signature = error ? signatureOfText(error, this._rootDir) : undefined
-      const failed = error ? { error: cap(messageOf({ message: error })), signature } : {}
-      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...failed, mode: 'single', gapMs: 0 }
-      const name = identity.path.join(' > ')
+      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })), signature } : {}), mode: 'single', gapMs: 0 }
       const id = ids[i] as string
-      this._record({ project: '', file, name, evidence: { id, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
-      // jest.retryTimes: a test that passed on a retry hid a failure, the way its first retried attempt failed.
+      this._record({ ...where, name: identity.path.join(' > '), evidence: { id, path: identity.path, order: i + 1, previousTest: previous, previousFile: previous === null ? null : where.file, worker: 'main', seed: this._seed, repetitions: [repetition] } }, { file: path, line: r.location?.line })
+      previous = id
+      // Jest's own retryTimes may have retried it: a pass after a retry hid a failure (history's `flaky`), the way its first retried attempt failed.
       const retries = Math.max(0, (r.invocations ?? 1) - 1)
       const firstFailure = r.retryReasons?.[0] ?? error
       const failedWay = firstFailure ? signatureOfText(firstFailure, this._rootDir) : undefined
-      this._everyday.push({ id, project: '', file, name, failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0, ...(failedWay === undefined ? {} : { signature: failedWay }) })
+      this._everyday.push({ id, ...where, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0, ...(failedWay === undefined ? {} : { signature: failedWay }) })
     })
   }
 
@@ -247,14 +342,19 @@ export default class FlakeproofJestReporter {
       project: identity.project,
       file: identity.file,
       name: identity.path.join(' > '),
-      evidence: { id, path: identity.path, order: test.order, previousTest: null, worker: test.worker, seed: this._seed, repetitions },
+      evidence: { id, path: identity.path, order: test.order, previousTest: test.previousTest ?? null, previousFile: test.previousFile ?? null, worker: test.worker, seed: this._seed, repetitions },
     }
   }
 
-  private _record(test: ReportedTest): void {
+  private _record(test: ReportedTest, location: TestLocation): void {
     this._ids.add(test.evidence.id)
-    if (test.evidence.repetitions.every((r) => !r.ok)) this._allFailed++
-    this._session.record(test.evidence.id, test)
+    const { repetitions } = test.evidence
+    if (repetitions.length > 1) {
+      const withOutput = repetitions.filter((r) => r.stdout || r.stderr)
+      const printed = withOutput.some((r) => !r.ok) ? 1 : 0
+      this._unprinted += withOutput.length - printed
+    }
+    this._session.record(test.evidence.id, test, location)
   }
 }
 
@@ -271,6 +371,40 @@ function inOneLine<T>(run: () => T): T {
     if (!isFlakeproofError(error)) throw error
     throw oneLineError(`flakeproof: ${error.message}`, error)
   }
+}
+
+/**
+ * Why copies were not recorded in a file Jest ran: flakeproof's repetition is not in that file's
+ * runner (a config naming the reporter alone, or a runner other than circus).
+ */
+const NOT_INSTALLED = "is testRunner: 'flakeproof/jest/runner' in this project's config (or `npx flakeproof jest`, which sets it)?"
+
+/**
+ * Rounds, conditions, a seed and a budget run Jest more than once or with its own arguments, which
+ * only `flakeproof jest` does: a reporter in a config cannot, and never ignores them.
+ */
+function refuseWrapperOnly(options: ResolvedVitestOptions): void {
+  const asked = [
+    options.rounds > 1 && '--flaky-rounds',
+    options.divergence && '--flaky-divergence',
+    options.load && '--flaky-load',
+    options.shuffle && '--flaky-shuffle',
+    options.seed !== undefined && '--flaky-seed',
+    options.budget !== undefined && '--flaky-budget',
+  ].filter((flag): flag is string => typeof flag === 'string')
+  if (asked.length === 0) return
+  throw new FlakeproofError(`flakeproof/jest/reporter: ${asked.join(', ')} run Jest again or with its own arguments, which only \`npx flakeproof jest ${asked[0]} …\` can do`, 'E_USAGE')
+}
+
+/** Files are started and reported per project config: the same path may run in two. */
+function startKey(test: JestTest): string {
+  return `${test.context?.config?.id ?? ''}\n${test.path}`
+}
+
+/** A Jest project's name as Jest shows it (`displayName`, a string or `{ name, color }`); '' when unnamed. */
+function projectOf(test: JestTest): string {
+  const name = test.context?.config?.displayName
+  return (typeof name === 'string' ? name : name?.name) ?? ''
 }
 
 /** Jest's text for a file that failed outside its tests, without its heading and indentation. */

@@ -24,11 +24,22 @@ export interface JournalLine {
   worker?: string
   /** The worker's process id, to tell a dead worker from a live one. */
   pid?: number
+  /** On the first line, where the runner's reporter cannot tell (Jest): the line the test is declared at, for annotations. */
+  line?: number
+  /** On the first line, where the runner's reporter cannot tell (Jest): the test that ran before it in its worker, and its file. */
+  previousTest?: string | null
+  previousFile?: string | null
   /** When a repetition began (`begin`), ms since the epoch. */
   at?: number
   done?: JournalRepetition
   begin?: number
   end?: true
+  /**
+   * Every test id of a file, filtered and skipped ones included, on a line of its own whose `id` is
+   * the file's (`[project] file`): what the run collected, for runners whose reporter is not told
+   * of tests that did not run (Jest).
+   */
+  collected?: string[]
 }
 
 /** A repetition as the journal keeps it: no console output or stack, the error capped (meta carries them whole). */

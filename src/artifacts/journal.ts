@@ -68,6 +68,10 @@ export interface JournalTest {
   repetitions: JournalRepetition[]
   /** A repetition that began and did not end: its index and start (ms since the epoch). */
   running: { index: number; at: number } | undefined
+  /** As the first line said (JournalLine): undefined where the runner's reporter knows it itself. */
+  line?: number | undefined
+  previousTest?: string | null | undefined
+  previousFile?: string | null | undefined
 }
 
 /** Progress of the run so far, from every worker's journal. */
@@ -76,6 +80,8 @@ export interface JournalProgress {
   failures: number
   /** Tests the journal has seen and the reporter has not forgotten, by id: under way, or ended with results not yet arrived. */
   tests: ReadonlyMap<string, JournalTest>
+  /** Ids of every test of the files whose `collected` line was read (JournalLine.collected). */
+  collected: ReadonlySet<string>
 }
 
 /**
@@ -89,6 +95,7 @@ export class JournalReader {
   private readonly _files = new Map<string, { offset: number; decoder: StringDecoder; partial: string }>()
   private readonly _tests = new Map<string, JournalTest>()
   private readonly _forgotten = new Set<string>()
+  private readonly _collected = new Set<string>()
   private _repetitions = 0
   private _failures = 0
 
@@ -104,7 +111,7 @@ export class JournalReader {
       names = []
     }
     for (const name of names) this._readFile(name)
-    return { repetitions: this._repetitions, failures: this._failures, tests: this._tests }
+    return { repetitions: this._repetitions, failures: this._failures, tests: this._tests, collected: this._collected }
   }
 
   /**
@@ -115,6 +122,7 @@ export class JournalReader {
     this.read()
     this._tests.clear()
     this._forgotten.clear()
+    this._collected.clear()
   }
 
   /** The reporter has this test's results: its lines, read or to come, are no longer needed. */
@@ -163,6 +171,10 @@ export class JournalReader {
     } catch {
       return
     }
+    if (line.collected) {
+      for (const id of line.collected) this._collected.add(id)
+      return
+    }
     if (line.done) {
       this._repetitions++
       if (!line.done.ok) this._failures++
@@ -171,6 +183,9 @@ export class JournalReader {
     let test = this._tests.get(line.id)
     if (!test) {
       test = { identity: line.identity, planned: line.planned ?? 0, order: line.order ?? 1, worker: line.worker ?? '', pid: line.pid, ended: false, repetitions: [], running: undefined }
+      if (line.line !== undefined) test.line = line.line
+      if (line.previousTest !== undefined) test.previousTest = line.previousTest
+      if (line.previousFile !== undefined) test.previousFile = line.previousFile
       this._tests.set(line.id, test)
     }
     if (line.done) {

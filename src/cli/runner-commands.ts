@@ -44,14 +44,15 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
   },
   {
     runner: RUNNERS.jest,
-    summary: 'run Jest with the flakeproof reporter and setup (no config change): flakeproof jest --flaky-repeat 200',
+    summary: 'run Jest with the flakeproof reporter and runner: flakeproof jest --flaky-repeat 200 [jest args]',
     help: {
-      title: "run Jest with flakeproof's reporter and setup file added to the config",
+      title: "run Jest with flakeproof's reporter added and its runner around each project's, without touching the config",
       usage: '[--flaky-* flags] [any jest arguments]',
       notes: [
         'Any Jest argument passes through: a file filter, -t <name pattern>, --selectProjects <name>.',
-        "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
-        'Writes the same files as `flakeproof vitest` in --flaky-out.',
+        "--flaky-seed and --flaky-shuffle order the tests with Jest's own --randomize --seed (Jest 29.5 and later); the seed is recorded in facts.jsonl.",
+        "Every project's test runner is wrapped by flakeproof's (its environment and setup files kept); ids carry its displayName.",
+        'Writes the same files as `flakeproof vitest` in --flaky-out. Guide: docs/jest.md.',
       ],
       example: ['npx flakeproof jest --flaky-repeat 200 --flaky-observe', 'npx flakeproof jest --flaky-proof'],
     },

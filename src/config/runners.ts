@@ -37,8 +37,8 @@ const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.key
 
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
- * src/core/hints.ts). Jest's adapter repeats, observes, proves, keeps everyday history and attributes; the rest is to come. Playwright's
- * repeats, proves, budgets, runs rounds under conditions and enforces; `cannot` says why it never observes.
+ * src/core/hints.ts). Playwright's repeats, proves, budgets, runs rounds under conditions and enforces;
+ * `cannot` says why it never observes.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   vitest: {
@@ -55,7 +55,7 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   jest: {
     name: 'jest',
     title: 'Jest',
-    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, committedPolicy: false, budget: false, junit: false, github: false },
+    can: ALL,
     optionsWhere: 'the flakeproof/jest/reporter options',
   },
   playwright: {

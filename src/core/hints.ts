@@ -193,12 +193,11 @@ function jestHints(version: string | undefined): Hints {
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     // `--randomize` came in Jest 29.5; a version that does not read as numbers is taken to have it.
     seededOrder: (seed) => (version !== undefined && versionAtLeast(version, [29, 5]) === false ? null : `--randomize --seed ${seed}`),
-    // Its adapter has no whole-run rounds yet: more copies of the file, run whole.
-    decide: (subject) => {
-      const { test } = subject
+    // Whole-run rounds of the file, run whole, as for Vitest: each round runs Jest again, every file loaded anew.
+    decide: ({ test }) => {
       const file = test === undefined ? '' : ` ${shellWord(test.file)}`
       const project = test === undefined || test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
-      return flakeproofCommand(`jest --flaky-repeat ${trialsToDecide(subject)}${file}${project}`)
+      return flakeproofCommand(`jest --flaky-rounds 3 --flaky-repeat 10${file}${project}`)
     },
   }
 }

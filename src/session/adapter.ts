@@ -32,9 +32,9 @@ export {
 export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, isFlakeproofError, oneLineError } from '../errors.js'
 
 // The output folder, before a run: held for the run, the journal's place, a path that must be writable.
-export { appendJournal, type JournalTest } from '../artifacts/journal.js'
+export { appendJournal, JournalReader, type JournalTest } from '../artifacts/journal.js'
 export { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
-export { runDirOf } from '../artifacts/run-dir.js'
+export { discardRunDir, prepareRunDir, type RunDir, runDirOf } from '../artifacts/run-dir.js'
 export type { RunError } from '../artifacts/test-schemas.js'
 export { assertAllReplaceable, assertReplaceable } from '../artifacts/write.js'
 export { MEASUREMENT_FILES } from '../artifacts/write-bundle.js'

@@ -70,7 +70,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     }
     for (const missing of result.proof.unreproduced ?? []) lines.push(pc.red(`  ✗ not replayed: ${missing}`))
     const unreplayed = result.proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
-    lines.push(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : unreplayed}`))
+    lines.push(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proofFailure(proven.map(([, p]) => p), unreplayed, result.proof.complete)}`))
     return lines
   }
   const once = result.tests.filter((o) => o.tally.once).length
@@ -134,4 +134,13 @@ function conditionLines(conditions: ConditionsFile | undefined): string[] {
     for (const { tagged, note } of notes.sort((a, b) => Number(b.tagged) - Number(a.tagged))) lines.push(`    ${tagged ? note : pc.dim(note)}`)
   }
   return lines
+}
+
+/** Why a proof failed, when no test's own failures say it. */
+function proofFailure(proven: readonly { status: string; passed: boolean }[], unreplayed: string, complete: boolean): string {
+  if (proven.length === 0) return ': no test was flaky in the last policy.json'
+  if (unreplayed) return unreplayed
+  if (!proven.some((p) => !p.passed) && !complete) return ': the run is incomplete (above), so it proves nothing'
+  if (proven.every((p) => p.status === 'not-selected')) return ': none of the tests it proves ran (a file, -t or project filter left them out); run them'
+  return ''
 }

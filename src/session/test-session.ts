@@ -145,6 +145,8 @@ export class TestSession implements RoundsReporter {
   private _fresh: FreshRounds | undefined
   private _freshRound = 0
   private _pending: { end: RunEnd; unfinished: ReportedTest[] } | undefined
+  /** This process is exiting: a repetition running in it (an in-band runner's) ends with it. */
+  private _exiting = false
 
   constructor(host: SessionHost, settings: SessionSettings) {
     this._host = host
@@ -211,7 +213,8 @@ export class TestSession implements RoundsReporter {
     if (this._settings.lockLabel !== undefined) this._lock ??= acquireOutputLock(outDir, this._settings.lockLabel)
     if (!this._run) {
       this._run = runDirOf(outDir)
-      prepareRunDir(this._run)
+      // A proof with nothing to prove records nothing: no run folder is left behind.
+      if (!this._settings.proof?.nothingToProve) prepareRunDir(this._run)
     }
     return this._run
   }
@@ -319,7 +322,7 @@ export class TestSession implements RoundsReporter {
       this._endRound(end)
       return undefined
     }
-    return this._finish({ ...end, runErrors: [...this._roundErrors, ...end.runErrors], complete: end.complete && !this._roundsIncomplete }, end.ending.kind !== 'interrupted')
+    return this._finish({ ...end, runErrors: [...this._roundErrors, ...this._ofRound(end.runErrors)], complete: end.complete && !this._roundsIncomplete }, end.ending.kind !== 'interrupted')
   }
 
   /**
@@ -331,7 +334,10 @@ export class TestSession implements RoundsReporter {
   }
 
   private _endAbruptly(code: number): void {
-    const stopped = `${this._settings.runner.title} stopped before the run ended (exit code ${code})`
+    // A run that ended before its end (a test's process.exit(0), say) is never a silent 0.
+    if (code === 0) process.exitCode = 1
+    const stopped = `${this._settings.runner.title} stopped before the run ended (exit code ${code}${code === 0 ? ', raised to 1' : ''})`
+    this._exiting = true
     if (this._pending) {
       this._finishPending()
       return
@@ -414,7 +420,7 @@ export class TestSession implements RoundsReporter {
     if (!recorder) return
     const unfinished = this._recoverUnfinished(ending)
     for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
-    this._roundErrors.push(...runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })))
+    this._roundErrors.push(...this._ofRound(runErrors))
     if (unfinished.length > 0) this._roundsIncomplete = true
     this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
   }
@@ -450,6 +456,11 @@ export class TestSession implements RoundsReporter {
     this._pending = undefined
     this._freshRound = 0
     return pending && this._write(pending.end, pending.unfinished)
+  }
+
+  /** Errors of a whole-run round, the last one's too, say which round: each round runs every file again. */
+  private _ofRound(runErrors: readonly RunError[]): RunError[] {
+    return this._of > 1 ? runErrors.map((e) => ({ ...e, error: `round ${this._round}: ${e.error}` })) : [...runErrors]
   }
 
   /** Writes the files, prints the end of the run, publishes it, and settles a proof. */
@@ -535,7 +546,7 @@ export class TestSession implements RoundsReporter {
     const unfinished: Unfinished =
       ending.kind === 'interrupted'
         ? ending
-        : { kind: 'crashed', cause: ending.cause, at: Date.now(), died: ending.kind === 'crashed' ? () => true : workerIsGone }
+        : { kind: 'crashed', cause: ending.cause, at: Date.now(), died: ending.kind === 'crashed' ? () => true : (test) => workerIsGone(test) || (this._exiting && test.pid === process.pid) }
     const recovered = recoverUnfinished(open, unfinished, this._settings.modeOf ?? ((index, id) => this._modeOf(index, id)))
     const seed = this._settings.seed ?? null
     return seed === null ? recovered : recovered.map((test) => ({ ...test, evidence: { ...test.evidence, seed } }))

@@ -1,9 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
+import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { JEST_CONSUMER_MATRIX, type ModuleKind, prepareJestConsumer } from '../jest-consumers.js'
-import { readArtifact, runNodeIn } from '../utils.js'
+import { SNAPSHOT_MODES, snapshotCounts, snapshotHashes, snapshotSummary } from '../jest-snapshot-files.js'
+import { readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 /**
  * The "Done when" of the Jest adapter, as a user meets it: a fresh project installs the packed
@@ -47,7 +50,7 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     runNodeIn(dir, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], { ...env, ...extra })
   const snapshots = () => Object.fromEntries(readdirSync(join(dir, 'tests/__snapshots__')).map((n) => [n, readFileSync(join(dir, 'tests/__snapshots__', n), 'utf8')]))
 
-  it('the reporter and setup in the config: exact counts with FLAKEPROOF_REPEAT=200, the load error recorded, snapshots untouched', async () => {
+  it('the reporter and runner in the config: exact counts with FLAKEPROOF_REPEAT=200, the load error recorded, snapshots untouched', async () => {
     const before = snapshots()
     const measured = await jestBin(['--config', 'jest.config.cjs', '--ci'], { FLAKEPROOF_REPEAT: '200' })
     expect(measured.stdout + measured.stderr).toContain('FLAKY')
@@ -73,11 +76,166 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(readArtifact(join(dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2 })
   }, 240_000)
 
-  it('`flakeproof jest` on a config that already lists the reporter and setup adds neither twice', async () => {
+  it('`flakeproof jest` on a config that already lists the reporter and runner adds neither twice', async () => {
     const measured = await wrapper(['--flaky-repeat', '10', '--flaky-out', 'wrapped', '--config', 'jest.config.cjs', 'tests/counter.test.js'])
     expect(measured.stderr.match(/ flakeproof \d+ test\(s\)/g)).toHaveLength(1)
     // 8 tests run in counter.test.js, 10 copies each: one fact per copy, none doubled.
     expect(readFileSync(join(dir, 'wrapped/facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(80)
     expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [10, 2, 'flaky'] })
   }, 120_000)
+
+  it.runIf(kind === 'cjs')('projects: each its own ids, setup files and counts; a docblock environment wrapped too', async () => {
+    const measured = await runNodeIn(join(dir, 'projects'), [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '20'])
+    expect(measured.code).toBe(0)
+    const rate = readArtifact(join(dir, 'projects/.flakeproof/rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(true)
+    expect(Object.fromEntries((rate.tests ?? []).map((t) => [t.id, [t.trials, t.failures]]))).toEqual({
+      '[server] tests/server.test.js > runs with both server setup files': [20, 0],
+      '[server] tests/shared.test.js > fails on every fifth call': [20, 4],
+      "[server] tests/shared.test.js > sees its project's setup file": [20, 0],
+      '[web] tests/docblock.test.js > runs in the environment its docblock names': [20, 5],
+      '[web] tests/shared.test.js > fails on every fifth call': [20, 4],
+      "[web] tests/shared.test.js > sees its project's setup file": [20, 0],
+      '[web] tests/web.test.js > runs with the web setup only': [20, 0],
+    })
+  }, 240_000)
+
+  it.runIf(kind === 'cjs')('the CI features: rounds with divergence and shuffle, JUnit, budget, the committed policy enforced', async () => {
+    const ci = join(dir, 'ci')
+    const flakeproof = (args: string[], extra: Record<string, string> = {}) => runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], extra)
+    const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
+    const FRAGILE = 'tests/ci.test.js > fragile: fails every fourth call'
+
+    // 2 rounds × (base, serial) × 10 copies, each round's counters from 1: calls 5 and 10 fail, 8/40; fresh 0/4.
+    const rounds = await flakeproof(['--flaky-rounds', '2', '--flaky-divergence', '--flaky-shuffle', '--flaky-seed', '5', '--flaky-repeat', '10', '--flaky-junit', 'rounds.xml', '--flaky-out', 'rounds'])
+    expect(rounds.code).toBe(0)
+    expect(readArtifact(join(ci, 'rounds/rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 40, failures: 8, fresh: { trials: 4, failures: 0 } })
+    expect(readArtifact(join(ci, 'rounds/conditions.json'), ConditionsFileSchema).rounds.map((r) => [r.condition, r.seed])).toEqual([
+      ['base', 5],
+      ['serial', 6],
+      ['base', 7],
+      ['serial', 8],
+    ])
+    expect(readFileSync(join(ci, 'rounds.xml'), 'utf8')).toContain('<testsuite name="flakeproof" tests="3" failures="0"')
+
+    const budget = await flakeproof(['--flaky-budget', '2s', '--flaky-out', 'budget'])
+    const planned = /repeating (\d+) times/.exec(budget.stderr)
+    expect(readArtifact(join(ci, 'budget/rate.json'), RateFileSchema).trials).toBe(Number(planned?.[1]))
+
+    expect((await flakeproof(['--flaky-repeat', '100', '--flaky-out', 'measured'])).code).toBe(0)
+    const policy = await runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'policy', '--from', 'measured/rate.json', '--write', 'flakeproof.policy.json'])
+    expect(policy.code).toBe(0)
+    const broke = await flakeproof(['--flaky-enforce', '--flaky-update-policy', '--flaky-out', 'enforced'], { FIXTURE_FLAKY_START: '4', FIXTURE_BREAK: '1' })
+    expect(broke.code).toBe(1)
+    expect(broke.stdout).toContain(`↻ ${FLAKY}  passed after 1 of its 2 retries`)
+    expect(broke.stdout).toContain(`! ${FRAGILE}  quarantined in flakeproof.policy.json`)
+    const quarantined = await flakeproof(['--flaky-enforce', '--flaky-out', 'enforced'], { FIXTURE_BREAK: '1' })
+    expect(quarantined.code).toBe(0)
+    expect(quarantined.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
+  }, 600_000)
+
+  it.runIf(kind === 'cjs')('snapshots under --ci, the default and -u: five copies change what one plain run of this Jest changes, and nothing else', async () => {
+    for (const [name, mode, changes] of SNAPSHOT_MODES) {
+      const [plain, repeated] = ['plain', 'repeated'].map((side) => {
+        const copy = join(dir, `snapshots-${side}`)
+        rmSync(copy, { recursive: true, force: true })
+        cpSync(join(ROOT, 'test/fixtures/jest-snapshots'), copy, { recursive: true })
+        return copy
+      }) as [string, string]
+      const before = snapshotHashes(plain)
+      const native = await runNodeIn(plain, [join(dir, 'node_modules/jest/bin/jest.js'), ...mode])
+      const measured = await runNodeIn(repeated, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '5', '--flaky-fail-on-flaky', ...mode])
+      expect([name, snapshotHashes(repeated)]).toEqual([name, snapshotHashes(plain)])
+      expect([name, snapshotSummary(measured.stderr), measured.code]).toEqual([name, snapshotSummary(native.stderr), native.code])
+      // Jest 29 saves a snapshot file holding obsolete entries even under --ci, and with its own header
+      // (the fixture's are 30's): plain Jest 29 changes obsolete.test.js.snap in every mode, seen by hand.
+      const expected = jest.startsWith('29.') ? [...new Set([...changes, 'tests/__snapshots__/obsolete.test.js.snap'])].sort() : changes
+      expect([name, Object.keys(before).filter((f) => before[f] !== snapshotHashes(plain)[f]).sort()]).toEqual([name, expected])
+      const rate = readArtifact(join(repeated, '.flakeproof/rate.json'), RateFileSchema)
+      expect(rate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual(expect.arrayContaining(snapshotCounts(mode)))
+    }
+  }, 300_000)
+
+  it.runIf(kind === 'cjs')('no silent endings: a copy calling process.exit(0), a worker killed mid-test', async () => {
+    const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const exited = await runNodeIn(join(dir, 'truth'), [bin, 'jest', '--flaky-repeat', '5', '--flaky-out', 'out', 'tests/exits.test.js'])
+    expect(exited.code).toBe(1)
+    const cut = readArtifact(join(dir, 'truth/out/rate.json'), RateFileSchema)
+    expect(cut.complete).toBe(false)
+    expect(cut.run_errors).toEqual([{ project: null, file: null, error: 'Jest stopped before the run ended (exit code 0, raised to 1)' }])
+    // Copies 1 and 2 passed; copy 3 ended the process.
+    expect(cut.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([['tests/exits.test.js > exits the process on its third call', 3, 1, 'partial']])
+
+    const killed = await runNodeIn(join(dir, 'crash'), [bin, 'jest', '--flaky-repeat', '10', '--maxWorkers=2', '--flaky-out', 'out'])
+    expect(killed.code).toBe(1)
+    const crash = readArtifact(join(dir, 'crash/out/rate.json'), RateFileSchema)
+    expect(crash.complete).toBe(false)
+    // Copies 1–3 passed, copy 4 killed its worker.
+    expect(crash.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([
+      ['tests/crash.test.js > ends its worker on the fourth call', 4, 1, 'partial'],
+      ['tests/fine.test.js > fine', 10, 0, 'stable'],
+    ])
+    expect(crash.run_errors?.[0]).toMatchObject({ file: 'tests/crash.test.js', error: expect.stringContaining('SIGKILL') })
+  }, 240_000)
+
+  it.runIf(kind === 'cjs')('the other CI features: load, GitHub, the committed policy proven and released, history of everyday runs, previous_test', async () => {
+    const ci = join(dir, 'ci')
+    const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const flakeproof = (args: string[], extra: Record<string, string> = {}) => runNodeIn(ci, [bin, 'jest', ...args], extra)
+    const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
+    const FRAGILE = 'tests/ci.test.js > fragile: fails every fourth call'
+
+    // Two rounds (base, load) of 5 copies; call 5 of each round fails: 2/10.
+    const load = await flakeproof(['--flaky-load', '--flaky-load-procs', '1', '--flaky-repeat', '5', '--flaky-out', 'load'])
+    expect(load.code).toBe(0)
+    expect(readArtifact(join(ci, 'load/rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 10, failures: 2 })
+    expect(readArtifact(join(ci, 'load/conditions.json'), ConditionsFileSchema).rounds.map((r) => r.condition)).toEqual(['base', 'load'])
+
+    // 20 copies under GitHub Actions: 4/20 and 5/20 flaky, a warning at each one's line, the step summary.
+    const summary = join(ci, 'summary.md')
+    rmSync(summary, { force: true })
+    const github = await flakeproof(['--flaky-repeat', '20', '--flaky-out', 'github'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: ci })
+    expect(github.code).toBe(0)
+    expect(github.stdout + github.stderr).toContain('::warning file=tests/ci.test.js,line=8,title=flakeproof%3A flaky test flaky%3A fails every fifth call::')
+    expect(github.stdout + github.stderr).toContain('::warning file=tests/ci.test.js,line=13,title=flakeproof%3A flaky test fragile%3A fails every fourth call::')
+    expect(readFileSync(summary, 'utf8')).toContain('**2 flaky, 0 broken** of 3 tests, 20 rounds')
+    // Each test's first copy follows the last copy of the test before it in the file (one worker, in order).
+    const facts = readFileSync(join(ci, 'github/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null; previous_file?: string | null })
+    expect(facts.find((f) => f.test_id === FRAGILE)).toMatchObject({ previous_test: FLAKY, previous_file: 'tests/ci.test.js' })
+
+    // The committed policy, from 100 copies (20/100 and 25/100), `fragile` quarantined as an enforced run would:
+    // a fresh checkout's proof of it runs 11 copies (0.75¹¹ = 0.042 ≤ 0.05), calls 4 and 8 fail, the quarantine stays.
+    expect((await flakeproof(['--flaky-repeat', '100', '--flaky-out', 'measured'])).code).toBe(0)
+    const policyPath = join(ci, 'committed.policy.json')
+    expect((await runNodeIn(ci, [bin, 'policy', '--from', 'measured/rate.json', '--write', policyPath])).code).toBe(0)
+    const policy = readArtifact(policyPath, CommittedPolicySchema)
+    expect(policy.tests[FLAKY]).toMatchObject({ trials: 100, failures: 20, green_runs_required: 14 })
+    policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
+    writeFileSync(policyPath, `${JSON.stringify(policy, null, 2)}\n`)
+    const fresh = ['--flaky-proof', '--flaky-update-policy', '--flaky-out', 'fresh', '--flaky-policy', policyPath]
+    expect((await flakeproof(fresh)).code).toBe(1)
+    expect(readArtifact(join(ci, 'fresh/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2, required: 11 })
+    const fixed = await flakeproof(fresh, { FIXTURE_FIXED: '1' })
+    expect(fixed.code).toBe(0)
+    expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]?.quarantine).toBeNull()
+
+    // Two plain runs with the reporter in the config: two history records of three passed tests (call 1 of each counter passes).
+    rmSync(join(ci, '.flakeproof'), { recursive: true, force: true })
+    for (let run = 0; run < 2; run++) expect((await runNodeIn(ci, [join(dir, 'node_modules/jest/bin/jest.js'), '--config', 'jest.reporter.config.js'])).code).toBe(0)
+    const records = readdirSync(join(ci, '.flakeproof/history'))
+    expect(records).toHaveLength(2)
+    const last = readFileSync(join(ci, '.flakeproof/history', records.sort().at(-1) as string), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; outcome: string })
+    expect(last.map((t) => [t.test_id, t.outcome]).sort()).toEqual([
+      [FLAKY, 'passed'],
+      [FRAGILE, 'passed'],
+      ['tests/ci.test.js > steady', 'passed'],
+    ])
+    // A plain run's facts, from Jest's results in execution order: each test after the one before it in its file.
+    const plain = readFileSync(join(ci, '.flakeproof/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null })
+    expect(plain.map((f) => [f.test_id, f.previous_test])).toEqual([
+      [FLAKY, null],
+      [FRAGILE, FLAKY],
+      ['tests/ci.test.js > steady', FRAGILE],
+    ])
+  }, 600_000)
 })

@@ -2,9 +2,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ObserverFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
-import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
 import { stripAnsi } from '../../src/core/ansi.js'
-import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { BIN, type CliResult, factsIn, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/jest-flaky')
 const EXAMPLE = join(ROOT, 'examples/jest-basic')
@@ -13,20 +12,45 @@ const SNAPSHOTS = join(FIXTURE, 'tests/__snapshots__')
 const FLAKY = 'tests/counter.test.js > fails on every fifth call'
 
 const flakeproofJest = (args: string[], env: Record<string, string> = {}, cwd = FIXTURE): Promise<CliResult> => runNodeIn(cwd, [BIN, 'jest', ...args], env)
-const factsOf = (out: string) =>
-  readFileSync(join(out, 'facts.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
-describe('one file in two Jest projects', () => {
+describe('Jest projects (test/fixtures/jest-projects: web and server, as react-hook-form has them)', () => {
+  const out = tempDir()
+  let result: CliResult
+  beforeAll(async () => {
+    result = await flakeproofJest(['--flaky-repeat', '20', '--flaky-out', out, '--flaky-out-anywhere'], {}, join(ROOT, 'test/fixtures/jest-projects'))
+  }, 120_000)
+
+  it('gives each project its own ids: a file run by both is two tests, each with its own counts', () => {
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.tests?.map((t) => [t.id, t.trials, t.failures]).sort()).toEqual([
+      // Calls 5, 10, 15, 20 of 20 fail, in each project's run of the file.
+      ['[server] tests/server.test.js > runs with both server setup files', 20, 0],
+      ['[server] tests/shared.test.js > fails on every fifth call', 20, 4],
+      ["[server] tests/shared.test.js > sees its project's setup file", 20, 0],
+      // The docblock's environment is used, and its copies are made: calls 4, 8, …, 20 fail.
+      ['[web] tests/docblock.test.js > runs in the environment its docblock names', 20, 5],
+      ['[web] tests/shared.test.js > fails on every fifth call', 20, 4],
+      ["[web] tests/shared.test.js > sees its project's setup file", 20, 0],
+      ['[web] tests/web.test.js > runs with the web setup only', 20, 0],
+    ])
+    expect(rate.complete).toBe(true)
+    expect(rate.run_errors ?? []).toEqual([])
+  })
+
+  it("keeps each project's own setup files, with no error about them", () => {
+    expect(result.stderr).not.toContain('setupFilesAfterEnv')
+    expect(result.stderr).toContain('[web] tests/shared.test.js > fails on every fifth call')
+  })
+})
+
+describe('one file in two Jest projects without a displayName', () => {
   it('is a run error (the run incomplete), never one test counted twice in silence', async () => {
     const out = tempDir()
     await flakeproofJest(['--config', 'jest.projects.config.js', '--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere'])
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.complete).toBe(false)
     expect(rate.run_errors?.map((e) => `${e.file}: ${e.error}`)).toContain(
-      'tests/counter.test.js: this file ran in two Jest projects (one, two), whose copies flakeproof cannot tell apart yet: measure one project at a time (--selectProjects <name>)',
+      'tests/counter.test.js: this file ran in two Jest projects both unnamed, whose tests flakeproof cannot tell apart: give each project its own displayName',
     )
   })
 })
@@ -71,7 +95,7 @@ describe('flakeproof jest --flaky-repeat 200 (Jest 30, the fixture keeps its own
   })
 
   it('writes one fact per copy, in the Vitest path\'s format', () => {
-    const facts = factsOf(out)
+    const facts = factsIn(out)
     expect(facts).toHaveLength(13 * 200)
     const flaky = facts.filter((f) => f.test_id === FLAKY)
     expect(flaky.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual(Array.from({ length: 40 }, (_, i) => 5 * (i + 1)))
@@ -133,7 +157,7 @@ describe('Jest arguments pass through', () => {
     const out = tempDir()
     const result = await flakeproofJest(['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/counter.test.js', '-t', 'fifth call$', '--randomize', '--seed', '7'])
     expect(result.code).toBe(0)
-    const facts = factsOf(out)
+    const facts = factsIn(out)
     // Calls 5 and 10 of 10 fail.
     expect(facts.map((f) => f.test_id)).toEqual(Array(10).fill(FLAKY))
     expect(facts.filter((f) => f.outcome === 'failed')).toHaveLength(2)
@@ -190,7 +214,6 @@ describe('observe, then proof, on examples/jest-basic', () => {
 
 describe('flakeproof jest refuses bad input before any test runs', () => {
   it.each([
-    [['--flaky-seed', '3'], 2, "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
     [['--flaky-bogus'], 2, 'unknown flag --flaky-bogus'],
     [['--flaky-repet', '5'], 2, 'unknown flag --flaky-repet; did you mean --flaky-repeat? See `flakeproof jest --help`.'],
     [['--flaky-repeat', '0'], 2, '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],

@@ -2,19 +2,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
-import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
-import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
+import { type CliResult, factsIn, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
 
 // Suites that break naive repetition the way real projects do (test/fixtures/vitest-trust).
 const TRUST = join(ROOT, 'test/fixtures/vitest-trust')
 const CRASHING = 'tests/crash.test.ts > ends its worker on the fourth call'
 const EMPTY_THROW = 'tests/module-state.test.ts > throws an error without a message after the first call'
 
-const factsOf = (out: string) =>
-  readFileSync(join(out, 'facts.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
 describe('a suite with a worker-killing test, same-named tests and module state (10 repetitions)', () => {
   const out = tempDir()
@@ -27,7 +21,7 @@ describe('a suite with a worker-killing test, same-named tests and module state 
 
   it('keeps the repetitions a test finished before killing its worker, and counts the fatal one as failed', () => {
     expect(rateOf(CRASHING)).toMatchObject({ trials: 4, failures: 1, verdict: 'partial' })
-    const facts = factsOf(out).filter((f) => f.test_id === CRASHING)
+    const facts = factsIn(out).filter((f) => f.test_id === CRASHING)
     expect(facts.map((f) => f.outcome)).toEqual(['passed', 'passed', 'passed', 'failed'])
     expect(facts[3]?.error).toMatch(/^the worker running this test ended during repetition 4.*Worker exited unexpectedly/)
     expect(result.stdout + result.stderr).toContain(`✗ ${CRASHING}`)
@@ -56,13 +50,13 @@ describe('a suite with a worker-killing test, same-named tests and module state 
   })
 
   it("records an empty-message throw as the error's name, never as `Expect test to fail`", () => {
-    const failed = factsOf(out).filter((f) => f.test_id === EMPTY_THROW && f.outcome === 'failed')
+    const failed = factsIn(out).filter((f) => f.test_id === EMPTY_THROW && f.outcome === 'failed')
     expect(failed).toHaveLength(9)
     expect(new Set(failed.map((f) => f.error))).toEqual(new Set(['Error']))
   })
 
   it('carries the project of every execution in facts.jsonl', () => {
-    expect(new Set(factsOf(out).map((f) => f.project))).toEqual(new Set(['']))
+    expect(new Set(factsIn(out).map((f) => f.project))).toEqual(new Set(['']))
   })
 
   it('leaves no run folder behind', () => {
@@ -82,7 +76,7 @@ describe('component tests in jsdom (test/fixtures/vitest-dom)', () => {
       'cleaned up after each test > renders one button into an empty page': [10, 0, 'stable'],
       'renders one list item': [10, 9, 'non-idempotent'],
     })
-    const stdout = factsOf(out).filter((f) => f.name.endsWith('empty page')).map((f) => f.stdout)
+    const stdout = factsIn(out).filter((f) => f.name.endsWith('empty page')).map((f) => f.stdout)
     expect(stdout).toEqual(Array(10).fill('buttons 1\n'))
   }, 60_000)
 })
@@ -103,7 +97,7 @@ describe('--flaky-seed', () => {
     const orderOf = async (seed: string): Promise<string[]> => {
       const out = tempDir()
       await runVitest(['run', 'tests/names.test.ts', '--', '--flaky-repeat', '2', '--flaky-seed', seed, '--flaky-out', out, '--flaky-out-anywhere'], {}, TRUST)
-      const facts = factsOf(out).filter((f) => f.trial === 1)
+      const facts = factsIn(out).filter((f) => f.trial === 1)
       expect(new Set(facts.map((f) => f.seed))).toEqual(new Set([Number(seed)]))
       return facts.sort((a, b) => a.order - b.order).map((f) => f.test_id)
     }

@@ -88,12 +88,11 @@ describe('decide: the run that would decide an undetermined switch, in the runne
     ['Vitest, a project and a file with spaces', vitest, { test: { project: 'web ui', file: 'a b.test.ts', name: 'x' }, ...passedOnce }, "npx flakeproof vitest --flaky-rounds 3 --flaky-repeat 10 --project 'web ui' 'a b.test.ts'"],
     ['Vitest, the plugin in the config', vitestConfig, { test: marked, ...passedOnce }, 'npx vitest run b.test.ts --project web -- --flaky-rounds 3 --flaky-repeat 10'],
     // The same single switch over n trials is 1 order in C(n, 1) = n: below 1/20 from n = 21; twice that, 42 (more than 2 × 10).
-    ['Jest: more copies, no rounds yet', { runner: 'jest' }, { test: { ...plain, file: 'test/a.test.js' }, ...passedOnce }, 'npx flakeproof jest --flaky-repeat 42 test/a.test.js'],
-    ['Jest, a project', { runner: 'jest', version: '29.7.0' }, { test: { ...plain, project: 'dom' }, ...passedOnce }, 'npx flakeproof jest --flaky-repeat 42 a.test.ts --selectProjects dom'],
-    // Twice the trials seen when that is more: 2 × 30 = 60 > 42.
-    ['Jest, more trials seen than the shape needs', { runner: 'jest' }, { test: plain, switchAt: 2, trials: 30 }, 'npx flakeproof jest --flaky-repeat 60 a.test.ts'],
     // Playwright has whole-run rounds too (each round new workers): the file whole, in its project.
     ['Playwright, a project', { runner: 'playwright' }, { test: { project: 'desktop', file: 'tests/cart.spec.ts', name: 'x' }, ...passedOnce }, 'npx flakeproof playwright --flaky-rounds 3 --flaky-repeat 10 tests/cart.spec.ts --project desktop'],
+    // Jest has whole-run rounds too (each round runs Jest again, every file loaded anew).
+    ['Jest', { runner: 'jest' }, { test: { ...plain, file: 'test/a.test.js' }, ...passedOnce }, 'npx flakeproof jest --flaky-rounds 3 --flaky-repeat 10 test/a.test.js'],
+    ['Jest, a project', { runner: 'jest', version: '29.7.0' }, { test: { ...plain, project: 'dom' }, ...passedOnce }, 'npx flakeproof jest --flaky-rounds 3 --flaky-repeat 10 a.test.ts --selectProjects dom'],
     ['command mode', { runner: 'command' }, { command: 'node job.js', ...passedOnce }, 'npx flakeproof measure --cmd "node job.js" --trials 42'],
     // Two failures first (FFPP…) and its mirror: 2 orders in C(n, 2), below 1/20 once C(n, 2) > 40: n = 10 (45); twice that, 20 (more than 2 × 5).
     ['command mode, a block of two', { runner: 'command' }, { command: 'node job.js', switchAt: 3, trials: 5 }, 'npx flakeproof measure --cmd "node job.js" --trials 20'],

@@ -6,7 +6,7 @@ const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], en
 const JEST_FLAGS = runnerFlags(RUNNERS.jest)
 
 // The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, history: true }
+const defaults = { enforce: false, rounds: 1, divergence: false, load: false, shuffle: false, gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, history: true }
 
 describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -28,20 +28,13 @@ describe('resolveRunnerOptions for Jest', () => {
     const resolved = resolveJestOptions(options, args, env)
     // What `flakeproof jest` hands its reporter: the options Jest's adapter takes.
     expect(resolved && takenOptions(RUNNERS.jest, resolved)).toEqual({ ...defaults, ...expected })
-    expect(resolved).not.toHaveProperty('seed')
   })
 
   it.each([
-    [{}, ['--flaky-seed', '3'], "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
-    [{}, ['--flaky-seed=3'], '--flaky-seed is not available with Jest'],
     // `rep` begins one flag's name only; `--flaky-xyz` is near none, so every flag Jest takes is named.
     [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; did you mean --flaky-repeat?'],
     [{}, ['--flaky-xyz', '3'], 'unknown flag --flaky-xyz; flakeproof\'s Jest flags are --flaky-repeat,'],
     [{ repeat: 5, confidense: 0.9 } as FlakeproofVitestOptions, [], 'unknown option `confidense` in the flakeproof/jest/reporter options; did you mean `confidence`?'],
-    [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
-    [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
-    [{}, ['--flaky-junit', 'j.xml'], "--flaky-junit is not available with Jest: it needs an adapter that writes the measurement as JUnit XML, which flakeproof's Jest adapter does not do yet"],
-    [{ repeat: 5, rounds: 2 }, [], "option `rounds` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that runs the selection again as whole-run rounds with fresh module state, which flakeproof's Jest adapter does not do yet"],
     [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
@@ -51,10 +44,34 @@ describe('resolveRunnerOptions for Jest', () => {
 })
 
 describe('the Jest flags', () => {
-  // What the Jest adapter does: measure, observe and prove (docs/contracts.md §12), by signature and against a base branch's history (docs/attribution.md).
-  const shared = ['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof', '--flaky-base', '--flaky-signature']
+  // What the Jest adapter does: measure, observe, prove, the committed policy, budget and JUnit (docs/jest.md), by signature and against a base branch's history (docs/attribution.md).
+  const shared = [
+    '--flaky-repeat',
+    '--flaky-gap-ms',
+    '--flaky-observe',
+    '--flaky-slow-repeat',
+    '--flaky-confidence',
+    '--flaky-out',
+    '--flaky-out-anywhere',
+    '--flaky-fail-on-flaky',
+    '--flaky-proof',
+    '--flaky-junit',
+    '--flaky-policy',
+    '--flaky-update-policy',
+    '--flaky-proof-required',
+    '--flaky-budget',
+    '--flaky-seed',
+    '--flaky-rounds',
+    '--flaky-divergence',
+    '--flaky-load',
+    '--flaky-load-procs',
+    '--flaky-shuffle',
+    '--flaky-enforce',
+    '--flaky-base',
+    '--flaky-signature',
+  ]
 
-  it("are Vitest's own entries for the options Jest shares", () => {
+  it("are Vitest's own entries, every one of them", () => {
     expect(Object.keys(JEST_FLAGS).sort()).toEqual([...shared].sort())
     for (const name of shared) expect(JEST_FLAGS[name as keyof typeof JEST_FLAGS]).toBe(VITEST_FLAGS[name as keyof typeof VITEST_FLAGS])
   })

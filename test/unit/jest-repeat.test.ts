@@ -31,16 +31,17 @@ const test = (name: string, mode?: Node['mode']): Node => ({ type: 'test', name,
 
 const journalDir = tempDir()
 const counters = new Map<string, number>()
+const snapshotState = { _counters: counters, _snapshotData: {} as Record<string, string>, _inlineSnapshots: [] as unknown[], added: 0, matched: 0, updated: 0 }
 let handler: Handler
 
 beforeAll(() => {
-  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, journalDir, rootDir: '/project' }
+  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, retries: {}, quarantined: [], journalDir, run: '1', rootDir: '/project', runners: {}, circus: '' }
   process.env.FLAKEPROOF_JEST = JSON.stringify(options)
   const globals = {
-    expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState: { _counters: counters } }) },
+    expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState }) },
     console: { log: () => {} },
   } as unknown as TestContextGlobals
-  handler = repeatHandler(globals) as Handler
+  handler = repeatHandler(globals, { project: 'web' }) as Handler
 })
 afterAll(() => {
   delete process.env.FLAKEPROOF_JEST
@@ -90,15 +91,43 @@ describe('copies at run time', () => {
     )
     const done = lines.filter((l) => l.done)
     expect(done.map((l) => [l.id, l.done?.ok])).toEqual([
-      ['tests/a.test.js > same', true],
-      ['tests/a.test.js > same', false],
-      ['tests/a.test.js > same', true],
-      ['tests/a.test.js > same (#2)', true],
-      ['tests/a.test.js > same (#2)', true],
-      ['tests/a.test.js > same (#2)', true],
+      ['[web] tests/a.test.js > same', true],
+      ['[web] tests/a.test.js > same', false],
+      ['[web] tests/a.test.js > same', true],
+      ['[web] tests/a.test.js > same (#2)', true],
+      ['[web] tests/a.test.js > same (#2)', true],
+      ['[web] tests/a.test.js > same (#2)', true],
     ])
     expect(done[1]?.done).toMatchObject({ error: 'boom', elapsedMs: 2, mode: 'fast', gapMs: 0 })
-    expect(lines.filter((l) => l.end).map((l) => l.id)).toEqual(['tests/a.test.js > same', 'tests/a.test.js > same (#2)'])
-    expect(lines.find((l) => l.identity)?.identity).toEqual({ project: '', file: 'tests/a.test.js', path: ['same'] })
+    expect(lines.filter((l) => l.end).map((l) => l.id)).toEqual(['[web] tests/a.test.js > same', '[web] tests/a.test.js > same (#2)'])
+    expect(lines.find((l) => l.identity)?.identity).toEqual({ project: 'web', file: 'tests/a.test.js', path: ['same'] })
+  })
+})
+
+describe('snapshots of copies', () => {
+  it('count every named hint from where the first copy started, and undo what a later copy wrote', async () => {
+    const root = block('ROOT_DESCRIBE_BLOCK', [test('named')])
+    await handler({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    counters.clear()
+    Object.assign(snapshotState, { _snapshotData: { 'named: hint 1': 'committed' }, _inlineSnapshots: [], added: 0, matched: 0, updated: 0 })
+    const seen: string[] = []
+    for (const copy of root.children) {
+      await handler({ name: 'test_start', test: copy as never }, {} as never)
+      seen.push(JSON.stringify([...counters]))
+      // What toMatchSnapshot('hint'), toMatchSnapshot() and toMatchInlineSnapshot() do to the state.
+      counters.set('named: hint', (counters.get('named: hint') ?? 0) + 1)
+      counters.set('named', (counters.get('named') ?? 0) + 1)
+      snapshotState._snapshotData['named 1'] = 'written by a copy'
+      snapshotState._inlineSnapshots.push({ frame: 'tests/a.test.js:3:9' })
+      snapshotState.matched++
+      snapshotState.added++
+      copy.duration = 1
+      await handler({ name: 'test_done', test: copy as never }, {} as never)
+    }
+    // Every copy starts with no count for either name; the key `named: hint 1` is compared three times.
+    expect(seen).toEqual(['[]', '[]', '[]'])
+    // The first copy's write, match and inline snapshot stand (as one execution of the test); the others' are undone.
+    expect(snapshotState).toMatchObject({ _snapshotData: { 'named: hint 1': 'committed', 'named 1': 'written by a copy' }, matched: 1, added: 1 })
+    expect(snapshotState._inlineSnapshots).toHaveLength(1)
   })
 })

@@ -251,7 +251,7 @@ const WORKER_SURFACE = ['src/session/worker.ts', 'src/session/page.ts']
 const PAGE_ENTRIES = ['plugin/vitest/browser-recorder.ts']
 
 /** Adapter files that run inside the runner's workers (Vitest's runners, Jest's setup file's work). */
-const WORKER_ENTRIES = ['plugin/vitest/runner.ts', 'plugin/vitest/enforce-runner.ts', 'plugin/jest/_repeat.ts']
+const WORKER_ENTRIES = ['plugin/vitest/runner.ts', 'plugin/vitest/enforce-runner.ts', 'plugin/jest/_repeat.ts', 'plugin/jest/runner.ts']
 
 /** `plugin/vitest/x.ts` → `vitest`: the runner whose adapter a file belongs to; undefined outside plugin/. */
 function adapterOf(file: string): string | undefined {

@@ -1,2 +1,2 @@
-// The project's own setup file: `flakeproof jest` keeps it beside its own.
+// The project's own setup file: `flakeproof jest` keeps it.
 globalThis.exampleSetupRan = true
