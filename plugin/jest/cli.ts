@@ -94,21 +94,35 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     return { ...read, globalConfig, configs }
   }
   const rounds = plan.length > 1 ? plan : [plan[0]]
+  // A measurement's rounds share one session even when there is one, so fresh-state rounds can follow it.
+  const shares = rounds.length > 1 || (resolved !== undefined && !resolved.proof && !resolved.enforce)
   // Over every round: whether any failed, and whether every failure was a failed test.
   let failed = false
   let onlyTests = true
   let failureCode = 1
   let testTimeMs = 0
+  const tally = ({ results, globalConfig }: { results: JestResults; globalConfig: { testFailureExitCode: number } }): void => {
+    testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
+    failureCode = globalConfig.testFailureExitCode
+    failed ||= !results.success
+    onlyTests &&= results.success || onlyTestsFailed(results)
+  }
   const host = globalThis as Record<symbol, unknown>
   try {
     for (const round of rounds) {
       delete host[JEST_VERDICT]
-      if (round && rounds.length > 1) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length } satisfies JestRounds
-      const { results, globalConfig } = await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects))
-      testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
-      failureCode = globalConfig.testFailureExitCode
-      failed ||= !results.success
-      onlyTests &&= results.success || onlyTestsFailed(results)
+      if (round && shares) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length, fresh: undefined } satisfies JestRounds
+      tally(await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects)))
+    }
+    // Fresh-state evidence (src/pipeline/fresh-evidence.ts): the files of the tests whose single
+    // switch chance explains too well, run again whole (a test may need its siblings), each run a new
+    // runCLI, so every file loaded anew.
+    const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
+    const evidence = shared?.session.roundsOpen ? shared.session.freshEvidence() : undefined
+    const paths = [...new Set(evidence?.files.map((f) => resolve(rootDir, f.file)))]
+    for (let k = 1; evidence && paths.length > 0 && k <= evidence.rounds && shared?.session.roundsOpen; k++) {
+      host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k, of: evidence.rounds } } satisfies JestRounds
+      tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true }, projects))
     }
   } finally {
     config.readConfigs = readConfigs

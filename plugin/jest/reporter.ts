@@ -99,6 +99,8 @@ export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
 export interface JestRounds {
   round: PlannedRound
   of: number
+  /** A fresh-state round (1-based) of `of` after the planned ones, when the measurement asked for them. */
+  fresh: { round: number; of: number } | undefined
   shared?: { session: TestSession; journalDir: string; proof: ProofSelection | undefined }
 }
 export const JEST_ROUNDS = Symbol.for('flakeproof.jest.rounds')
@@ -194,8 +196,11 @@ export default class FlakeproofJestReporter {
     this._session = rounds?.shared?.session ?? new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
     const journalDir = rounds?.shared?.journalDir ?? this._session.open().journal
     if (rounds) {
+      // The wrapper's loop of runs can run fresh-state rounds after the planned ones: the session says whether this run may ask.
+      if (!rounds.shared) this._session.expectFreshEvidence()
       rounds.shared ??= { session: this._session, journalDir, proof }
-      this._session.planRound(rounds.round, rounds.of)
+      if (rounds.fresh) this._session.planFreshRound(rounds.fresh.round, rounds.fresh.of)
+      else this._session.planRound(rounds.round, rounds.of)
     }
     process.once('exit', () => this._session.release())
     if (!resolved) return

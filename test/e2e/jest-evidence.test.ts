@@ -1,0 +1,43 @@
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+
+/**
+ * Fresh-state evidence on Jest (issue 17, items 1–2, through the runner-neutral session): a single
+ * switch that chance makes as easily as a cause is gathered more evidence on by runs of its file
+ * anew (a new runCLI each, every file loaded again), as with Vitest (test/e2e/vitest-evidence.test.ts).
+ */
+const FIXTURE = join(ROOT, 'test/fixtures/jest-evidence')
+const CHANCE = 'tests/first-ever.test.js > failed once, by chance, on its first repetition'
+const LEAKS = 'tests/leaks.test.js > registers a handler once'
+
+describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
+  const out = tempDir()
+  let result: CliResult
+  const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
+
+  beforeAll(async () => {
+    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere'], { FIXTURE_STATE: tempDir() })
+  }, 180_000)
+
+  it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
+    // One failure among 10 repetitions sits at repetition 1 in 1 of C(10, 1) = 10 equally likely
+    // orders; nine failures after a pass likewise in 1 of C(10, 9) = 10.
+    for (const id of [CHANCE, LEAKS]) expect(rateOf(id)?.independence).toMatchObject({ pattern: 'one-switch', switch_p_value: 0.1, switch_significant: false })
+  })
+
+  it('gathers fresh-state evidence in 2 more runs of the two files, and decides each', () => {
+    expect(result.stderr).toContain('fresh-state evidence: 2 more rounds of 2 file(s)')
+    // 2 runs anew, 10 copies each: the first copies 2 of 2 passed; the later ones 18 of 18 passed
+    // (chance) or 18 of 18 failed (state), against the first copies' 0 of 2.
+    expect(rateOf(CHANCE)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 0 }, p_value: 1, decided: 'flaky' })
+    expect(rateOf(LEAKS)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 18 }, decided: 'non-idempotent' })
+    // Fisher's exact, two-sided: the 18 failures all among the 18 later copies of 20, C(18, 18)/C(20, 18) = 1/190,
+    // and no other table as extreme.
+    expect(rateOf(LEAKS)?.fresh_evidence?.p_value).toBeCloseTo(1 / 190, 12)
+    expect(rateOf(CHANCE)?.verdict).toBe('flaky')
+    expect(rateOf(LEAKS)?.verdict).toBe('non-idempotent')
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).complete).toBe(true)
+  })
+})
