@@ -1,36 +1,8 @@
-import { realpathSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
 import { FlakeproofError, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, takenOptions } from '../../src/session/adapter.js'
+import { ENVIRONMENT, isOurs, type JestArgv, type JestResults, type LoadedJest, loadJest, type ProjectConfig, REPORTER, SETUP } from './_jest-api.js'
 import { JEST_VERDICT, type JestRunVerdict } from './reporter.js'
 import { jestVersion } from './_version.js'
-
-const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
-const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
-const ENVIRONMENT = fileURLToPath(new URL('./environment.js', import.meta.url))
-
-type Reporter = string | [string, Record<string, unknown>]
-interface JestArgv {
-  reporters?: Reporter[]
-  setupFilesAfterEnv?: string[]
-  projects?: string[]
-  [key: string]: unknown
-}
-/** The programmatic entry points of the `jest` package (29 and 30). */
-interface JestPackage {
-  getVersion(): string
-  buildArgv(args: string[]): Promise<JestArgv>
-  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
-}
-interface JestConfig {
-  readConfigs(argv: JestArgv, projects: string[]): Promise<{ globalConfig: { rootDir?: string; reporters?: Reporter[] }; configs: ProjectConfig[] }>
-}
-interface ProjectConfig {
-  setupFilesAfterEnv: string[]
-  testEnvironment: string
-  testEnvironmentOptions?: Record<string, unknown>
-}
 
 /**
  * `flakeproof jest [--flaky-*] [jest args]` (docs/contracts.md §12): Jest's own entry points, in this
@@ -75,15 +47,6 @@ async function runJestOnce({ jest, config }: LoadedJest, resolved: ResolvedVites
 }
 
 
-/** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail, and the time in them. */
-interface JestResults {
-  success: boolean
-  numFailedTests: number
-  numRuntimeErrorTestSuites: number
-  snapshot: { failure: boolean }
-  testResults: { perfStats?: { start?: number; end?: number } }[]
-}
-
 /**
  * Jest failed only because tests failed: a measurement's failed copies may then be advisory. A file
  * that could not run, a snapshot failure, or a failure with no failed test (a coverage threshold,
@@ -91,33 +54,6 @@ interface JestResults {
  */
 function onlyTestsFailed(results: JestResults): boolean {
   return results.numFailedTests > 0 && results.numRuntimeErrorTestSuites === 0 && !results.snapshot.failure
-}
-
-interface LoadedJest {
-  jest: JestPackage
-  config: JestConfig
-}
-
-/** The project's Jest (not ours): `jest`, and `jest-config` as its CLI resolves it. */
-function loadJest(cwd: string): LoadedJest {
-  let jestPath: string
-  try {
-    jestPath = createRequire(join(cwd, 'package.json')).resolve('jest')
-  } catch {
-    throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
-  }
-  const fromJest = createRequire(jestPath)
-  const cliPath = fromJest.resolve('jest-cli')
-  const cli = createRequire(cliPath)
-  const main = fromJest(jestPath) as JestPackage
-  // Jest 30 exports buildArgv from `jest`; 29 keeps it in jest-cli's run.js.
-  const buildArgv = main.buildArgv ?? (cli(join(dirname(cliPath), 'run.js')) as Partial<JestPackage>).buildArgv
-  const jest: JestPackage = { getVersion: main.getVersion, runCLI: main.runCLI, buildArgv }
-  const config = cli(cli.resolve('jest-config')) as JestConfig
-  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function') {
-    throw new FlakeproofError(`the Jest at ${dirname(jestPath)} has no buildArgv/runCLI; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
-  }
-  return { jest, config }
 }
 
 /** The project's environment, made by flakeproof's (plugin/jest/environment.ts), with its options kept. */
@@ -141,14 +77,4 @@ function sameSetting(lists: readonly string[][], name: string): string[] {
     )
   }
   return first
-}
-
-/** The user listed flakeproof's own file already (any copy of this package): it is not added twice. */
-function isOurs(path: string, ours: string): boolean {
-  if (/flakeproof\/jest\/(reporter|setup)$/.test(path)) return true
-  try {
-    return realpathSync(path) === realpathSync(ours)
-  } catch {
-    return false
-  }
 }

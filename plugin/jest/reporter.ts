@@ -1,15 +1,19 @@
 import { relative } from 'node:path'
 import {
+  argsAfterSeparator,
   assignTestIds,
   cap,
+  type EverydayResult,
   type FlakeproofVitestOptions,
   formatTestId,
+  hintsFor,
   type JournalTest,
   messageOf,
   type Repetition,
   type ReportedTest,
   resolveOutDir,
   resolveRunnerOptions,
+  type ResolvedVitestOptions,
   type RunError,
   RUNNERS,
   selectProof,
@@ -17,6 +21,7 @@ import {
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
+import { ENVIRONMENT, isOurs, loadJest, SETUP } from './_jest-api.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 import { jestVersion } from './_version.js'
 
@@ -25,6 +30,7 @@ export interface JestGlobalConfig {
   rootDir: string
   seed?: number
   randomize?: boolean
+  maxWorkers?: number
 }
 interface JestTest {
   path: string
@@ -36,6 +42,8 @@ interface AssertionResult {
   status: string
   duration?: number | null
   failureMessages: string[]
+  /** Attempts made (`jest.retryTimes`): more than one means it was retried. */
+  invocations?: number
 }
 interface JestTestResult {
   testFilePath: string
@@ -66,9 +74,10 @@ export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
  * `reporters: ['default', ['flakeproof/jest/reporter', {...}]]` (docs/contracts.md §12): writes the
  * same files as the Vitest path. With a repeat count or a proof it asks the setup file
  * (`flakeproof/jest/setup`) for copies and takes each test's evidence from their journal; without,
- * it records one execution per test from Jest's results. Errors outside tests (a file that throws
- * at load, an `afterAll` that throws, a worker that dies) are recorded against their file and make
- * the run incomplete.
+ * the run is an everyday one, recorded in history only (docs/contracts.md §11): the measurement's
+ * files stay as they were. Repetitions it cannot make (no setup file, flags after `--`) stop Jest
+ * before any test. Errors outside tests (a file that throws at load, an `afterAll` that throws, a
+ * worker that dies) are recorded against their file and make the run incomplete.
  */
 export default class FlakeproofJestReporter {
   private readonly _rootDir: string
@@ -86,18 +95,33 @@ export default class FlakeproofJestReporter {
   private readonly _runErrors: RunError[] = []
   /** Tests that failed every copy: their failures are not advisory. */
   private _allFailed = 0
+  private readonly _version: string | undefined
+  private readonly _settled: ResolvedVitestOptions
+  /** Started in the reporter's config (not by `flakeproof jest`), where the setup may lack what repetitions need. */
+  private readonly _configured: boolean
+  /** An everyday run's tests, as Jest reported them. */
+  private readonly _everyday: EverydayResult[] = []
+  /** Jest runs the files in this process (`--runInBand`, or one file): one worker. */
+  private _inBand = false
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     const version = jestVersion(this._rootDir)
+    this._version = version
+    this._configured = command === undefined
     const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
+    this._settled = settled
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
     this._failOnFlaky = resolved?.failOnFlaky === true
-    const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
+    const host = {
+      root: (): string => this._rootDir,
+      log: (line: string): void => void process.stderr.write(`${line}\n`),
+      runShape: () => ({ maxWorkers: this._inBand ? 1 : (globalConfig.maxWorkers ?? null), pool: this._inBand ? 'in-band' : 'workers', isolate: true }),
+    }
     const runner = RUNNERS.jest
     const base = {
       runner,
@@ -113,9 +137,10 @@ export default class FlakeproofJestReporter {
     const outDir = resolveOutDir(this._rootDir, settled)
     const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
     this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
+    // An everyday run takes no output folder; one that is refused at its start takes nothing either.
+    if (!resolved || flakyArgs().length > 0) return
     const run = this._session.open()
     process.once('exit', () => this._session.release())
-    if (!resolved) return
     // Workers start after the reporters are built, and inherit this.
     const repeat: RepeatOptions = {
       mode: proof ? 'proof' : 'measure',
@@ -129,12 +154,17 @@ export default class FlakeproofJestReporter {
     process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
 
-  onRunStart(): void {
+  /** Jest awaits this before any test file starts: what cannot be honoured stops the run here, in one line. */
+  async onRunStart(_results: unknown, options?: { showStatus?: boolean }): Promise<void> {
+    await this._refuseWhatCannotBeHonoured()
+    // Jest shows no status line exactly when it runs the files in band (its TestScheduler).
+    this._inBand = options?.showStatus === false
     this._session.begin()
   }
 
   onTestFileStart(test: JestTest): void {
     this._started.add(test.path)
+    this._session.files([test.path])
   }
 
   onTestFileResult(test: JestTest, result: JestTestResult): void {
@@ -157,6 +187,7 @@ export default class FlakeproofJestReporter {
     }
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
+    if (!this._measuring && this._settled.history && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
     const verdict: JestRunVerdict = {
       advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
       proofFailed: result?.proof?.passed === false,
@@ -165,6 +196,34 @@ export default class FlakeproofJestReporter {
   }
 
   // --- internal ---
+
+  /**
+   * Repetitions asked of the reporter that this setup cannot make stop the run before any test:
+   * `--flaky-*` after `--` (Jest reads them as test path patterns), or a repeat count or proof with
+   * a project that lacks flakeproof's setup file (each test would run once, and say so only after).
+   */
+  private async _refuseWhatCannotBeHonoured(): Promise<void> {
+    const hints = hintsFor({ runner: 'jest', version: this._version })
+    const flags = flakyArgs()
+    if (flags.length > 0) {
+      throw stackless(
+        `flakeproof: Jest reads what follows -- as test path patterns, so ${flags.join(' ')} would match no test instead of repeating one: run \`${hints.again(flags.join(' '))}\`, or set FLAKEPROOF_REPEAT with flakeproof's setup file in setupFilesAfterEnv`,
+      )
+    }
+    if (!this._measuring || !this._configured) return
+    const lacking = await lacksSetup(this._rootDir)
+    if (lacking === undefined) return
+    const repeat = this._proving ? '--flaky-proof' : `--flaky-repeat ${this._settled.repeat ?? '<n>'}`
+    throw stackless(
+      `flakeproof: repetitions need flakeproof's setup in every Jest project, and ${lacking}: add 'flakeproof/jest/setup' to setupFilesAfterEnv` +
+        `${this._legacyEnvironment ? " and testEnvironment: 'flakeproof/jest/environment' (Jest 29)" : ''}, or run \`${hints.again(repeat)}\`, which adds them`,
+    )
+  }
+
+  /** Jest 29 gives a setup file no circus handler list: the repetition rides on flakeproof's environment. */
+  private get _legacyEnvironment(): boolean {
+    return this._version !== undefined && Number.parseInt(this._version, 10) < 30
+  }
 
   /**
    * Ids carry no Jest project yet: the same file run by two projects (node and jsdom, say) would put
@@ -197,16 +256,17 @@ export default class FlakeproofJestReporter {
     }
   }
 
-  /** Without repetition: one execution per test, as Jest reported it. */
+  /** An everyday run: each test that passed or failed, as Jest reported it, for history (a passed test with more than one attempt was retried). */
   private _fromResults(file: string, result: JestTestResult): void {
     const identities = result.testResults.map((r) => ({ project: '', file, path: [...r.ancestorTitles, r.title] }))
     const ids = assignTestIds(identities)
     result.testResults.forEach((r, i) => {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
-      const error = r.failureMessages[0]
-      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })) } : {}), mode: 'single', gapMs: 0 }
-      this._record({ project: '', file, name: identity.path.join(' > '), evidence: { id: ids[i] as string, path: identity.path, order: i + 1, previousTest: null, worker: 'main', seed: this._seed, repetitions: [repetition] } })
+      const retries = Math.max(0, (r.invocations ?? 1) - 1)
+      const id = ids[i] as string
+      this._ids.add(id)
+      this._everyday.push({ id, project: '', file, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0 })
     })
   }
 
@@ -228,6 +288,41 @@ export default class FlakeproofJestReporter {
 }
 
 // --- internal ---
+
+/** `--flaky-*` arguments after `--` in Jest's own command line: flakeproof's flags, where Jest takes test path patterns. */
+function flakyArgs(): string[] {
+  const after = argsAfterSeparator(process.argv)
+  return after.some((a) => a.startsWith('--flaky-')) ? after : []
+}
+
+/**
+ * Which Jest project lacks flakeproof's setup file (or, on Jest 29, its environment), read as Jest's
+ * CLI reads the configs of this very run; undefined when every one has them, or the configs cannot
+ * be read again (the run then goes on, and its copies' count says the rest).
+ */
+async function lacksSetup(rootDir: string): Promise<string | undefined> {
+  try {
+    const { jest, config } = loadJest(rootDir)
+    const argv = await jest.buildArgv(process.argv.slice(2))
+    const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
+    const { configs } = await config.readConfigs(argv, projects)
+    const legacy = Number.parseInt(jest.getVersion(), 10) < 30
+    const index = configs.findIndex((c) => !c.setupFilesAfterEnv.some((f) => isOurs(f, SETUP)) || (legacy && !isOurs(c.testEnvironment, ENVIRONMENT)))
+    if (index < 0) return undefined
+    const which = configs.length > 1 ? `project ${index + 1} of ${configs.length}` : 'this project'
+    const lacking = configs[index] as (typeof configs)[number]
+    return lacking.setupFilesAfterEnv.some((f) => isOurs(f, SETUP)) ? `${which} runs in another testEnvironment` : `${which} has no 'flakeproof/jest/setup' in setupFilesAfterEnv`
+  } catch {
+    return undefined
+  }
+}
+
+/** An error Jest prints as its one line (its CLI prints the stack, which is set to the message). */
+function stackless(message: string): Error {
+  const plain = new Error(message)
+  plain.stack = message
+  return plain
+}
 
 /** Jest's text for a file that failed outside its tests, without its heading and indentation. */
 function suiteFailure(text: string | null | undefined): string {

@@ -8,7 +8,6 @@ import {
   assertAllReplaceable,
   assertReplaceable,
   type FlakeproofVitestOptions,
-  FLAKEPROOF_ERROR,
   FlakeproofError,
   hintsFor,
   MEASUREMENT_FILES,
@@ -23,6 +22,7 @@ import {
 } from '../../src/session/adapter.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement } from './enforce.js'
+import { stackless } from './_errors.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
 import { BROWSER_COMMANDS, reachOf, recordInBrowser } from './_browser.js'
 import { runInRounds } from './_rounds.js'
@@ -201,14 +201,6 @@ function withoutStack<T>(run: () => T): T {
     if (!(error instanceof FlakeproofError)) throw error
     throw stackless(`flakeproof: ${error.message}`, error)
   }
-}
-
-/** FLAKEPROOF_ERROR lets `flakeproof vitest` still tell its own errors (exit 2) from Vitest's. */
-function stackless(message: string, ours?: FlakeproofError): Error {
-  const plain = new Error(message)
-  if (ours) Object.defineProperty(plain, FLAKEPROOF_ERROR, { value: ours })
-  plain.stack = message
-  return plain
 }
 
 /**

@@ -1,6 +1,7 @@
 import { stripAnsi } from '../core/ansi.js'
 import { hintContextOf, hintsFor } from '../core/hints.js'
 import type { ReportBundle } from './bundle.js'
+import type { RunStress } from './conditions-schema.js'
 import { freshRateText } from './fresh-rate-text.js'
 import { freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
@@ -126,12 +127,29 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
           : t.proofStatus[proven.status]
     return [[code(test.id), String(decided.green_runs_required), String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
   })
+  const weaker = proof?.weaker ?? []
   const overall = proof
-    ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]
+    ? [
+        `- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`,
+        ...(weaker.length > 0 ? [`- ${t.proofWeaker(proof.strict === true)}`, ...weaker.map((w) => `  - ${w.note}`)] : []),
+      ]
     : [`- ${t.notMeasured(nextRun(rate, '--flaky-proof'))}`]
+  const under = stressParts(policy.measured_under, t)
   const unplanned = failing
     .filter((test) => test.verdict === 'non-idempotent')
     .map((test) => `- ${code(test.id)}: ${t.independence.noNumber('repetition')}`)
   const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
-  return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...overall]
+  return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...(under.length > 0 ? [`- ${t.measuredUnder(under)}`] : []), ...overall]
+}
+
+/** The stress a measurement met, in words, for what a proof must match; what was not recorded is left out. */
+function stressParts(under: RunStress | undefined, t: Messages): string[] {
+  if (!under) return []
+  const parts: string[] = []
+  if (typeof under.load_per_cpu === 'number' && under.cpus !== undefined) parts.push(t.stress.load(under.load_per_cpu.toFixed(2), under.cpus, under.load_source ?? 'proc'))
+  if (typeof under.workers === 'number') parts.push(t.stress.workers(under.workers))
+  if (typeof under.concurrent_runs === 'number') parts.push(t.stress.concurrent(under.concurrent_runs))
+  if (typeof under.pool === 'string') parts.push(t.stress.pool(under.pool))
+  if (typeof under.isolate === 'boolean') parts.push(t.stress.isolate(under.isolate))
+  return parts
 }

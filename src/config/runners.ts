@@ -28,14 +28,15 @@ const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.key
 
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
- * src/core/hints.ts). Jest's adapter repeats, observes and proves; the rest is to come.
+ * src/core/hints.ts). Jest's adapter repeats, observes, proves (the committed policy's quarantines too)
+ * and keeps everyday runs in history; the rest is to come.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   vitest: { name: 'vitest', title: 'Vitest', can: ALL, optionsWhere: 'flakeproof({...})' },
   jest: {
     name: 'jest',
     title: 'Jest',
-    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, committedPolicy: false, budget: false, junit: false, github: false, history: false },
+    can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, budget: false, junit: false, github: false },
     optionsWhere: 'the flakeproof/jest/reporter options',
   },
 }

@@ -43,6 +43,8 @@ export const VitestOptionsSchema = z
     updatePolicy: z.boolean().default(false),
     /** A proof with nothing to prove fails instead of passing. @default false */
     proofRequired: z.boolean().default(false),
+    /** A proof weaker than its measurement (fewer workers or concurrent runs, another pool or isolation, less load per CPU) fails instead of passing with a warning. @default false */
+    proofStrict: z.boolean().default(false),
     /** `flakeproof vitest` only: time one run, then repeat to fill this many milliseconds (at least 100 for one test). */
     budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
     /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §11); needs the `history` capability (no flag). @default true */
@@ -53,7 +55,7 @@ export const VitestOptionsSchema = z
     divergence: z.boolean().default(false),
     /** Also run each round with the machine kept busy, and compare with the idle rounds. @default false */
     load: z.boolean().default(false),
-    /** Spinning processes that keep the machine busy in load rounds; the number of CPUs when not given. */
+    /** Spinning processes that keep the machine busy: in load rounds (the number of CPUs when not given), else, given, for the whole run (a proof under the measured load). */
     loadProcs: z.number().int().min(1).max(256).optional(),
     /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
     shuffle: z.boolean().default(false),
@@ -90,11 +92,12 @@ export const VITEST_FLAGS = {
   '--flaky-policy': { needs: 'committedPolicy', key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
   '--flaky-update-policy': { needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
   '--flaky-proof-required': { needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
+  '--flaky-proof-strict': { needs: 'proof', key: 'proofStrict', kind: 'boolean', placeholder: '', help: 'fail a proof weaker than its measurement (fewer workers or concurrent runs, another pool or isolation, less load per CPU)', example: '' },
   '--flaky-budget': { needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
   '--flaky-rounds': { needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
   '--flaky-divergence': { needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
   '--flaky-load': { needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
-  '--flaky-load-procs': { needs: 'load', key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
+  '--flaky-load-procs': { needs: null, key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs); without --flaky-load, for the whole run (a proof under the measured load)', example: '4' },
   '--flaky-shuffle': { needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
 } as const satisfies Record<string, { needs: Capability | null; key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
@@ -256,6 +259,7 @@ const RULES: Record<string, string> = {
   policy: 'a non-empty path',
   updatePolicy: 'true or false',
   proofRequired: 'true or false',
+  proofStrict: 'true or false',
   budget: `a duration such as 5m, 300s or 1h (at most ${MAX_TIMER_MS} ms)`,
   rounds: `a whole number from 1 to ${MAX_TRIALS}`,
   divergence: 'true or false',

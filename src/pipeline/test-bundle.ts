@@ -1,7 +1,6 @@
-import type { z } from 'zod'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, RateFile } from '../artifacts/schemas.js'
-import type { RunError, TestProofSchema } from '../artifacts/test-schemas.js'
+import type { RunError, TestProof } from '../artifacts/test-schemas.js'
 import { compareCounts } from '../core/difference.js'
 import { complement, type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
@@ -183,7 +182,6 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
   return { rate, runsNeeded, onlyWhenFail, policy, ...(m.observe ? { observer: buildTestObserver(m.command, measured, confidence) } : {}) }
 }
 
-type TestProof = z.infer<typeof TestProofSchema>
 
 export interface TestProofRun {
   command: string

@@ -3,6 +3,7 @@ import pc from 'picocolors'
 import { freshRateText } from '../artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
+import type { ProofFile } from '../artifacts/schemas.js'
 import type { RunError } from '../artifacts/test-schemas.js'
 import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
@@ -18,8 +19,6 @@ export interface RunEndContext {
   calibration: boolean
   /** Repetitions asked for (the calibration's count). */
   repeat: number
-  /** The recording runner ran (not a plain run): typecheck tests, which it does not repeat, are named. */
-  recording: boolean
   /** Of the intervals shown. */
   confidence: number
   /** Suggested commands, in the runner's syntax. */
@@ -57,12 +56,14 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
       lines.push(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
     }
     for (const missing of result.proof.unreproduced ?? []) lines.push(pc.red(`  ✗ not replayed: ${missing}`))
-    const unreplayed = result.proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
-    lines.push(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proven.length === 0 ? ': no test was flaky in the last policy.json' : unreplayed}`))
+    const weaker = result.proof.weaker ?? []
+    const strict = result.proof.strict === true
+    for (const w of weaker) lines.push((strict ? pc.red : pc.yellow)(`  ${strict ? '✗' : '⚠'} weaker than the measurement: ${w.note}`))
+    lines.push(proofVerdict(result.proof, proven.length))
     return lines
   }
   const once = result.tests.filter((o) => o.tally.once).length
-  if (once > 0 && context.recording) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
+  if (once > 0) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
   const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
   if (concerning.length > 0) lines.push(...renderTable(concerning))
   else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
@@ -94,6 +95,24 @@ export function describeRound(condition: RoundCondition, seed: number | null): s
 }
 
 // --- internal ---
+
+/**
+ * A proof's last line: passed, passed but weaker (it releases no quarantine), or failed and why —
+ * conditions not replayed, weaker and strict, or no test to prove.
+ */
+function proofVerdict(proof: ProofFile, proven: number): string {
+  const weaker = (proof.weaker ?? []).length > 0
+  if (proof.passed && !weaker) return pc.green('  proof passed')
+  if (proof.passed) {
+    return pc.yellow('  proof passed, but weaker than the measurement (above): it releases no quarantine; rerun it as suggested, or --flaky-proof-strict fails such a proof')
+  }
+  if (proven === 0) return pc.red('  proof FAILED: no test was flaky in the last policy.json')
+  if (proof.unreproduced?.length) return pc.red('  proof FAILED: the flake was measured under conditions this proof did not replay (above); add those flags')
+  if (weaker && proof.strict === true && Object.values(proof.tests ?? {}).every((t) => t.passed)) {
+    return pc.red("  proof FAILED: weaker than the measurement (above), and strict (--flaky-proof-strict, or the committed policy's proof_strict)")
+  }
+  return pc.red('  proof FAILED')
+}
 
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
 function conditionLines(conditions: ConditionsFile | undefined): string[] {

@@ -15,7 +15,7 @@ import type { Hints } from '../core/hints.js'
 import { measuringModeOf } from '../core/repetition.js'
 import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
-import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
+import { policyPathOf, releaseProvenInPolicy } from '../pipeline/committed-policy-file.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
 import type { RepetitionMode, ReportedTest } from '../pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../pipeline/test-recovery.js'
@@ -27,6 +27,10 @@ import { hintsOf } from './hints.js'
 import { publishRun } from './publish.js'
 import type { RoundsReporter } from './rounds.js'
 import { describeRound, renderRunEnd } from './run-end-text.js'
+import type { RunStress } from '../artifacts/conditions-schema.js'
+import type { ProofFile } from '../artifacts/schemas.js'
+import { RunConditionsSampler } from '../pipeline/run-conditions.js'
+import { startLoad } from '../runner/load.js'
 
 /** Where the adapter's runner lives and prints: what only the adapter knows of it. */
 export interface SessionHost {
@@ -36,6 +40,17 @@ export interface SessionHost {
   log(line: string, level?: 'log' | 'warn'): void
   /** The root a project's test files are relative to, for GitHub annotations; the root when not known. */
   rootOf?(project: string): string | undefined
+  /** How the runner runs the files: the stress a proof must match (docs/contracts.md §13.5). */
+  runShape?(): RunShape
+}
+
+/** How a runner runs the files, as far as a proof must match it; null or absent where the runner does not say. */
+export interface RunShape {
+  /** Workers the runner may use at once (Vitest's maxWorkers as it resolves it, Jest's; 1 in band). */
+  maxWorkers?: number | null
+  /** Vitest's pool (`forks`, `threads`, …), Jest's `workers` or `in-band`. */
+  pool?: string | null
+  isolate?: boolean | null
 }
 
 /** What the adapter decided before the run: the runner, its options, and which kind of run this is. */
@@ -122,6 +137,10 @@ export class TestSession implements RoundsReporter {
   private _seedOfRound: number | null = null
   private _roundErrors: RunError[] = []
   private _roundsIncomplete = false
+  /** The load per CPU and the concurrent runs of a measurement or proof, sampled while it runs. */
+  private _sampler: RunConditionsSampler | undefined
+  /** Processes spinning for the whole run (`--flaky-load-procs` without load rounds). */
+  private _spinning: { stop(): void } | undefined
 
   constructor(host: SessionHost, settings: SessionSettings) {
     this._host = host
@@ -207,7 +226,8 @@ export class TestSession implements RoundsReporter {
     this._roundsIncomplete = false
     this._lost = 0
     this._recordError = undefined
-    if (this._settings.proof?.nothingToProve) return
+    // An everyday run (no recording runner) writes history only: the measurement's files stay as it left them.
+    if (this._settings.proof?.nothingToProve || this._settings.mode === 'single') return
     const { mode, command, options, proof } = this._settings
     this._recorder = this.degradeGracefully(() => {
       const outDir = this.outDir()
@@ -216,7 +236,7 @@ export class TestSession implements RoundsReporter {
       this._journal = this._settings.journal ? new JournalReader(run.journal) : undefined
       const wholeRuns = this._of > 1 ? { wholeRuns: this._of, shuffle: options.shuffle, loadProcs: options.loadProcs ?? availableParallelism() } : {}
       return discardingOnError(run, () => new TestRunRecorder(outDir, run, {
-        mode,
+        mode: mode === 'proof' ? 'proof' : 'measure',
         command,
         runner: { name: this._settings.runner.name, version: this._settings.version },
         repeat: mode === 'measure' ? (options.repeat ?? 1) * this._of : 1,
@@ -226,18 +246,28 @@ export class TestSession implements RoundsReporter {
         proofRuns: proof?.runs ?? {},
         ...(proof ? { proofFrom: proof.from } : {}),
         ...(proof?.unreproduced.length ? { unreproduced: proof.unreproduced } : {}),
+        ...(proof ? { proofMeasured: proof.measured, proofStrict: proof.strict } : {}),
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         gapMs: options.gapMs,
         lang: 'en',
       }))
     })
     if (next) this._recorder?.noteRound(next)
+    if (this._recorder) this._startSampling()
     if (this._recorder && this._journal) {
       this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
       // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
       // before any listener added after it runs.
       if (this._settings.endOnExit) process.prependOnceListener('exit', this._onExit)
     }
+  }
+
+  /**
+   * The files this run runs (absolute paths), as the runner learns them: other flakeproof runs of the
+   * same files are counted as running at once with this one.
+   */
+  files(paths: readonly string[]): void {
+    this.guard('files', () => this._sampler?.addFiles(paths))
   }
 
   /** A test's result arrived (`id`, the id the journal knows it by), with its evidence when there is any to record. */
@@ -364,11 +394,12 @@ export class TestSession implements RoundsReporter {
     for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
+    const stress = this._stopSampling(collected)
     const log = new WriteLog()
     let result: TestRunResult | undefined
     let failure: FlakeproofError | undefined
     try {
-      result = log.run(() => recorder.finish(whole, collected, runErrors))
+      result = log.run(() => recorder.finish(whole, collected, runErrors, stress))
     } catch (error) {
       if (!(error instanceof FlakeproofError)) throw error
       failure = error
@@ -377,7 +408,7 @@ export class TestSession implements RoundsReporter {
     if (failure || this._lost > 0) this._log(pc.yellow(this._describeUnwritten(failure, log.written)), 'warn')
     if (!result) return undefined
     const calibration = options.budget !== undefined
-    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints() })) this._log(line)
+    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, confidence: options.confidence, hints: this.hints() })) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {
@@ -391,16 +422,48 @@ export class TestSession implements RoundsReporter {
       for (const line of published) this._host.log(line)
     }
     if (result.proof && !result.proof.passed) process.exitCode = 1
-    if (result.proof && options.updatePolicy && runner.can.committedPolicy) this._clearQuarantines(result.proof.tests ?? {})
+    if (result.proof && options.updatePolicy && runner.can.committedPolicy) this._releaseQuarantines(result.proof)
     return result
   }
 
-  /** `--flaky-update-policy` after a proof from the committed policy: tests proven fixed leave quarantine. */
-  private _clearQuarantines(proven: Readonly<Record<string, { passed: boolean; status: string }>>): void {
+  /**
+   * `--flaky-update-policy` after a proof: each quarantined test of the committed policy that the
+   * proof cleared leaves quarantine, whichever file the proof's counts came from; every other one
+   * stays, and one line says why (docs/contracts.md §9).
+   */
+  private _releaseQuarantines(proof: ProofFile): void {
     const { path, shown } = policyPathOf(this._host.root(), this._settings.options)
-    if (this._settings.proof?.from !== path) return
-    const cleared = this.degradeGracefully(() => clearProvenInPolicy(path, proven)) ?? []
-    for (const id of cleared) this._log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
+    const releases = this.degradeGracefully(() => releaseProvenInPolicy(path, proof)) ?? []
+    for (const { id, released, why } of releases) {
+      this._log(released ? pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`) : pc.yellow(`  ${id}: still quarantined in ${shown}: ${why}`))
+    }
+  }
+
+  /** Samples the run's load and concurrent runs, and spins `--flaky-load-procs` processes for the whole run when no load round does. */
+  private _startSampling(): void {
+    const { options, runner } = this._settings
+    this._sampler = new RunConditionsSampler({ root: this._host.root(), runner: runner.name })
+    this._sampler.start()
+    if (options.loadProcs !== undefined && !options.load) this._spinning = startLoad(options.loadProcs)
+  }
+
+  /** What the run met: the sampled load and concurrent runs, and the runner's workers, pool and isolation. */
+  private _stopSampling(collected: Collected): RunStress {
+    this._spinning?.stop()
+    this._spinning = undefined
+    const sampled = this._sampler?.stop()
+    this._sampler = undefined
+    const shape = this._host.runShape?.() ?? {}
+    const files = collected.modules.size
+    const workers = shape.maxWorkers == null ? null : files > 0 ? Math.min(shape.maxWorkers, files) : shape.maxWorkers
+    const { loadProcs, load } = this._settings.options
+    return {
+      ...sampled,
+      workers,
+      pool: shape.pool ?? null,
+      isolate: shape.isolate ?? null,
+      ...(loadProcs !== undefined && !load ? { spinning: loadProcs } : {}),
+    }
   }
 
   /**

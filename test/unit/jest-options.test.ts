@@ -6,7 +6,7 @@ const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], en
 const JEST_FLAGS = runnerFlags(RUNNERS.jest)
 
 // The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, proofStrict: false, history: true }
 
 describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -34,7 +34,7 @@ describe('resolveRunnerOptions for Jest', () => {
     [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
     [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [{}, ['--flaky-junit', 'j.xml'], "--flaky-junit is not available with Jest: it needs an adapter that writes the measurement as JUnit XML, which flakeproof's Jest adapter does not do yet"],
-    [{ repeat: 5, history: false }, [], "option `history` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that records everyday runs in history, which flakeproof's Jest adapter does not do yet"],
+    [{ repeat: 5, rounds: 3 }, [], "option `rounds` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that runs the selection again as whole-run rounds with fresh module state, which flakeproof's Jest adapter does not do yet"],
     [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
@@ -44,8 +44,11 @@ describe('resolveRunnerOptions for Jest', () => {
 })
 
 describe('the Jest flags', () => {
-  // What the Jest adapter does: measure, observe and prove (docs/contracts.md §12).
-  const shared = ['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof']
+  // What the Jest adapter does: measure, observe, prove (the committed policy's quarantines too), and a proof under load (docs/contracts.md §12).
+  const shared = [
+    ...['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof'],
+    ...['--flaky-policy', '--flaky-update-policy', '--flaky-proof-required', '--flaky-proof-strict', '--flaky-load-procs'],
+  ]
 
   it("are Vitest's own entries for the options Jest shares", () => {
     expect(Object.keys(JEST_FLAGS).sort()).toEqual([...shared].sort())

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { makeOutputFolder } from './_fs.js'
+import { isProcessAlive } from './_process.js'
+import { writeJsonAtomic } from './write.js'
+
+/**
+ * One file per flakeproof run under way, in one shared folder of the project
+ * (`<root>/.flakeproof/running/`), outside any run's locked output folder: each run writes its own,
+ * reads the others to count how many runs of the same files run at once (docs/contracts.md §13.5),
+ * and removes its own when it ends. A run killed before it could remove its marker leaves one whose
+ * process is gone: ignored, and removed by the next run that sees it.
+ */
+export const RunMarkerSchema = z.object({
+  schema_version: z.literal(1),
+  pid: z.number().int().positive(),
+  started_at: z.iso.datetime(),
+  /** `vitest`, `jest`, `command`. */
+  runner: z.string(),
+  /** What it runs: test files (absolute paths) or the command; null until the runner says. */
+  files: z.array(z.string()).nullable(),
+})
+export type RunMarker = z.infer<typeof RunMarkerSchema>
+
+/** The shared folder of a project's run markers. */
+export function runMarkersDir(root: string): string {
+  return join(root, '.flakeproof', 'running')
+}
+
+/**
+ * Writes (or rewrites, as the files become known) this run's marker in the project `root`'s shared
+ * folder, never through a symbolic link; returns its path. @throws FlakeproofError `E_OUTPUT`, `E_WRITE`
+ */
+export function writeRunMarker(root: string, marker: RunMarker, path?: string): string {
+  const dir = runMarkersDir(root)
+  makeOutputFolder(dir, '.flakeproof/running', root)
+  const at = path ?? join(dir, `${marker.pid}-${randomBytes(4).toString('hex')}.json`)
+  writeJsonAtomic(at, RunMarkerSchema, marker)
+  return at
+}
+
+/** Removes this run's marker; one already gone is no error. */
+export function removeRunMarker(path: string): void {
+  rmSync(path, { force: true })
+}
+
+/**
+ * The markers of the other runs under way: each readable marker of a live process, except `own`.
+ * Markers of processes that are gone are removed; unreadable ones (being written) are skipped.
+ */
+export function readOtherRunMarkers(dir: string, own: string | undefined): RunMarker[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const markers: RunMarker[] = []
+  for (const name of names) {
+    const path = join(dir, name)
+    if (!name.endsWith('.json') || path === own) continue
+    let marker: RunMarker
+    try {
+      marker = RunMarkerSchema.parse(JSON.parse(readFileSync(path, 'utf8')))
+    } catch {
+      continue
+    }
+    if (isProcessAlive(marker.pid)) markers.push(marker)
+    else rmSync(path, { force: true })
+  }
+  return markers
+}
