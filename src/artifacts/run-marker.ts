@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { makeOutputFolder } from './_fs.js'
 import { isProcessAlive } from './_process.js'
@@ -31,19 +31,39 @@ export function runMarkersDir(root: string): string {
 
 /**
  * Writes (or rewrites, as the files become known) this run's marker in the project `root`'s shared
- * folder, never through a symbolic link; returns its path. @throws FlakeproofError `E_OUTPUT`, `E_WRITE`
+ * folder, never through a symbolic link. Returns its path, and the first folder this made (to take
+ * away when empty at the end). Another run that just removed the empty folder is met by one retry.
+ * @throws FlakeproofError `E_OUTPUT`, `E_WRITE`
  */
-export function writeRunMarker(root: string, marker: RunMarker, path?: string): string {
+export function writeRunMarker(root: string, marker: RunMarker, path?: string): { path: string; made: string | undefined } {
   const dir = runMarkersDir(root)
-  makeOutputFolder(dir, '.flakeproof/running', root)
   const at = path ?? join(dir, `${marker.pid}-${randomBytes(4).toString('hex')}.json`)
-  writeJsonAtomic(at, RunMarkerSchema, marker)
-  return at
+  const made = makeOutputFolder(dir, '.flakeproof/running', root)
+  try {
+    writeJsonAtomic(at, RunMarkerSchema, marker)
+  } catch {
+    makeOutputFolder(dir, '.flakeproof/running', root)
+    writeJsonAtomic(at, RunMarkerSchema, marker)
+  }
+  return { path: at, made }
 }
 
-/** Removes this run's marker; one already gone is no error. */
-export function removeRunMarker(path: string): void {
+/**
+ * Removes this run's marker (one already gone is no error), then the shared folder when no other
+ * run's marker is left in it, and `made` (the folder the first marker made, `.flakeproof` itself in
+ * a project that had none) when that is empty too: a run leaves the project as it found it.
+ */
+export function removeRunMarker(path: string, made?: string): void {
   rmSync(path, { force: true })
+  const dir = dirname(path)
+  for (const folder of [dir, ...(made !== undefined && made !== dir ? [made] : [])]) {
+    try {
+      rmdirSync(folder)
+    } catch {
+      // Not empty (another run's marker, the output folder's files), or gone already: left as it is.
+      return
+    }
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { readOtherRunMarkers, removeRunMarker, runMarkersDir, writeRunMarker } f
 import type { LoadSource } from '../core/cpu-load.js'
 import { loadPerCpu } from '../core/cpu-load.js'
 import { concurrentRuns } from '../core/proof-strength.js'
+import { startLoad } from '../runner/load.js'
 
 /** What the sampler saw of a run it did not create: the machine's load and the other flakeproof runs. */
 export interface SampledConditions {
@@ -42,6 +43,8 @@ export class RunConditionsSampler {
   private readonly _startedAt = new Date()
   private _files: string[] | null
   private _marker: string | undefined
+  /** The first folder the marker made, taken away at the end when empty. */
+  private _made: string | undefined
   private _markerFailed = false
   private _concurrent = 1
   private _timer: ReturnType<typeof setInterval> | undefined
@@ -105,11 +108,13 @@ export class RunConditionsSampler {
 
   private _writeMarker(): void {
     try {
-      this._marker = writeRunMarker(
+      const written = writeRunMarker(
         this._settings.root,
         { schema_version: 1, pid: process.pid, started_at: this._startedAt.toISOString(), runner: this._settings.runner, files: this._files },
         this._marker,
       )
+      this._marker = written.path
+      this._made ??= written.made
     } catch {
       // Without a marker other runs cannot see this one, nor this one count them: said as null.
       this._markerFailed = true
@@ -119,10 +124,29 @@ export class RunConditionsSampler {
   private _removeMarker(): void {
     if (this._marker === undefined) return
     try {
-      removeRunMarker(this._marker)
+      removeRunMarker(this._marker, this._made)
     } catch {
       // Left behind, it names a process that will be gone: the next run ignores and removes it.
     }
     this._marker = undefined
+  }
+}
+
+/**
+ * Runs `run` while sampling its conditions, with `spin` processes spinning for its whole length
+ * (a proof under the measured load); the conditions include how many spun.
+ */
+export async function whileSampling<T>(settings: SamplerSettings, run: () => Promise<T>, spin?: number): Promise<{ result: T; sampled: SampledConditions & { spinning?: number } }> {
+  // Spinning before the first sample, and until the last: the load they add is in every sample.
+  const load = spin === undefined ? undefined : startLoad(spin)
+  const sampler = new RunConditionsSampler(settings)
+  sampler.start()
+  try {
+    const result = await run()
+    return { result, sampled: { ...sampler.stop(), ...(spin === undefined ? {} : { spinning: spin }) } }
+  } finally {
+    load?.stop()
+    // Stopped already when `run` returned; stopping again after an error only removes the marker.
+    sampler.stop()
   }
 }

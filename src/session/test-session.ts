@@ -442,17 +442,18 @@ export class TestSession implements RoundsReporter {
   /** Samples the run's load and concurrent runs, and spins `--flaky-load-procs` processes for the whole run when no load round does. */
   private _startSampling(): void {
     const { options, runner } = this._settings
+    // Spinning before the first sample, and until the last: the load they add is in every sample.
+    if (options.loadProcs !== undefined && !options.load) this._spinning = startLoad(options.loadProcs)
     this._sampler = new RunConditionsSampler({ root: this._host.root(), runner: runner.name })
     this._sampler.start()
-    if (options.loadProcs !== undefined && !options.load) this._spinning = startLoad(options.loadProcs)
   }
 
   /** What the run met: the sampled load and concurrent runs, and the runner's workers, pool and isolation. */
   private _stopSampling(collected: Collected): RunStress {
-    this._spinning?.stop()
-    this._spinning = undefined
     const sampled = this._sampler?.stop()
     this._sampler = undefined
+    this._spinning?.stop()
+    this._spinning = undefined
     const shape = this._host.runShape?.() ?? {}
     const files = collected.modules.size
     const workers = shape.maxWorkers == null ? null : files > 0 ? Math.min(shape.maxWorkers, files) : shape.maxWorkers

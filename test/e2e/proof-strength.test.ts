@@ -1,0 +1,198 @@
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
+import { PolicyFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { cgroupsAvailable, type CpuCgroup, makeCpuCgroup } from '../cgroup.js'
+import { runCliIn } from '../hostile.js'
+import { type CliResult, readArtifact, ROOT, tempDir } from '../utils.js'
+
+/**
+ * A proof is at least as hard as the measurement (issue 17 item 6, docs/contracts.md §13.5), and a
+ * quarantine is released by the proof that earns it (issue 19 item 2, §9), for Vitest and Jest.
+ *
+ * The fixture's test fails every fourth call while a marker file exists: the stand-in for "it fails
+ * under load", decided by the test, never by real timing. Each run happens in a cgroup limited to
+ * one CPU, so the load flakeproof counts is only what runs in it (the machine's other tasks are
+ * outside): the measurement runs beside three processes this test spins (load flakeproof did not
+ * create), the idle proof beside none, the matched proof beside flakeproof's own --flaky-load-procs.
+ */
+
+const FLAKY = 'tests/stress.test.js > fails every fourth call under its marker'
+/** The fixture's test file: CommonJS for Jest, ES modules for Vitest (its globals on), the same test. */
+function stressTest(kind: 'esm' | 'cjs'): string {
+  const imports =
+    kind === 'esm'
+      ? ["import { existsSync, readFileSync, writeFileSync } from 'node:fs'", "import { join } from 'node:path'"]
+      : ["const { existsSync, readFileSync, writeFileSync } = require('node:fs')", "const { join } = require('node:path')"]
+  return [
+    ...imports,
+    '',
+    '// Calls counted across runs in FIXTURE_STATE; every fourth fails while FIXTURE_MARKER exists.',
+    'function call(name) {',
+    '  const file = join(process.env.FIXTURE_STATE, name)',
+    "  const n = (existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0) + 1",
+    '  writeFileSync(file, String(n))',
+    '  return n',
+    '}',
+    '',
+    "test('fails every fourth call under its marker', () => {",
+    "  const n = call('marked')",
+    "  if (process.env.FIXTURE_BREAK) throw new Error('BROKEN_UNDER_LOAD: fails every attempt')",
+    '  if (existsSync(process.env.FIXTURE_MARKER) && n % 4 === 0) throw new Error(`FAILS_UNDER_LOAD: call ${n}`)',
+    '})',
+    '',
+    "test('always passes', () => {",
+    "  call('steady')",
+    '})',
+    '',
+  ].join('\n')
+}
+
+/** A project with flakeproof installed as a package (`flakeproof/...` resolves to this build) and its runner linked in. */
+function project(files: Record<string, string>): string {
+  const dir = tempDir('flakeproof-stress-')
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  mkdirSync(join(dir, 'node_modules'))
+  symlinkSync(ROOT, join(dir, 'node_modules/flakeproof'))
+  for (const name of ['vitest', 'jest']) symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name))
+  mkdirSync(join(dir, 'state'))
+  return dir
+}
+
+const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
+const JEST = join(ROOT, 'node_modules/jest/bin/jest.js')
+const BIN = join(ROOT, 'dist/src/cli/bin.js')
+
+/** The number of spinning processes a weaker proof suggests (`--flaky-load-procs N`), from its note. */
+function suggestedProcs(proofPath: string): number {
+  const note = readArtifact(proofPath, ProofFileSchema).weaker?.find((w) => w.condition === 'load_per_cpu')?.note ?? ''
+  const procs = /--flaky-load-procs (\d+)/.exec(note)?.[1]
+  if (procs === undefined) throw new Error(`no suggestion in ${JSON.stringify(note)}`)
+  return Number(procs)
+}
+
+const shown = (r: CliResult): string => `exit ${r.code}\n${r.stdout}\n${r.stderr}`
+
+describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measurement (in a cgroup of one CPU)', { timeout: 180_000 }, () => {
+  for (const runner of ['vitest', 'jest'] as const) {
+    describe(runner, () => {
+      const dir =
+        runner === 'vitest'
+          ? project({
+              'package.json': '{ "type": "module" }\n',
+              'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
+              'tests/stress.test.js': stressTest('esm'),
+            })
+          : project({
+              'package.json': '{ "type": "commonjs" }\n',
+              'jest.config.js': "module.exports = { testEnvironment: 'node', reporters: ['default', 'flakeproof/jest/reporter'], setupFilesAfterEnv: ['flakeproof/jest/setup'] }\n",
+              'tests/stress.test.js': stressTest('cjs'),
+            })
+      const marker = join(dir, 'marker')
+      const env = { FIXTURE_STATE: join(dir, 'state'), FIXTURE_MARKER: marker }
+      const policyPath = join(dir, 'flakeproof.policy.json')
+      const proofPath = join(dir, '.flakeproof/proof.json')
+      const cgroups: CpuCgroup[] = []
+      const cgroup = (): CpuCgroup => {
+        const made = makeCpuCgroup(1)
+        cgroups.push(made)
+        return made
+      }
+      /** The runner with flakeproof's flags: `vitest run -- <flags>`, or `flakeproof jest <flags>`. */
+      const run = (cg: CpuCgroup, flags: string[], extra: Record<string, string> = {}): Promise<CliResult> =>
+        runner === 'vitest' ? cg.runNode(dir, [VITEST, 'run', '--', ...flags], { ...env, ...extra }) : cg.runNode(dir, [BIN, 'jest', ...flags], { ...env, ...extra })
+      let measured: CliResult
+
+      beforeAll(async () => {
+        writeFileSync(marker, 'load\n')
+        const busy = cgroup()
+        const spinning = busy.spin(3)
+        measured = await run(busy, ['--flaky-repeat', '100'])
+        await spinning.stop()
+        rmSync(marker)
+      })
+      afterAll(async () => {
+        for (const cg of cgroups) await cg.remove()
+      })
+
+      it('records what the measurement met: the cgroup\'s one CPU, three tasks spinning beside it, its workers and pool', () => {
+        expect(measured.code, shown(measured)).toBe(0)
+        const rate = readArtifact(join(dir, '.flakeproof/rate.json'), RateFileSchema)
+        // Calls 4, 8, …, 100 of 100 fail under the marker: 25.
+        expect(rate.tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 100, failures: 25, verdict: 'flaky' })
+        const under = rate.measured_under
+        expect(under).toMatchObject({ load_source: 'cgroup', cpus: 1, workers: 1, concurrent_runs: 1, pool: runner === 'vitest' ? 'forks' : 'in-band', isolate: true })
+        // Each sample counts the three spinners (always ready to run) and whatever of the run was: at least 3 per CPU.
+        expect(under?.load_per_cpu).toBeGreaterThanOrEqual(3)
+        expect(readArtifact(join(dir, '.flakeproof/policy.json'), PolicyFileSchema).measured_under).toEqual(under)
+      })
+
+      it('keeps them in the committed policy, whose test is then quarantined by an enforced run (Vitest) or by hand (Jest)', async () => {
+        const written = await runCliIn(dir, ['policy', '--from', '.flakeproof/rate.json', '--write', 'flakeproof.policy.json'])
+        expect(written.code, shown(written)).toBe(0)
+        const entry = readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]
+        // 25/100: green runs 11 (0.75¹¹ = 0.042 ≤ 0.05 < 0.75¹⁰ = 0.056), retry budget 3 (0.25⁴ ≤ 0.01 < 0.25³), quarantine after 1.
+        expect(entry).toMatchObject({ green_runs_required: 11, retry_budget: 3, quarantine_after: 1, quarantine: null })
+        expect(entry?.measured_under).toEqual(readArtifact(join(dir, '.flakeproof/rate.json'), RateFileSchema).measured_under)
+        if (runner === 'vitest') {
+          // Failing all 4 attempts (its budget of 3 retries) on the first enforced run quarantines it.
+          const broke = await run(cgroup(), ['--flaky-enforce', '--flaky-update-policy'], { FIXTURE_BREAK: '1' })
+          expect(broke.code, shown(broke)).toBe(1)
+        } else {
+          // Jest's adapter does not enforce yet: the quarantine a reviewer would commit.
+          const policy = readArtifact(policyPath, CommittedPolicySchema)
+          const quarantine = { since: '2026-12-01', reason: 'failed beyond its retry budget of 3 in 1 consecutive enforced run(s)', evidence: ['BROKEN_UNDER_LOAD: fails every attempt'] }
+          writeFileSync(policyPath, `${JSON.stringify({ ...policy, tests: { ...policy.tests, [FLAKY]: { ...entry, failed_runs: 1, quarantine } } }, null, 2)}\n`)
+        }
+        expect(readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]?.quarantine).not.toBeNull()
+      })
+
+      it('an idle proof passes 11 of 11 but is weaker: it says so, in proof.json and the report, and the test stays quarantined', async () => {
+        // From the output folder's measurement (no --flaky-policy): the case that released nothing, silently, before.
+        const idle = await run(cgroup(), ['--flaky-proof', '--flaky-update-policy'])
+        expect(idle.code, shown(idle)).toBe(0)
+        const proof = readArtifact(proofPath, ProofFileSchema)
+        expect(proof.tests?.[FLAKY]).toMatchObject({ required: 11, trials: 11, failures: 0, passed: true, status: 'ran' })
+        const measuredLoad = readArtifact(join(dir, '.flakeproof/policy.json'), PolicyFileSchema).measured_under?.load_per_cpu as number
+        expect(proof.weaker).toEqual([{ condition: 'load_per_cpu', measured: measuredLoad, proof: proof.ran_under?.load_per_cpu, note: expect.stringMatching(/^load \d+\.\d\d per CPU, \d+\.\d\d when measured: add --flaky-load-procs \d+ \(\d+ spinning process\(es\) on 1 CPU\(s\)\)$/) }])
+        expect(proof.ran_under?.load_per_cpu).toBeLessThan(measuredLoad - 0.5)
+        expect(proof).toMatchObject({ passed: true, strict: false })
+        const out = idle.stdout + idle.stderr
+        expect(out).toContain(`⚠ weaker than the measurement: ${proof.weaker?.[0]?.note}`)
+        expect(out).toContain('proof passed, but weaker than the measurement (above): it releases no quarantine')
+        expect(out).toContain(`${FLAKY}: still quarantined in flakeproof.policy.json: the proof was weaker than its measurement: ${proof.weaker?.[0]?.note}`)
+        expect(readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]?.quarantine).not.toBeNull()
+        const report = readFileSync(join(dir, '.flakeproof/flaky_report.md'), 'utf8')
+        expect(report).toContain('- The proof ran under less stress than the measurement, so it releases no quarantine:')
+        expect(report).toContain(`  - ${proof.weaker?.[0]?.note}`)
+      })
+
+      it('fails it when strict: --flaky-proof-strict, or proof_strict in the committed policy', async () => {
+        const flagged = await run(cgroup(), ['--flaky-proof', '--flaky-proof-strict'])
+        expect(flagged.code, shown(flagged)).toBe(1)
+        expect(readArtifact(proofPath, ProofFileSchema)).toMatchObject({ passed: false, strict: true })
+        expect(flagged.stdout + flagged.stderr).toContain("proof FAILED: weaker than the measurement (above), and strict (--flaky-proof-strict, or the committed policy's proof_strict)")
+        const policy = readFileSync(policyPath, 'utf8')
+        writeFileSync(policyPath, `${JSON.stringify({ ...JSON.parse(policy), proof_strict: true }, null, 2)}\n`)
+        const committed = await run(cgroup(), ['--flaky-proof'])
+        writeFileSync(policyPath, policy)
+        expect(committed.code, shown(committed)).toBe(1)
+        expect(readArtifact(proofPath, ProofFileSchema)).toMatchObject({ passed: false, strict: true })
+      })
+
+      it('with the suggested --flaky-load-procs the proof is not weaker, and releases the quarantine', async () => {
+        const procs = suggestedProcs(proofPath)
+        const matched = await run(cgroup(), ['--flaky-proof', '--flaky-update-policy', '--flaky-load-procs', String(procs)])
+        expect(matched.code, shown(matched)).toBe(0)
+        const proof = readArtifact(proofPath, ProofFileSchema)
+        expect(proof).toMatchObject({ passed: true, weaker: [], ran_under: { spinning: procs, load_source: 'cgroup' } })
+        expect(matched.stdout + matched.stderr).toContain(`${FLAKY}: proof passed, out of quarantine in flakeproof.policy.json`)
+        expect(readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]).toMatchObject({ quarantine: null, failed_runs: 0 })
+      })
+    })
+  }
+})

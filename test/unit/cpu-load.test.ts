@@ -1,0 +1,165 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { findLoadScope, sampleRunnable } from '../../src/artifacts/cpu-load-read.js'
+import {
+  cgroupAncestry,
+  cgroupDirectory,
+  cpusOfCfsQuota,
+  cpusOfCpuMax,
+  isRunnableStat,
+  loadPerCpu,
+  parseCgroupMembership,
+  parseCgroupMounts,
+  runnableOfLoadavg,
+} from '../../src/core/cpu-load.js'
+import { tempDir } from '../utils.js'
+
+// Texts as the kernel writes them (proc(5), cgroups(7), Documentation/admin-guide/cgroup-v2.rst).
+const MOUNTINFO_V1 = [
+  '30 24 0:26 / /sys/fs/cgroup ro,nosuid,nodev,noexec shared:9 - tmpfs tmpfs ro,mode=755',
+  '34 30 0:30 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid,nodev,noexec,relatime shared:15 - cgroup cgroup rw,cpu,cpuacct',
+  '35 30 0:31 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:16 - cgroup cgroup rw,memory',
+].join('\n')
+const MOUNTINFO_V2 = '25 30 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot'
+
+describe('the kernel texts', () => {
+  it.each([
+    ['v2 only', '0::/user.slice/session-1.scope\n', { unified: '/user.slice/session-1.scope', controllers: {} }],
+    ['v1 with joined controllers', '4:cpu,cpuacct:/docker/ab12\n3:memory:/docker/ab12\n0::/\n', { unified: '/', controllers: { cpu: '/docker/ab12', cpuacct: '/docker/ab12', memory: '/docker/ab12' } }],
+    ['a named hierarchy is no controller', '9:name=systemd:/\n1:cpu:/\n', { controllers: { 'name=systemd': '/', cpu: '/' } }],
+  ])('/proc/self/cgroup, %s', (_case, text, expected) => {
+    expect(parseCgroupMembership(text)).toEqual(expected)
+  })
+
+  it('reads the cgroup mounts of mountinfo, v1 with its cpu controllers and v2', () => {
+    expect(parseCgroupMounts(MOUNTINFO_V1)).toEqual([
+      { version: 1, mountPoint: '/sys/fs/cgroup/cpu,cpuacct', root: '/', controllers: ['cpu', 'cpuacct'] },
+      { version: 1, mountPoint: '/sys/fs/cgroup/memory', root: '/', controllers: [] },
+    ])
+    expect(parseCgroupMounts(MOUNTINFO_V2)).toEqual([{ version: 2, mountPoint: '/sys/fs/cgroup', root: '/', controllers: [] }])
+    // mountinfo writes a space in a path as \040.
+    expect(parseCgroupMounts('1 2 0:1 / /mnt/my\\040cg rw - cgroup2 cgroup2 rw')[0]?.mountPoint).toBe('/mnt/my cg')
+  })
+
+  it.each([
+    [{ root: '/' }, '/docker/ab', '/sys/fs/cgroup/docker/ab'],
+    [{ root: '/' }, '/', '/sys/fs/cgroup'],
+    // A bind mount of /docker/ab shows that cgroup at its top.
+    [{ root: '/docker/ab' }, '/docker/ab/child', '/sys/fs/cgroup/child'],
+    [{ root: '/docker/ab' }, '/other', undefined],
+  ])('a cgroup in its mount: %o, %s → %s', (mount, path, dir) => {
+    expect(cgroupDirectory({ version: 2, mountPoint: '/sys/fs/cgroup', controllers: [], ...mount }, path)).toBe(dir)
+  })
+
+  it('walks a cgroup path up to the root, nearest first', () => {
+    expect(cgroupAncestry('/a/b')).toEqual(['/a/b', '/a', '/'])
+    expect(cgroupAncestry('/')).toEqual(['/'])
+  })
+
+  it.each([
+    // cpu.max: quota and period in µs; 150000/100000 = 1.5 CPUs.
+    ['cpu.max', () => cpusOfCpuMax('150000 100000\n'), 1.5],
+    ['cpu.max without a limit', () => cpusOfCpuMax('max 100000\n'), null],
+    ['cpu.max, period left out (default 100000)', () => cpusOfCpuMax('200000'), 2],
+    ['cfs quota 50000 of 100000', () => cpusOfCfsQuota('50000\n', '100000\n'), 0.5],
+    ['cfs quota -1: no limit', () => cpusOfCfsQuota('-1\n', '100000\n'), null],
+  ])('%s', (_case, read, cpus) => {
+    expect(read()).toBe(cpus)
+  })
+
+  it.each([
+    ['0.52 0.58 0.59 3/812 12345\n', 3],
+    ['6.19 8.55 10.21 17/269 15083', 17],
+    ['garbage', undefined],
+  ])('/proc/loadavg %j: %s tasks ready to run', (text, running) => {
+    expect(runnableOfLoadavg(text)).toBe(running)
+  })
+
+  it.each([
+    ['1234 (node) R 1 1234', true],
+    ['1234 (node) S 1 1234', false],
+    // The command name may hold spaces and parentheses: the state follows the last ')'.
+    ['1234 (my (odd) R name) S 1 1234', false],
+    ['1234 (Web Content) R 1', true],
+  ])('/proc/<tid>/stat %j is runnable: %s', (text, runnable) => {
+    expect(isRunnableStat(text)).toBe(runnable)
+  })
+
+  it.each([
+    // (3 + 5 + 4) / 3 = 4 tasks on 2 CPUs = 2 per CPU.
+    [[3, 5, 4], 2, 2],
+    // 7 / 3 = 2.333… on 1.5 CPUs = 1.5555… → 1.56.
+    [[2, 2, 3], 1.5, 1.56],
+    [[], 2, null],
+  ])('load per CPU of samples %j on %s CPU(s): %s', (samples, cpus, load) => {
+    expect(loadPerCpu(samples, cpus)).toBe(load)
+  })
+})
+
+/** A copy of /proc and /sys/fs/cgroup's layout, where the files say what a test needs. */
+function fakeSystem(files: Record<string, string>): { proc: string; at: (path: string) => string } {
+  const top = tempDir()
+  const at = (path: string): string => join(top, path)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(at(path), '..'), { recursive: true })
+    writeFileSync(at(path), text.replaceAll('<top>', top))
+  }
+  return { proc: at('proc'), at }
+}
+
+describe('where the load is counted', () => {
+  // Tasks 11 and 12 spin (R), 13 sleeps; 14 is in a child cgroup and spins.
+  const tasks = { 'proc/11/stat': '11 (node) R 1', 'proc/12/stat': '12 (node) R 1', 'proc/13/stat': '13 (node) S 1', 'proc/14/stat': '14 (sh) R 1' }
+
+  it('a cgroup v2 whose parent limits the CPUs: its limit, and its tasks and its descendants', () => {
+    const system = fakeSystem({
+      'proc/self/cgroup': '0::/ci/job\n',
+      'proc/self/mountinfo': '25 30 0:23 / <top>/cg rw - cgroup2 cgroup2 rw',
+      'proc/loadavg': '9.00 9.00 9.00 40/900 1',
+      'cg/ci/cpu.max': '200000 100000\n',
+      'cg/ci/job/cpu.max': 'max 100000\n',
+      'cg/ci/cgroup.threads': '11\n12\n',
+      'cg/ci/job/cgroup.threads': '13\n',
+      'cg/ci/job/step/cgroup.threads': '14\n',
+      ...tasks,
+    })
+    const scope = findLoadScope(system, 8)
+    expect(scope).toEqual({ source: 'cgroup', cpus: 2, cgroup: { dir: system.at('cg/ci'), version: 2 } })
+    // 11, 12 and 14 are ready to run; the reader is one of them: 2, never the host's 40.
+    expect(sampleRunnable(scope, system)).toBe(2)
+  })
+
+  it('a cgroup v1 cpu quota, at most the machine\'s CPUs', () => {
+    const system = fakeSystem({
+      'proc/self/cgroup': '4:cpu,cpuacct:/docker/ab\n0::/\n',
+      'proc/self/mountinfo': '34 30 0:30 / <top>/cpu rw - cgroup cgroup rw,cpu,cpuacct',
+      'cpu/docker/ab/cpu.cfs_quota_us': '400000\n',
+      'cpu/docker/ab/cpu.cfs_period_us': '100000\n',
+      'cpu/docker/ab/tasks': '11\n13\n',
+      ...tasks,
+    })
+    const scope = findLoadScope(system, 2)
+    // 4 CPUs of quota on a machine of 2: 2.
+    expect(scope).toEqual({ source: 'cgroup', cpus: 2, cgroup: { dir: system.at('cpu/docker/ab'), version: 1 } })
+    expect(sampleRunnable(scope, system)).toBe(0)
+  })
+
+  it('no limit: the whole system, from /proc/loadavg, the reader left out', () => {
+    const system = fakeSystem({
+      'proc/self/cgroup': '1:cpu:/\n0::/\n',
+      'proc/self/mountinfo': '34 30 0:30 / <top>/cpu rw - cgroup cgroup rw,cpu',
+      'cpu/cpu.cfs_quota_us': '-1\n',
+      'cpu/cpu.cfs_period_us': '100000\n',
+      'proc/loadavg': '6.19 8.55 10.21 7/207 14326\n',
+    })
+    const scope = findLoadScope(system, 2)
+    expect(scope).toEqual({ source: 'proc', cpus: 2 })
+    expect(sampleRunnable(scope, system)).toBe(6)
+  })
+
+  it('no /proc (macOS, Windows): the load average', () => {
+    const system = fakeSystem({ 'elsewhere/x': '' })
+    expect(findLoadScope({ proc: system.at('proc') }, 4)).toEqual({ source: 'loadavg', cpus: 4 })
+  })
+})
