@@ -101,6 +101,8 @@ export default class FlakeproofJestReporter {
   private readonly _configured: boolean
   /** An everyday run's tests, as Jest reported them. */
   private readonly _everyday: EverydayResult[] = []
+  /** What the setup file is told to repeat (its journal set once the output folder is taken); unset in an everyday run. */
+  private _repeat: RepeatOptions | undefined
   /** Jest runs the files in this process (`--runInBand`, or one file): one worker. */
   private _inBand = false
 
@@ -137,26 +139,28 @@ export default class FlakeproofJestReporter {
     const outDir = resolveOutDir(this._rootDir, settled)
     const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
     this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
-    // An everyday run takes no output folder; one that is refused at its start takes nothing either.
-    if (!resolved || flakyArgs().length > 0) return
-    const run = this._session.open()
-    process.once('exit', () => this._session.release())
-    // Workers start after the reporters are built, and inherit this.
-    const repeat: RepeatOptions = {
+    if (!resolved) return
+    // Workers start after onRunStart (Jest's TestScheduler builds its runners then), and inherit this.
+    this._repeat = {
       mode: proof ? 'proof' : 'measure',
       repeat: proof ? 1 : (resolved.repeat ?? 1),
       slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
       proofRuns: proof?.runs ?? {},
-      journalDir: run.journal,
+      journalDir: '',
       rootDir: this._rootDir,
     }
-    process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
 
   /** Jest awaits this before any test file starts: what cannot be honoured stops the run here, in one line. */
   async onRunStart(_results: unknown, options?: { showStatus?: boolean }): Promise<void> {
     await this._refuseWhatCannotBeHonoured()
+    // Only a run that goes ahead takes the output folder: a refused one leaves nothing behind.
+    if (this._repeat) {
+      const run = this._session.open()
+      process.once('exit', () => this._session.release())
+      process.env[REPEAT_ENV] = JSON.stringify({ ...this._repeat, journalDir: run.journal })
+    }
     // Jest shows no status line exactly when it runs the files in band (its TestScheduler).
     this._inBand = options?.showStatus === false
     this._session.begin()
@@ -207,7 +211,7 @@ export default class FlakeproofJestReporter {
     const flags = flakyArgs()
     if (flags.length > 0) {
       throw stackless(
-        `flakeproof: Jest reads what follows -- as test path patterns, so ${flags.join(' ')} would match no test instead of repeating one: run \`${hints.again(flags.join(' '))}\`, or set FLAKEPROOF_REPEAT with flakeproof's setup file in setupFilesAfterEnv`,
+        `flakeproof: Jest reads what follows -- as test path patterns, not as flags, so ${flags.join(' ')} would repeat nothing: run \`${hints.again(flags.join(' '))}\`, or set FLAKEPROOF_REPEAT with flakeproof's setup file in setupFilesAfterEnv`,
       )
     }
     if (!this._measuring || !this._configured) return
