@@ -210,8 +210,8 @@ function measuringInThisProcess(): boolean {
 }
 
 /**
- * The reporter alone records one execution per test: a repeat count, a proof or an enforced run
- * asked of it (after `--`, by FLAKEPROOF_REPEAT or in its options) would be silently one plain run,
+ * The reporter alone records everyday runs: a repeat count, a proof or an enforced run asked of it
+ * (after `--`, by FLAKEPROOF_REPEAT or in its options) would be silently one plain run,
  * so Vitest stops before any test, with the line that says how to get the recording runner.
  */
 function refuseRepetitionAlone(options: Record<string, unknown>): void {

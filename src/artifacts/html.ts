@@ -234,6 +234,11 @@ function renderFixed(bundle: HtmlBundle): string {
   const proofLine = proof
     ? `<p data-headline="proof">Proof: <code>${esc(proof.command)}</code> ran <b>${proof.trials}</b> of ${proof.required} required times with <b>${proof.failures}</b> failure(s): <b>${proof.passed ? 'PASSED' : 'FAILED'}</b>.${rate.tests === undefined ? ` A rate up to ${pct(proof.ci_high)} is still consistent with it (Wilson upper end).` : ''}</p>`
     : '<p data-empty="proof">No proof run yet.</p>'
+  const weaker = proof?.weaker ?? []
+  const weakerLine =
+    weaker.length === 0
+      ? ''
+      : `<p data-headline="proof-weaker">The proof ran under less stress than the measurement, so it releases no quarantine${proof?.strict ? ' and, being strict, FAILED' : ''}:</p><ul>${weaker.map((w) => `<li>${esc(w.note)}</li>`).join('')}</ul>`
   if (rate.tests === undefined) {
     const planned = runsNeeded
       ? `<div class="scroll"><table class="plan"><caption>Consecutive passes needed at rate ${pct(runsNeeded.planned_rate)} (${runsNeeded.basis})</caption><thead><tr><th scope="col">confidence</th><th scope="col" class="num">runs</th></tr></thead><tbody>${runsNeeded.table.map((r) => `<tr><th scope="row">${r.confidence}</th><td class="num">${r.runs}</td></tr>`).join('')}</tbody></table></div>${runsNeeded.note ? `<p class="note">${esc(runsNeeded.note)}</p>` : ''}`
@@ -243,7 +248,7 @@ function renderFixed(bundle: HtmlBundle): string {
     const decided = policy
       ? `<dl class="facts" data-headline="policy"><dt>green runs required</dt><dd>${policy.green_runs_required} (confidence ${policy.confidence})</dd><dt>retry budget</dt><dd>${policy.retry_budget ?? 'none: it fails every time'}</dd><dt>quarantine after</dt><dd>${policy.quarantine_after ?? '–'} consecutive failure(s) with retries</dd></dl>`
       : ''
-    return [...head, planned, decided, proofLine, '</section>'].join('\n')
+    return [...head, planned, decided, proofLine + weakerLine, '</section>'].join('\n')
   }
   const subjects = concerningSubjects(bundle).slice(0, TABLE_ROWS)
   const rows = subjects.map((s) => {
@@ -258,7 +263,7 @@ function renderFixed(bundle: HtmlBundle): string {
     rows.length === 0
       ? '<p data-empty="plan">Nothing failed: nothing to plan.</p>'
       : `<div class="scroll"><table class="plan"><caption>Policy per test${policy ? ` at confidence ${policy.confidence}` : ' (no policy.json yet)'}</caption><thead><tr><th scope="col">Test</th><th scope="col" class="num">green runs required</th><th scope="col" class="num">retry budget</th><th scope="col" class="num">quarantine after</th><th scope="col">proof</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
-    proofLine,
+    proofLine + weakerLine,
     '</section>',
   ].join('\n')
 }

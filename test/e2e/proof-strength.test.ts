@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CommittedPolicy, CommittedPolicySchema, type PolicyEntry } from '../../src/artifacts/committed-policy-schema.js'
@@ -6,7 +6,7 @@ import { type PolicyFile, PolicyFileSchema, ProofFileSchema, RateFileSchema } fr
 import { cgroupsAvailable, type CpuCgroup, makeCpuCgroup } from '../cgroup.js'
 import { runCliIn } from '../hostile.js'
 import { FLAKY, project, stressTest } from '../projects.js'
-import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
+import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 /**
  * A proof is at least as hard as the measurement (issue 17 item 6, docs/contracts.md §13.5), and a
@@ -206,3 +206,31 @@ describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output fo
 })
 
 const proofPath = (dir: string): string => join(dir, '.flakeproof/proof.json')
+
+describe('command mode: flakeproof runs of the same command at once', { timeout: 120_000 }, () => {
+  it('are counted in both measurements; a proof run alone is weaker, and --strict fails it', async () => {
+    const dir = tempDir('flakeproof-concurrent-')
+    // Ten trials of 0.2 s each: both runs last two seconds or more, and overlap from their first samples on.
+    const measure = (out: string) => runCliIn(dir, ['measure', '--cmd', 'sleep 0.2', '--trials', '10', '--out', `${out}/rate.json`])
+    const [a, b] = await Promise.all([measure('a'), measure('b')])
+    expect([a.code, b.code], shown(a) + shown(b)).toEqual([0, 0])
+    for (const out of ['a', 'b']) expect(readArtifact(join(dir, out, 'rate.json'), RateFileSchema).measured_under).toMatchObject({ concurrent_runs: 2, workers: 1, repeat: 10 })
+    // The markers went with their runs, and their folder with the last of them.
+    expect(existsSync(join(dir, '.flakeproof/running'))).toBe(false)
+    expect((await runCliIn(dir, ['policy', '--from', 'a/rate.json', '--out', 'a/policy.json'])).code).toBe(0)
+    expect(readArtifact(join(dir, 'a/policy.json'), PolicyFileSchema).measured_under?.concurrent_runs).toBe(2)
+
+    const alone = await runCliIn(dir, ['proof', '--cmd', 'true', '--policy', 'a/policy.json', '--out', 'a/proof.json'])
+    expect(alone.code, shown(alone)).toBe(0)
+    const proof = readArtifact(join(dir, 'a/proof.json'), ProofFileSchema)
+    const concurrent = { condition: 'concurrent_runs', measured: 2, proof: 1, note: '1 flakeproof run(s) of these files at once, 2 when measured: start 2 at once, as the measurement did' }
+    expect(proof.weaker).toContainEqual(concurrent)
+    expect(proof).toMatchObject({ passed: true, strict: false, ran_under: { concurrent_runs: 1 } })
+    expect(alone.stderr).toContain(`weaker than the measurement: ${concurrent.note}`)
+
+    const strict = await runCliIn(dir, ['proof', '--cmd', 'true', '--policy', 'a/policy.json', '--out', 'a/proof.json', '--strict'])
+    expect(strict.code, shown(strict)).toBe(1)
+    expect(readArtifact(join(dir, 'a/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, strict: true, failures: 0 })
+    expect(strict.stderr).toContain('proof FAILED: weaker than the measurement (above), and --strict')
+  })
+})
