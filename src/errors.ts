@@ -14,6 +14,10 @@ export type ErrorCode =
   /** A quantity cannot be computed from these numbers (e.g. planning from a rate of 0). */
   | 'E_UNDEFINED'
 
+/**
+ * The one error flakeproof throws for a user's mistake or an impossible request: its message says
+ * what, where and how to fix it, `code` says which kind (the CLI exits 2 for usage and input).
+ */
 export class FlakeproofError extends Error {
   readonly code: ErrorCode
   constructor(message: string, code: ErrorCode, options?: ErrorOptions) {

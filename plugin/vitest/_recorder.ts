@@ -233,7 +233,7 @@ export class Recorder {
     if (!current) return undefined
     running.current = undefined
     const { started, errors, errorsBefore, attempts, attemptsBefore, ...base } = current
-    const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown }[]
+    const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown; stack?: unknown }[]
     // Vitest 5's record of this attempt: the one that was last when the repetition began.
     const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state)
     const repetition: Repetition = { ...base, ...outcome, elapsedMs: Math.round((now() - started) * 100) / 100 }

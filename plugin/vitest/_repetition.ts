@@ -1,4 +1,4 @@
-import { cap, messageOf } from '../../src/session/page.js'
+import { cap, messageOf, stripAnsi } from '../../src/session/page.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
@@ -9,12 +9,18 @@ const KEPT_ERRORS = 3
  * error, so there its record of the attempt (`attemptState`) decides. A failure carries its first
  * error's message; a passing repetition carries none.
  */
-export function outcomeOf(fresh: readonly { message?: unknown; name?: unknown }[], fails: boolean, attemptState?: string): { ok: boolean; error?: string } {
+export function outcomeOf(
+  fresh: readonly { message?: unknown; name?: unknown; stack?: unknown }[],
+  fails: boolean,
+  attemptState?: string,
+): { ok: boolean; error?: string; stack?: string } {
   const threw = fresh.length > 0
   const ok = attemptState ? attemptState === 'pass' : fails ? threw : !threw
   if (ok) return { ok }
   // What Vitest itself reports when a `fails` test does not throw.
-  return { ok, error: threw ? cap(messageOf(fresh[0])) : 'Expect test to fail' }
+  if (!threw) return { ok, error: 'Expect test to fail' }
+  const stack = fresh[0]?.stack
+  return { ok, error: cap(messageOf(fresh[0])), ...(typeof stack === 'string' && stack.trim() !== '' ? { stack: cap(stripAnsi(stack)) } : {}) }
 }
 
 /**

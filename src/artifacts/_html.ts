@@ -13,7 +13,7 @@ export function esc(text: string): string {
  */
 export function escWithCode(sentence: (code: (command: string) => string) => string): string {
   const marked = sentence((command) => `\u0000${command}\u0001`)
-  return esc(marked).replace(/\u0000([^\u0001]*)\u0001/g, '<code>$1</code>')
+  return esc(marked).replace(/\u0000([^\u0001]*)\u0001/g, '<code class="cmd">$1</code>')
 }
 
 /** A rate as the markdown report writes it (one decimal), so both reports agree. */
@@ -29,4 +29,30 @@ export function ms(x: number): string {
 /** Coordinates with at most two decimals keep the SVG short. */
 export function n(x: number): string {
   return String(Math.round(x * 100) / 100)
+}
+
+/** The first non-empty line of an error or an output, at most 300 characters: what a row or a summary shows. */
+export function firstLine(text: string): string {
+  return (text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').slice(0, 300)
+}
+
+/**
+ * The start of a self-contained page up to `<body>`: inline CSS, and a Content-Security-Policy under
+ * which no request may leave the page, even one a future edit adds by mistake, and no script runs
+ * but the page's own (allowed by its hash, when it has one).
+ */
+export function pageHead(title: string, style: string, page: { lang?: string; scriptHash?: string } = {}): string[] {
+  const script = page.scriptHash === undefined ? '' : `; script-src ${page.scriptHash}`
+  return [
+    '<!doctype html>',
+    `<html lang="${page.lang ?? 'en'}">`,
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:${script}; base-uri 'none'; form-action 'none'">`,
+    `<title>${esc(title)}</title>`,
+    `<style>${style}</style>`,
+    '</head>',
+    '<body>',
+  ]
 }

@@ -13,6 +13,7 @@ export const QuarantineSchema = z.object({
   reason: z.string().describe('Why: the runs that failed beyond the retry budget.'),
   evidence: z.array(z.string()).describe('First error of each run that failed beyond the budget, oldest first.'),
 })
+/** Why and since when a test is quarantined (a committed policy entry's `quarantine`). */
 export type Quarantine = z.infer<typeof QuarantineSchema>
 
 export const PolicyEntrySchema = z
@@ -32,12 +33,15 @@ export const PolicyEntrySchema = z
     ),
   })
   .superRefine(failuresWithinTrials)
+/** One test of a committed policy: its measured counts, retry budget, proof runs and quarantine. */
 export type PolicyEntry = z.infer<typeof PolicyEntrySchema>
 
+/** The policy file a repository commits (`flakeproof policy --write`): per test id, what CI enforces. */
 export const CommittedPolicySchema = z.object({
   schema_version: z.literal(1),
   confidence: z.number().gt(0).lt(1).describe('Confidence of the intervals and of the numbers derived from them.'),
   tests: z.record(z.string(), PolicyEntrySchema).describe('By test id (docs/contracts.md §4), sorted.'),
   proof_strict: z.boolean().optional().describe('true: a proof weaker than the measurement fails, as with --flaky-proof-strict.'),
 })
+/** A committed policy, as CommittedPolicySchema reads it. */
 export type CommittedPolicy = z.infer<typeof CommittedPolicySchema>

@@ -55,6 +55,8 @@ export const ConditionsFileSchema = z.object({
 })
 export type ConditionsFile = z.infer<typeof ConditionsFileSchema>
 export type RoundCondition = z.infer<typeof RoundConditionSchema>
+export type Comparison = z.infer<typeof ComparisonSchema>
+export type OrderFinding = z.infer<typeof OrderFindingSchema>
 
 /**
  * The conditions a run met, including those flakeproof did not create (docs/contracts.md §13.5):

@@ -35,6 +35,14 @@ export const HistoryChangeSchema = z.object({
   before: z.object({ runs: count, failures: count }),
   after: z.object({ runs: count, failures: count }),
   p_value: probability.describe("Fisher's exact test, two-sided, times the commits tried for this test (Bonferroni)."),
+  change_point: z
+    .object({
+      commit: z.string().describe('The most likely first commit of the new rate, by the change-point posterior.'),
+      probability: probability.describe('Its posterior probability.'),
+      no_change: probability.describe('Posterior probability that the rate did not change (prior ½).'),
+    })
+    .optional()
+    .describe("Where the rate changed by `flakeproof bisect`'s change-point model over the same runs (Beta-Binomial marginals, Jeffreys priors). The p-value decides whether it changed; this says where."),
 })
 
 /** history.json: what `flakeproof history` read and found, flakiest first. */

@@ -7,8 +7,8 @@ import type { TestIdentity } from '../core/test-id.js'
  * them to the Node side to write.
  */
 
-/** A repetition without its console output, its error capped to JOURNAL_ERROR_LIMIT characters. */
-export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr'>
+/** A repetition without its console output and stack, its error capped to JOURNAL_ERROR_LIMIT characters. */
+export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr' | 'stack'>
 
 /** Characters of an error message kept in the journal (the full one travels on the test's meta). */
 export const JOURNAL_ERROR_LIMIT = 500
@@ -31,8 +31,8 @@ export interface JournalLine {
   end?: true
 }
 
-/** A repetition as the journal keeps it: no console output, the error capped (meta carries them whole). */
-export function forJournal({ stdout: _stdout, stderr: _stderr, ...repetition }: Repetition): JournalRepetition {
+/** A repetition as the journal keeps it: no console output or stack, the error capped (meta carries them whole). */
+export function forJournal({ stdout: _stdout, stderr: _stderr, stack: _stack, ...repetition }: Repetition): JournalRepetition {
   return repetition.error !== undefined && repetition.error.length > JOURNAL_ERROR_LIMIT
     ? { ...repetition, error: `${repetition.error.slice(0, JOURNAL_ERROR_LIMIT)}… [flakeproof: cut]` }
     : repetition

@@ -2,7 +2,7 @@ import { stripAnsi } from '../core/ansi.js'
 import { hintContextOf, hintsFor } from '../core/hints.js'
 import type { ReportBundle } from './bundle.js'
 import type { RunStress } from './conditions-schema.js'
-import { freshRateText } from './fresh-rate-text.js'
+import { loadFlagOf } from './weakness-text.js'
 import { freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
@@ -29,7 +29,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     ...(rate.complete ? [] : [`- ${t.testsIncomplete}`]),
     ...(rate.run_errors ?? []).map((e) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}`),
     '',
-    ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, test.verdict])),
+    ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, t.verdictWord(test.verdict)])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
     ...withBlankLine(failing.flatMap((test) => renderIndependence(bundle, test, t))),
     '',
@@ -41,7 +41,7 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     ...renderObserver(bundle, t),
     '',
-    ...renderConditionsSection(bundle.conditions),
+    ...renderConditionsSection(bundle.conditions, t),
     `## ${t.fixed}`,
     '',
     ...renderFixed(bundle, failing, t),
@@ -73,7 +73,7 @@ function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, 
   const { independence } = test
   if (!independence) return []
   if (test.verdict === 'non-idempotent') {
-    const measure = test.fresh ? freshRateText(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
+    const measure = test.fresh ? t.notes.fresh(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
@@ -96,7 +96,7 @@ function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], 
     return [
       `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${facts.failures}/${facts.trials}): ${trials || '–'}`,
       ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(stripAnsi(facts.errors_on_failure[0]).split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
-      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (Increase ${predicate.increase.toFixed(3)})`] : []),
+      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (${t.predicateHeader[3]} ${predicate.increase.toFixed(3)})`] : []),
     ]
   })
 }
@@ -110,7 +110,8 @@ function renderObserver({ rate, observer }: ReportBundle, t: Messages): string[]
     o.p_value.toPrecision(3),
     o.changed ? t.yes : t.no,
   ])
-  return [...table(t.observerTestHeader, rows), '', `- ${observer.note}`]
+  const notes = Object.entries(observer.tests).map(([id, o]) => `- ${code(id)}: ${t.notes.observer(o, observer.confidence)}`)
+  return [...table(t.observerTestHeader, rows), '', ...(notes.length === 1 ? [] : [`- ${t.notes.observer(observer, observer.confidence)}`]), ...notes]
 }
 
 function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[], t: Messages): string[] {
@@ -131,7 +132,7 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
   const overall = proof
     ? [
         `- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`,
-        ...(weaker.length > 0 ? [`- ${t.proofWeaker(proof.strict === true)}`, ...weaker.map((w) => `  - ${w.note}`)] : []),
+        ...(weaker.length > 0 ? [`- ${t.proofWeaker(proof.strict === true)}`, ...weaker.map((w) => `  - ${t.weakness(w, proof.ran_under ?? {}, loadFlagOf(false))}`)] : []),
       ]
     : [`- ${t.notMeasured(nextRun(rate, '--flaky-proof'))}`]
   const under = stressParts(policy.measured_under, t)

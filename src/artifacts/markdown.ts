@@ -1,4 +1,5 @@
 import { flakeproofCommand } from '../core/hints.js'
+import { loadFlagOf } from './weakness-text.js'
 import type { ReportBundle } from './bundle.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
@@ -44,7 +45,7 @@ export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
 
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
-const codes = (list: (number | null)[]): string => (list.length === 0 ? '–' : list.map((c) => (c === null ? 'signal' : String(c))).join(', '))
+const codes = (list: (number | null)[], t: Messages): string => (list.length === 0 ? '–' : list.map((c) => (c === null ? t.signal : String(c))).join(', '))
 
 /** The runs test: a clue, the non-idempotent cause with how to measure it afresh, or why it was not run. */
 function renderIndependence(rate: RateFile, t: Messages): string[] {
@@ -59,7 +60,7 @@ function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[]
   if (!facts) return [`- ${t.notMeasured(`${flakeproofCommand('collect …')} && ${flakeproofCommand('facts …')}`)}`]
   const shown = facts.failure_trials.slice(0, 20).join(', ') + (facts.failure_trials.length > 20 ? ', …' : '')
   const lines = [
-    `- ${t.exitCodes(codes(facts.exit_codes_on_failure), codes(facts.exit_codes_on_success))}`,
+    `- ${t.exitCodes(codes(facts.exit_codes_on_failure, t), codes(facts.exit_codes_on_success, t))}`,
     `- ${facts.token === null ? t.noToken : t.token(facts.token, facts.failures)}`,
     `- ${t.failureTrials(facts.failures, facts.trials)}: ${shown || '–'}`,
   ]
@@ -83,7 +84,7 @@ function renderObserver(observer: ObserverFile | undefined, t: Messages): string
     row(t.slow, observer.slow),
     '',
     `- ${t.fisher(observer.p_value.toPrecision(3), observer.changed, Number((1 - observer.confidence).toPrecision(6)))}`,
-    `- ${observer.note}`,
+    `- ${t.notes.observer(observer, observer.confidence)}`,
   ]
 }
 
@@ -95,7 +96,8 @@ function renderFixed(bundle: ReportBundle, t: Messages): string[] {
   const lines: string[] = []
   if (runsNeeded) {
     lines.push(`- ${t.runsTable(pct(runsNeeded.planned_rate))}: ${runsNeeded.table.map((r) => `${r.confidence} → ${r.runs}`).join(', ')}`)
-    if (runsNeeded.note) lines.push(`- ${runsNeeded.note}`)
+    const note = t.notes.plan(runsNeeded, rate)
+    if (note) lines.push(`- ${note}`)
   } else {
     lines.push(`- ${t.notMeasured('flakeproof plan --from rate.json …')}`)
   }
@@ -107,6 +109,8 @@ function renderFixed(bundle: ReportBundle, t: Messages): string[] {
       `- ${t.proof(proof.command, proof.trials, proof.required, proof.failures, proof.passed)}`,
       `- ${t.residual(pct(proof.ci_high))}`,
     )
+    const weaker = proof.weaker ?? []
+    if (weaker.length > 0) lines.push(`- ${t.proofWeaker(proof.strict === true)}`, ...weaker.map((w) => `  - ${t.weakness(w, proof.ran_under ?? {}, loadFlagOf(true))}`))
   } else {
     lines.push(`- ${t.notMeasured('flakeproof proof --cmd "<fixed command>" --plan runs_needed.json …')}`)
   }

@@ -1,4 +1,6 @@
 import { INDEPENDENCE_TEXT } from './independence-text.js'
+import { WEAKNESS_TEXT } from './weakness-text.js'
+import { REPORT_NOTES } from './report-notes.js'
 
 /** What the markdown report says, in each language; the same keys in every one. */
 const EN = {
@@ -11,6 +13,22 @@ const EN = {
     'non-idempotent': 'Non-idempotent: its trials are not independent.',
   },
   independence: INDEPENDENCE_TEXT.en,
+  notes: REPORT_NOTES.en,
+  /** A verdict in a table cell; English keeps the word rate.json uses. */
+  verdictWord: (verdict: string): string => verdict,
+  signal: 'signal',
+  roundConditions: {
+    title: 'Which condition the failures follow',
+    rounds: (counts: string, loadProcs: number | null) => `Rounds: ${counts}, alternating${loadProcs === null ? '' : `; ${loadProcs} spinning process(es) in load rounds`}.`,
+    roundCount: (n: number, condition: string) => `${n} ${condition}`,
+    seeds: (seeds: string) => `Seed of each round (replay one with \`--flaky-seed <seed>\`): ${seeds}.`,
+    nothing: 'No test failed in any round: nothing to compare.',
+    header: ['test', 'compared', 'a', 'b', 'p', 'tag'],
+    kind: (kind: string): string => kind,
+    tag: (tag: string): string => tag,
+    order: (culprit: string) => `order: after ${culprit}`,
+    otherwise: 'otherwise',
+  },
   nonIdempotent: 'non-idempotent',
   notObserved: 'Not observed: the trials are not independent (see above), so slowing them down would measure the state they leave, not their timing.',
   trialsFailed: (f: number, n: number) => `Failed ${f} of ${n} trials.`,
@@ -70,6 +88,7 @@ const EN = {
   },
   proofWeaker: (strict: boolean) =>
     `The proof ran under less stress than the measurement, so it releases no quarantine${strict ? ' and, being strict, FAILED' : ''}:`,
+  weakness: WEAKNESS_TEXT.en,
 }
 
 const KO: Messages = {
@@ -79,10 +98,25 @@ const KO: Messages = {
     flaky: '간헐적으로 실패합니다.',
     broken: '매번 실패합니다.',
     partial: '증거가 부분적입니다.',
-    'non-idempotent': '반복 실행에 의존합니다 (non-idempotent): 시도끼리 독립이 아닙니다.',
+    'non-idempotent': '반복 실행에 의존합니다: 시도끼리 독립이 아닙니다.',
   },
   independence: INDEPENDENCE_TEXT.ko,
-  nonIdempotent: '반복 의존 (non-idempotent)',
+  notes: REPORT_NOTES.ko,
+  verdictWord: (verdict) => KO_VERDICTS[verdict] ?? verdict,
+  signal: '시그널',
+  roundConditions: {
+    title: '실패가 따르는 조건',
+    rounds: (counts, loadProcs) => `라운드: ${counts}, 번갈아 실행${loadProcs === null ? '' : `; 부하 라운드에서는 바쁘게 도는 프로세스 ${loadProcs}개`}.`,
+    roundCount: (n, condition) => `${KO_CONDITIONS[condition] ?? condition} ${n}번`,
+    seeds: (seeds) => `라운드별 시드 (\`--flaky-seed <seed>\`로 재현): ${seeds}.`,
+    nothing: '어느 라운드에서도 실패한 테스트가 없어 비교할 것이 없습니다.',
+    header: ['테스트', '비교', 'a', 'b', 'p', '태그'],
+    kind: (kind) => ({ divergence: '병렬 대 직렬', load: '부하 대 유휴', gap: '빠르게 대 간격' })[kind] ?? kind,
+    tag: (tag) => ({ 'parallel-only': '병렬에서만', 'load-only': '부하에서만', 'order-dependent': '순서 의존' })[tag] ?? tag,
+    order: (culprit) => `순서: ${culprit} 다음`,
+    otherwise: '그 밖에는',
+  },
+  nonIdempotent: '반복 의존',
   notObserved: '관측하지 않았습니다: 시도끼리 독립이 아니므로 (위 참고), 느리게 실행해도 타이밍이 아니라 남은 상태를 측정하게 됩니다.',
   trialsFailed: (f: number, n: number) => `${n}번 중 ${f}번 실패했습니다.`,
   howOften: '얼마나 자주인가',
@@ -96,7 +130,7 @@ const KO: Messages = {
   token: (token: string, f: number) => `토큰 \`${token}\`: 실패 ${f}번 모두의 표준 오류에 있고, 어떤 성공의 출력에도 없습니다.`,
   noToken: '토큰 없음: 모든 실패의 표준 오류에 있으면서 성공에는 없는 단어가 없습니다.',
   failureTrials: (f: number, n: number) => `실패한 시도 (${n}번 중 ${f}번)`,
-  predicateHeader: ['술어 (Liblit et al. 2005)', '실패에서 참', '성공에서 참', 'Increase', 'Importance'],
+  predicateHeader: ['술어 (Liblit et al. 2005)', '실패에서 참', '성공에서 참', '증가량', '중요도'],
   observation: '관측이 바꾼 것',
   observerHeader: ['실행', '간격 ms', '실패/시도', '실패율', '구간'],
   fast: '빠르게',
@@ -140,7 +174,11 @@ const KO: Messages = {
     isolate: (on: boolean) => `격리 ${on ? '켜짐' : '꺼짐'}`,
   },
   proofWeaker: (strict: boolean) => `증명이 측정보다 약한 조건에서 실행되어 격리를 해제하지 않습니다${strict ? '. 엄격 모드이므로 **실패**입니다' : ''}:`,
+  weakness: WEAKNESS_TEXT.ko,
 }
+
+const KO_VERDICTS: Record<string, string> = { flaky: '간헐적 실패', broken: '항상 실패', 'non-idempotent': '반복 의존', partial: '증거 부족', stable: '안정', undetermined: '판정 보류' }
+const KO_CONDITIONS: Record<string, string> = { base: '기본', serial: '직렬', load: '부하' }
 
 export type Messages = typeof EN
 

@@ -3,6 +3,7 @@ import { DIALECTS } from '../core/junit-dialect.js'
 import { CommittedPolicySchema } from './committed-policy-schema.js'
 import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
 import { ConditionsFileSchema, MeasuredUnderSchema, RunStressSchema, WeaknessSchema } from './conditions-schema.js'
+import { BisectFileSchema } from './bisect-schema.js'
 import {
   RunErrorSchema,
   TestFactSchema,
@@ -38,6 +39,7 @@ export { IndependenceSchema, OutcomeSchema, RankedPredicateSchema, VerdictSchema
 
 const schemaVersion = z.literal(1).describe('Bumped only when a field is removed or changes meaning.')
 
+/** rate.json (docs/contracts.md §3): how often the command or each test failed, with its Wilson interval and verdict. */
 export const RateFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -73,8 +75,10 @@ export const RateFileSchema = z.object({
     'The conditions of the measurement and the stress it met (load per CPU, workers, concurrent runs, pool, isolation): policy.json and the committed policy keep them, and a proof under less is weaker.',
   ),
 }).superRefine(failuresWithinTrials)
+/** rate.json, as RateFileSchema reads it. */
 export type RateFile = z.infer<typeof RateFileSchema>
 
+/** runs_needed.json: consecutive passes that prove a fix, per confidence, and the rate they were planned from. */
 export const RunsNeededFileSchema = z.object({
   schema_version: schemaVersion,
   observed_rate: probability,
@@ -87,8 +91,10 @@ export const RunsNeededFileSchema = z.object({
   note: z.string().nullable(),
   tests: testMap(TestPlanSchema).optional(),
 })
+/** runs_needed.json, as RunsNeededFileSchema reads it. */
 export type RunsNeededFile = z.infer<typeof RunsNeededFileSchema>
 
+/** One line of facts.jsonl in command mode: one trial, its exit, output (capped) and timing. */
 export const FactSchema = z.object({
   trial: z.number().int().positive(),
   exit_code: z.number().int().nullable().describe('null when the trial ended by a signal.'),
@@ -107,8 +113,10 @@ export const FactSchema = z.object({
   stderr_bytes: count,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
 })
+/** One command-mode fact line, as FactSchema reads it. */
 export type Fact = z.infer<typeof FactSchema>
 
+/** only_when_fail.json: what is true in the failing trials and in no passing one (exit codes, token, predicates). */
 export const OnlyWhenFailFileSchema = z.object({
   schema_version: schemaVersion,
   trials: count,
@@ -121,10 +129,12 @@ export const OnlyWhenFailFileSchema = z.object({
   predicates: z.array(RankedPredicateSchema).describe('Liblit et al. 2005 ranking, most important first.'),
   tests: testMap(TestOnlyWhenFailSchema).optional(),
 })
+/** only_when_fail.json, as OnlyWhenFailFileSchema reads it. */
 export type OnlyWhenFailFile = z.infer<typeof OnlyWhenFailFileSchema>
 
 const observation = z.object({ ...measured, gap_ms: milliseconds })
 
+/** observer.json: fast against gapped trials, Fisher's exact test on their failures, and whether slowing down changed it. */
 export const ObserverFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -136,8 +146,10 @@ export const ObserverFileSchema = z.object({
   note: z.string(),
   tests: testMap(TestObserverSchema).optional(),
 })
+/** observer.json, as ObserverFileSchema reads it. */
 export type ObserverFile = z.infer<typeof ObserverFileSchema>
 
+/** policy.json: green runs a fix must pass, the retry budget and the quarantine threshold, from the measured rate. */
 export const PolicyFileSchema = z.object({
   schema_version: schemaVersion,
   observed_rate: probability,
@@ -152,8 +164,10 @@ export const PolicyFileSchema = z.object({
   tests: testMap(TestPolicySchema).optional(),
   measured_under: MeasuredUnderSchema.optional().describe('The conditions of the measurement, which --flaky-proof replays, and the stress it met, which a proof must match.'),
 })
+/** policy.json, as PolicyFileSchema reads it. */
 export type PolicyFile = z.infer<typeof PolicyFileSchema>
 
+/** proof.json: the runs of the fixed command or tests, and whether they prove the fix. */
 export const ProofFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -176,8 +190,10 @@ export const ProofFileSchema = z.object({
     .describe('How this proof was easier than the measurement (fewer workers or concurrent runs, another pool or isolation, load per CPU lower by more than 0.5): it releases no quarantine, and fails when strict.'),
   strict: z.boolean().optional().describe('--flaky-proof-strict or the committed policy\'s proof_strict: a weaker proof fails.'),
 })
+/** proof.json, as ProofFileSchema reads it. */
 export type ProofFile = z.infer<typeof ProofFileSchema>
 
+/** summary.json: the headline numbers of every file in one place, null where a step has not run. */
 export const SummaryFileSchema = z.object({
   schema_version: schemaVersion,
   command: z.string(),
@@ -195,6 +211,7 @@ export const SummaryFileSchema = z.object({
   proof_passed: z.boolean().nullable(),
   tests: testMap(TestSummarySchema).optional(),
 })
+/** summary.json, as SummaryFileSchema reads it. */
 export type SummaryFile = z.infer<typeof SummaryFileSchema>
 
 /** `flakeproof schema <name>`: the names users type, and the file each describes. */
@@ -212,5 +229,7 @@ export const ARTIFACT_SCHEMAS = {
   history: { file: 'history.json', schema: HistoryFileSchema },
   history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
   conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
+  bisect: { file: 'bisect.json', schema: BisectFileSchema },
 } as const
+/** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */
 export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -61,6 +61,7 @@ export const TestFactSchema = z.object({
   outcome: z.enum(['passed', 'failed', 'skipped']),
   elapsed_ms: milliseconds,
   error: z.string().nullable(),
+  stack: z.string().optional().describe("The failing execution's stack trace as the runner gave it (Vitest), capped; absent when it gave none (Jest puts it in error)."),
   stdout: z.string(),
   stderr: z.string(),
   repeat: count.describe('Repetition index within the run (0-based).'),
@@ -119,6 +120,8 @@ export const TestObserverSchema = z.object({
   paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike."),
   drift_p_value: probability.optional().describe('Fisher, first fast block against paired fast: a change here is time or load, not the gap.'),
 })
+
+export type TestObserver = z.infer<typeof TestObserverSchema>
 
 export const TestPolicySchema = z.object({
   observed_rate: probability,

@@ -9,6 +9,7 @@ import { renderRunnerHelp, RUNNER_COMMANDS, type RunnerCommand } from './runner-
 import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { logJson, logLine } from '../core/workflow-command.js'
+import { bisect } from './commands/bisect.js'
 import { collect } from './commands/collect.js'
 import { facts } from './commands/facts.js'
 import { investigate } from './commands/investigate.js'
@@ -27,7 +28,7 @@ import { joinShellWords } from '../core/shell-words.js'
 import { type CommandSpec, renderHelp } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history]
+const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history, bisect]
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or

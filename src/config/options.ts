@@ -49,7 +49,7 @@ export const FLAG = {
     description: 'confidence of intervals and plans, in (0, 1) (z = 1.96 at 0.95)',
     value: probability('--confidence', 'open', '0.95').prefault('0.95'),
   },
-  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md', value: oneOf('--lang', ['en', 'ko']).default('en') },
+  lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md and report.html', value: oneOf('--lang', ['en', 'ko']).default('en') },
 } as const satisfies Record<string, Flag>
 
 type Text = ReturnType<typeof text>
@@ -240,6 +240,48 @@ export const HISTORY = options([
   FLAG.lang,
 ])
 export type HistoryOptions = z.output<typeof HISTORY.schema>
+
+const bisect = options([
+  { name: 'good', placeholder: '<rev>', description: 'a commit with the old failure rate (tag, branch, sha)', value: text('--good', 'v1.4.0') },
+  { name: 'bad', placeholder: '<rev>', description: 'a later commit with the new rate; --good must be on its first-parent line', value: text('--bad', 'HEAD').prefault('HEAD') },
+  { ...FLAG.cmd, description: 'observe a shell command: one process per execution, failed on a non-zero exit', value: text('--cmd', '"npm test"').optional() },
+  { name: 'vitest', placeholder: '"<vitest args>"', description: 'observe tests with `flakeproof vitest`: a batch of repetitions in one process', value: text('--vitest', '"src/cache.test.ts -t refresh"').optional() },
+  { name: 'jest', placeholder: '"<jest args>"', description: 'observe tests with `flakeproof jest`: a batch of repetitions in one process', value: text('--jest', '"test/cache.test.js"').optional() },
+  { name: 'setup', placeholder: '"<command>"', description: 'run in each visited checkout before it is observed (e.g. npm ci); reused across commits with the same lockfile', value: text('--setup', '"npm ci"').optional() },
+  {
+    name: 'prior-from',
+    placeholder: '<rate.json|history dir>',
+    description: 'executions seen before: a rate.json measured at --bad, or a .flakeproof/history folder (counted at their commits)',
+    value: text('--prior-from', '.flakeproof/rate.json').optional(),
+  },
+  {
+    name: 'optimize',
+    placeholder: '<executions|time>',
+    description: 'time: batch sizes by expected information per measured cost (start-up against repetition); executions: a batch only where each repetition still tells 85% of what one execution could',
+    value: oneOf('--optimize', ['time', 'executions']).default('time'),
+  },
+  { name: 'merges', description: 'visit only the merge commits of the first-parent line, so the culprit named is a merged pull request', value: z.boolean().default(false) },
+  { ...FLAG.confidence, description: 'stop when one commit is the culprit with this posterior probability, in (0, 1)' },
+  { name: 'max-executions', placeholder: '<n>', description: 'budget: executions in all (each repetition counts as one)', value: integer('--max-executions', 1, '2000', TRIALS_LIMIT).prefault('2000') },
+  { ...FLAG.timeoutMs, description: "with --cmd: kill an execution's process group after this long; it counts as failed (default: none)" },
+  {
+    name: 'out-dir',
+    placeholder: '<dir>',
+    description: 'where bisect.json, bisect.md and bisect.html go; earlier results there are replaced',
+    value: text('--out-dir', '.flakeproof/bisect').prefault('.flakeproof/bisect'),
+    output: 'folder',
+  },
+])
+export const BISECT = {
+  ...bisect,
+  schema: bisect.schema
+    .superRefine(exactlyOne(['--cmd', '--vitest', '--jest'], (o) => [o.cmd, o.vitest, o.jest], '--cmd "node test/race.js"'))
+    .superRefine((o, ctx) => {
+      // A batch of repetitions shares one process; Vitest's and Jest's own timeouts bound each test.
+      if (o['timeout-ms'] !== undefined && o.cmd === undefined) ctx.addIssue({ code: 'custom', message: '--timeout-ms applies to --cmd only; with --vitest or --jest, use their own --testTimeout' })
+    }),
+}
+export type BisectOptions = z.output<typeof BISECT.schema>
 
 // --- internal ---
 

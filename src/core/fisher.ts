@@ -8,6 +8,7 @@ export interface TwoByTwo {
   passesB: number
 }
 
+/** fisherExactTwoSided's answer: one p-value, as a float to show and as an exact fraction to decide on. */
 export interface FisherResult {
   /** The two-sided p-value as a float, for display. */
   pValue: number

@@ -22,6 +22,7 @@ import { normalCdf } from './normal.js'
  */
 export type IndependencePattern = 'independent' | 'clustered' | 'regular' | 'one-switch'
 
+/** What the runs test found in the order of pass/fail outcomes (rate.json `independence`). */
 export interface Independence {
   /** Maximal blocks of equal outcomes: PPFFP has 3. */
   runs: number

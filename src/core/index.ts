@@ -7,13 +7,16 @@ export {
   computeRetryBudget,
   computeRunsNeeded,
   type Planned,
+  type Probability,
+  type QuarantineOptions,
   RETRY_RESIDUAL,
+  type RunsNeededOptions,
   type TooMany,
   type Unplannable,
 } from './planning.js'
 export { discriminateTokens, isAllCaps, type TokenEvidence, type TokenResult, wordsInOrder } from './tokens.js'
 export { computeVerdict, type Outcome, type Verdict } from './verdict.js'
 export { stripAnsi } from './ansi.js'
-export { type WilsonInterval, wilsonInterval, Z_95, zForConfidence } from './wilson.js'
+export { type IntervalWidth, type WilsonInterval, wilsonInterval, Z_95, zForConfidence } from './wilson.js'
 export { parseDurationMs } from './duration.js'
 export { type BudgetPlan, CALIBRATION_RUNS, type Calibration, planBudgetRepeats } from './time-budget.js'

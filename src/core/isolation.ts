@@ -21,6 +21,7 @@ export interface TrialFacts {
   words: ReadonlySet<string>
 }
 
+/** A predicate scored by Liblit et al. (2005): how much its being true raises the chance of failing. */
 export interface RankedPredicate {
   /** Human-readable, e.g. `exit_code = 3`, `elapsed_ms <= 41.2`, `output contains STALE`. */
   predicate: string
@@ -30,9 +31,13 @@ export interface RankedPredicate {
   true_in_successes: number
   /** Trials where P was observed (true or false). */
   observed_in: number
+  /** Failure(P) = F(P) / (F(P) + S(P)): the failure rate when P is true. */
   failure: number
+  /** Context(P): the failure rate when P was observed at all, true or false. */
   context: number
+  /** Increase(P) = Failure(P) − Context(P): positive when P being true makes failing likelier. */
   increase: number
+  /** Harmonic mean of Increase and log F(P) / log(all failures): high when P is both specific and common. */
   importance: number
 }
 

@@ -1,4 +1,4 @@
-import { wilsonInterval, zForConfidence } from './wilson.js'
+import { wilsonInterval } from './wilson.js'
 
 /** A rate beside its counts, and its Wilson interval (docs/contracts.md §2). */
 export interface RateDescription {
@@ -12,6 +12,6 @@ export interface RateDescription {
 
 /** rate, ci_low, ci_high for `failures` of `trials`, with the interval at `confidence`. */
 export function describeRate(failures: number, trials: number, confidence: number): RateDescription {
-  const interval = wilsonInterval(failures, trials, zForConfidence(confidence))
+  const interval = wilsonInterval(failures, trials, { confidence })
   return { trials, failures, rate: trials === 0 ? 0 : failures / trials, ci_low: interval.low, ci_high: interval.high }
 }

@@ -20,6 +20,8 @@ export interface Repetition {
   elapsedMs: number
   /** First error message of this execution, capped. */
   error?: string
+  /** That error's stack trace as the runner gave it, capped: where it failed, for the HTML report. */
+  stack?: string
   /** Console output of this execution, capped per stream. */
   stdout?: string
   stderr?: string

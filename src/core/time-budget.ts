@@ -18,11 +18,18 @@ export const BUDGET_MIN_REPEAT = 100
 /** Fewest repetitions that can tell a flake from a pass or a failure. */
 export const BUDGET_FLOOR_REPEAT = 2
 
+/**
+ * How many repetitions fit a time budget (`--flaky-budget`): `deterministic` when some test failed
+ * every calibration run (there is no flake to measure), else the repetitions to ask for, how many
+ * fitted, and whether the floor forced fewer tests or more time than the budget.
+ */
 export type BudgetPlan =
   | { kind: 'deterministic'; failedEveryRun: number }
   | { kind: 'planned'; repeat: number; fitted: number; forcedFewer: boolean; overBudget: boolean }
 
+/** The calibration runs of a time budget: what one run of the selection cost and what it found. */
 export interface Calibration {
+  /** The time budget, in milliseconds. */
   budgetMs: number
   /** Wall time of one run of the whole selection (positive). */
   singleRunMs: number
@@ -36,6 +43,11 @@ export interface Calibration {
   maxRepeat: number
 }
 
+/**
+ * Repetitions for a time budget from its calibration: budget / one run's time, at most `maxRepeat`;
+ * at least BUDGET_MIN_REPEAT for a single test (said as over budget when that does not fit), or
+ * the floor BUDGET_FLOOR_REPEAT for a selection.
+ */
 export function planBudgetRepeats(c: Calibration): BudgetPlan {
   if (c.failedEveryRun > 0) return { kind: 'deterministic', failedEveryRun: c.failedEveryRun }
   // A run shorter than a millisecond still takes one: the quotient stays finite.

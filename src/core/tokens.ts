@@ -7,6 +7,7 @@ export interface TokenEvidence {
   stderr: string
 }
 
+/** discriminateTokens' answer: the word to grep for in a failure's output, and every other candidate. */
 export interface TokenResult {
   /** The preferred token: the first ALL-CAPS candidate, else the first candidate; null if none. */
   token: string | null

@@ -23,6 +23,7 @@ export type EnforcedOutcome =
   | 'quarantined-passed'
   | 'quarantined-failed'
 
+/** What an enforced run decided for one listed test: its outcome against its retry budget. */
 export interface EnforcedResult {
   id: string
   outcome: EnforcedOutcome

@@ -2,6 +2,7 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import type { HistoryFile, HistoryRecord, HistoryRun } from '../artifacts/history.js'
 import type { RunError } from '../artifacts/test-schemas.js'
 import { MAX_TRIALS } from '../config/flags.js'
+import { changePointPosterior, UNINFORMED } from '../core/change-point.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, lessThan } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
@@ -215,5 +216,30 @@ function findChange(id: string, observations: readonly Observation[], confidence
     before: { runs: before.length, failures: before.filter((o) => o.failed > 0).length },
     after: { runs: after.length, failures: after.filter((o) => o.failed > 0).length },
     p_value: Math.min(1, best.p.pValue * splits.length),
+    change_point: changePointOf(observations, splits),
   }
 }
+
+/**
+ * Where the rate changed by bisect's change-point model (src/core/change-point.ts) over the same
+ * runs: one stretch of runs per commit change, the posterior over which stretch starts the new rate,
+ * with "no change" as one more hypothesis of prior ½. Fisher's test above decides whether the rate
+ * changed (it has a stated null hypothesis and an exact false-alarm rate); this says where, weighing
+ * every split at once instead of taking the most extreme one (docs/bisect.md, "One model").
+ */
+function changePointOf(observations: readonly Observation[], splits: readonly number[]): NonNullable<HistoryFile['changes'][number]['change_point']> {
+  const starts = [0, ...splits]
+  const tallies = starts.map((start, i) => {
+    const stretch = observations.slice(start, starts[i + 1] ?? observations.length)
+    return { trials: stretch.length, failures: stretch.filter((o) => o.failed > 0).length }
+  })
+  const posterior = changePointPosterior(tallies, UNINFORMED, NO_CHANGE_PRIOR)
+  return {
+    commit: observations[starts[posterior.best] as number]?.commit as string,
+    probability: posterior.probability[posterior.best] as number,
+    no_change: posterior.noChange,
+  }
+}
+
+/** Before any run is read, a change and no change are taken as equally likely. */
+const NO_CHANGE_PRIOR = 0.5

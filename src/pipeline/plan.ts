@@ -67,7 +67,7 @@ export function choosePlanningBasis(measured: MeasuredCounts, source = 'rate.jso
 
 /** Runs needed at `confidence`, for a rate strictly between 0 and 1. */
 export function runsAt(rate: Fraction, confidence: Fraction): number {
-  const planned = computeRunsNeeded(rate, confidence)
+  const planned = computeRunsNeeded({ rate, confidence })
   if (planned.kind === 'planned') return planned.value
   throw explainUnplannable(planned, rate)
 }

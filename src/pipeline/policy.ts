@@ -15,9 +15,9 @@ export function decidePolicy(
   counts: { trials: number; failures: number } | null,
   confidence: { value: number; exact: Fraction },
 ): PolicyFile {
-  const budget = computeRetryBudget(observed)
+  const budget = computeRetryBudget({ rate: observed })
   const retryBudget = budget.kind === 'planned' ? budget.value : null
-  const quarantineAfter = retryBudget === null ? null : computeQuarantineAfter(observed, retryBudget, confidence.exact)
+  const quarantineAfter = retryBudget === null ? null : computeQuarantineAfter({ rate: observed, retryBudget, confidence: confidence.exact })
   const observedRate = quotient(observed.num, observed.den)
   const notes = [
     ...(basis.note === null ? [] : [basis.note]),

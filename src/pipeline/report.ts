@@ -8,6 +8,7 @@ import { renderHtmlReport } from '../artifacts/html.js'
 import { readExecutionSummaries } from '../artifacts/html-read.js'
 import { renderReport } from '../artifacts/markdown.js'
 import { readJsonFile } from '../artifacts/read.js'
+import type { ReportLanguage } from '../artifacts/report-notes.js'
 import {
   ObserverFileSchema,
   OnlyWhenFailFileSchema,
@@ -20,17 +21,17 @@ import {
 } from '../artifacts/schemas.js'
 import { writeJsonAtomic, writeTextAtomic } from '../artifacts/write.js'
 
-export type ReportLanguage = 'en' | 'ko'
+export type { ReportLanguage } from '../artifacts/report-notes.js'
 
 /**
- * summary.json, flaky_report.md and report.html for a bundle already in memory: no JSON file is read
- * back. The page's per-execution plots read facts.jsonl, bounded, because facts are streamed to disk
+ * summary.json, flaky_report.md and report.html (both in `lang`) for a bundle already in memory: no
+ * JSON file is read back. The page's per-execution plots read facts.jsonl, bounded, because facts are streamed to disk
  * and never held whole in memory.
  */
 export function writeReportFor(dir: string, bundle: ReportBundle, lang: ReportLanguage): SummaryFile {
   const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
   writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
-  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle)))
+  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle), lang))
   return summary
 }
 

@@ -25,6 +25,7 @@ export function toFactLines(test: ReportedTest, place: FactPlace = { before: 0 }
     outcome: repetition.ok ? 'passed' : 'failed',
     elapsed_ms: repetition.elapsedMs,
     error: repetition.error ?? null,
+    ...(repetition.stack === undefined ? {} : { stack: repetition.stack }),
     stdout: repetition.stdout ?? '',
     stderr: repetition.stderr ?? '',
     repeat: index,

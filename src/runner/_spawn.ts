@@ -20,6 +20,8 @@ export interface SpawnOptions {
   timeoutMs: number | null
   /** Aborting kills the whole process group at once. */
   abort: AbortSignal
+  /** The folder it runs in (bisect's temporary checkout); the current one when absent. */
+  cwd?: string
 }
 
 /** After SIGTERM, how long a process group gets to exit before SIGKILL. */
@@ -61,8 +63,8 @@ function runProcess(command: string | string[], options: SpawnOptions): Promise<
     try {
       child =
         typeof command === 'string'
-          ? spawn(command, { shell: true, detached: true, stdio })
-          : spawn(command[0] as string, command.slice(1), { detached: true, stdio })
+          ? spawn(command, { shell: true, detached: true, stdio, cwd: options.cwd })
+          : spawn(command[0] as string, command.slice(1), { detached: true, stdio, cwd: options.cwd })
     } catch (error) {
       // Node throws, rather than emitting 'error', for some errno values of spawn.
       resolve({ startError: error as NodeJS.ErrnoException })

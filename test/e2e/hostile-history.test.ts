@@ -137,7 +137,7 @@ const COUNTED_ONCE: HostileCase[] = [
     },
     args: ['history', '--glob', '{a,b}/*.jsonl', '--out', 'o'],
     code: 0,
-    stderr: ['flakeproof history: each run counted once: b/r1.jsonl holds the same run as a/r1.jsonl', 'flakeproof 2 run(s) read; files in o (--flaky-proof --flaky-out o proves the flaky ones)'],
+    stderr: ['flakeproof history: each run counted once: b/r1.jsonl holds the same run as a/r1.jsonl', 'flakeproof 2 run(s) read; files in o (`npx flakeproof vitest --flaky-proof --flaky-out o` proves the flaky ones)'],
     writes: ['o'],
     after: (dir) => expect(readArtifact(join(dir, 'o/history.json'), HistoryFileSchema)).toMatchObject({ runs: 2, tests: [{ runs: 2, trials: 2 }] }),
   },

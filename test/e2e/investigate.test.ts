@@ -123,5 +123,7 @@ describe('flakeproof investigate on the lab job', () => {
     const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
     expect(report.match(/^## .*/gm)).toEqual(['## 얼마나 자주인가', '## 실패할 때만 참인 것', '## 관측이 바꾼 것', '## 고쳤다고 말하려면'])
     expect(report).toContain('200번 중 40번')
+    // report.html is re-rendered in the same language.
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<html lang="ko">')
   })
 })

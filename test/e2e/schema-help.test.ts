@@ -6,7 +6,7 @@ import { VITEST_FLAGS, VitestOptionsSchema } from '../../src/config/vitest-optio
 import { ROOT, runCli } from '../utils.js'
 
 describe('flakeproof schema', () => {
-  it.each(['rate', 'runs_needed', 'facts', 'test_facts', 'only_when_fail', 'observer', 'policy', 'proof', 'summary', 'committed_policy'])('prints the JSON Schema of %s', async (name) => {
+  it.each(['rate', 'runs_needed', 'facts', 'test_facts', 'only_when_fail', 'observer', 'policy', 'proof', 'summary', 'committed_policy', 'bisect'])('prints the JSON Schema of %s', async (name) => {
     const result = await runCli(['schema', name])
     expect(result.code).toBe(0)
     const schema = JSON.parse(result.stdout) as { type: string; required: string[]; $schema: string }
@@ -17,7 +17,7 @@ describe('flakeproof schema', () => {
 })
 
 describe('--help', () => {
-  it.each(['measure', 'plan', 'collect', 'facts', 'observe', 'policy', 'proof', 'report', 'investigate', 'schema'])('documents %s', async (name) => {
+  it.each(['measure', 'plan', 'collect', 'facts', 'observe', 'policy', 'proof', 'report', 'investigate', 'schema', 'bisect'])('documents %s', async (name) => {
     const result = await runCli([name, '--help'])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`Usage: flakeproof ${name}`)

@@ -80,6 +80,12 @@ describe('analyzeHistory notices a changed rate at a commit', () => {
     expect(changes).toHaveLength(1)
     expect(changes[0]).toMatchObject({ test_id: 'a.test.ts > t', commit: 'c2', before: { runs: 10, failures: 0 }, after: { runs: 10, failures: 10 } })
     expect(changes[0]?.p_value).toBeCloseTo(2 / 184756, 12)
+    // The change-point posterior (bisect's model, Jeffreys priors, "no change" at prior ½): the evidence
+    // for a change at c2 is B(½, 10½)²/B(½, ½)² = (C(20,10)/4¹⁰)², for no change B(10½, 10½)/B(½, ½) =
+    // C(20,10)/4²⁰, so P(c2) = C(20,10)/(C(20,10) + 1) = 184756/184757.
+    expect(changes[0]?.change_point?.commit).toBe('c2')
+    expect(changes[0]?.change_point?.probability).toBeCloseTo(184756 / 184757, 12)
+    expect(changes[0]?.change_point?.no_change).toBeCloseTo(1 / 184757, 12)
     // Not a flake: every run at c2 failed and none at c1; (½¹⁰ + ½¹⁰)² ≈ 3.8e-6 by chance. Partial, with the reason.
     expect(bundle.rate.tests?.map((t) => [t.failures, t.trials, t.verdict])).toEqual([[10, 20, 'partial']])
     expect(bundle.rate.run_errors?.map((e) => e.error)).toEqual([

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ConditionsFile } from '../../src/artifacts/conditions-schema.js'
 import { freshRateText } from '../../src/artifacts/fresh-rate-text.js'
 import { renderConditionsSection } from '../../src/artifacts/markdown-conditions.js'
+import { MESSAGES } from '../../src/artifacts/report-messages.js'
 
 const side = (label: string, trials: number, failures: number) => ({ label, trials, failures, rate: failures / trials, ci_low: 0, ci_high: 1 })
 
@@ -22,7 +23,7 @@ const conditions: ConditionsFile = {
 
 describe('renderConditionsSection', () => {
   it('lists the rounds, one row per comparison with both counts, and each note without ANSI codes', () => {
-    expect(renderConditionsSection(conditions)).toEqual([
+    expect(renderConditionsSection(conditions, MESSAGES.en)).toEqual([
       '## Which condition the failures follow',
       '',
       '- Rounds: 4 base, 4 serial, alternating.',
@@ -36,8 +37,24 @@ describe('renderConditionsSection', () => {
     ])
   })
 
+  it('says it all in Korean with --lang ko, the sentence made from the same counts', () => {
+    expect(renderConditionsSection(conditions, MESSAGES.ko)).toEqual([
+      '## 실패가 따르는 조건',
+      '',
+      '- 라운드: 기본 4번, 직렬 4번, 번갈아 실행.',
+      '',
+      '| 테스트 | 비교 | a | b | p | 태그 |',
+      '| --- | --- | --- | --- | --- | --- |',
+      '| `a.test.ts > uses \\| the temp file` | 병렬 대 직렬 | 병렬 (설정대로) 4/4 | 직렬 0/4 | 0.0286 | 병렬에서만 |',
+      '',
+      // p = 2/70 = 0.0286 (Fisher, 4/4 against 0/4: 1/C(8,4) = 1/70 per tail).
+      '- `a.test.ts > uses \\| the temp file` (**병렬에서만**): 병렬 (설정대로)에서만 실패하고 직렬에서는 실패하지 않았습니다 (병렬 (설정대로) 4/4, 직렬 0/4, p = 0.0286): 프로세스나 머신 전체의 상태(임시 파일, 포트, 환경 변수, 전역 변수)를 통해 테스트끼리 얽혀 있습니다.',
+      '',
+    ])
+  })
+
   it('says nothing without conditions.json', () => {
-    expect(renderConditionsSection(undefined)).toEqual([])
+    expect(renderConditionsSection(undefined, MESSAGES.en)).toEqual([])
   })
 })
 

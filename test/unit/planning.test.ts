@@ -17,21 +17,40 @@ describe('computeRunsNeeded: smallest n with (1-p)^n <= 1-c', () => {
     ['0.99', '0.9', 1], // 0.01 <= 0.1 at once
     ['0.001', '0.95', 2995], // ceil(ln 0.05 / ln 0.999) = ceil(2994.23)
   ])('p = %s, c = %s → %i', (p, c, runs) => {
-    expect(computeRunsNeeded(dec(p), dec(c))).toEqual({ kind: 'planned', value: runs })
+    expect(computeRunsNeeded({ rate: dec(p), confidence: dec(c) })).toEqual({ kind: 'planned', value: runs })
+  })
+
+  it('takes numbers as the decimals written: 0.2 is exactly 1/5, 0.95 exactly 19/20', () => {
+    expect(computeRunsNeeded({ rate: 0.2, confidence: 0.95 })).toEqual({ kind: 'planned', value: 14 })
+    // 0.8^2 = 0.64 <= 1 - 0.36 exactly: 2 runs, where the doubles 0.8 * 0.8 = 0.6400000000000001 would say 3.
+    expect(computeRunsNeeded({ rate: 0.2, confidence: 0.36 })).toEqual({ kind: 'planned', value: 2 })
+  })
+
+  it.each([
+    // [what is wrong, call, error]
+    ['a rate above 1', () => computeRunsNeeded({ rate: 1.2, confidence: 0.95 }), RangeError],
+    ['a confidence in percent', () => computeRunsNeeded({ rate: 0.2, confidence: 95 }), RangeError],
+    ['a confidence of 1', () => computeRunsNeeded({ rate: 0.2, confidence: 1 }), RangeError],
+    ['a fraction with a zero denominator', () => computeRunsNeeded({ rate: { num: 1n, den: 0n }, confidence: 0.95 }), TypeError],
+    // @ts-expect-error two bare numbers are a type error: rate and confidence are named.
+    ['two bare numbers', () => computeRunsNeeded(0.2, 0.95), TypeError],
+    ['a negative retry budget', () => computeQuarantineAfter({ rate: 0.2, retryBudget: -1, confidence: 0.95 }), RangeError],
+  ])('refuses %s', (_, call, error) => {
+    expect(call).toThrow(error)
   })
 
   it('decides from exact counts: 40 of 200 is p = 0.2', () => {
-    expect(computeRunsNeeded(fractionFromCounts(40, 200), dec('0.95'))).toEqual({ kind: 'planned', value: 14 })
+    expect(computeRunsNeeded({ rate: fractionFromCounts(40, 200), confidence: dec('0.95') })).toEqual({ kind: 'planned', value: 14 })
   })
 
   it('refuses p = 0 and p = 1 with a reason', () => {
-    expect(computeRunsNeeded(dec('0'), dec('0.95'))).toEqual({ kind: 'no-failures' })
-    expect(computeRunsNeeded(dec('1'), dec('0.95'))).toEqual({ kind: 'always-fails' })
+    expect(computeRunsNeeded({ rate: dec('0'), confidence: dec('0.95') })).toEqual({ kind: 'no-failures' })
+    expect(computeRunsNeeded({ rate: dec('1'), confidence: dec('0.95') })).toEqual({ kind: 'always-fails' })
   })
 
   it('stays fast for a rare failure (p = 1e-6 → 2995731)', () => {
     // ln(0.05) / ln(1 - 1e-6) = 2995730.77, far from an integer, so no BigInt power is taken.
-    expect(computeRunsNeeded(dec('0.000001'), dec('0.95'))).toEqual({ kind: 'planned', value: 2995731 })
+    expect(computeRunsNeeded({ rate: dec('0.000001'), confidence: dec('0.95') })).toEqual({ kind: 'planned', value: 2995731 })
   })
 })
 
@@ -46,11 +65,11 @@ describe('computeRetryBudget: smallest r with p^(r+1) <= 0.01', () => {
     ['0.011', 1],
     ['0', 0],
   ])('p = %s → %i', (p, budget) => {
-    expect(computeRetryBudget(dec(p))).toEqual({ kind: 'planned', value: budget })
+    expect(computeRetryBudget({ rate: dec(p) })).toEqual({ kind: 'planned', value: budget })
   })
 
   it('says no budget helps at p = 1', () => {
-    expect(computeRetryBudget(dec('1'))).toEqual({ kind: 'always-fails' })
+    expect(computeRetryBudget({ rate: dec('1') })).toEqual({ kind: 'always-fails' })
   })
 })
 
@@ -63,7 +82,7 @@ describe('computeQuarantineAfter: smallest k >= 1 with (p^(r+1))^k <= 1-c', () =
     ['0.5', 6, '0.99999', 3],
     ['0', 0, '0.95', 1],
   ])('p = %s, r = %i, c = %s → %i', (p, r, c, k) => {
-    expect(computeQuarantineAfter(dec(p), r, dec(c))).toBe(k)
+    expect(computeQuarantineAfter({ rate: dec(p), retryBudget: r, confidence: dec(c) })).toBe(k)
   })
 })
 
@@ -77,7 +96,7 @@ describe('planning on any rate: bounded time, exact where it matters', () => {
   // quotient q to ~1e-15 relative, so the exact answer must be ceil(q) up to that: within 1e-9·q.
   it.each(grid)('runs needed, p = %s, c = %s, agrees with the float formula', (p, c) => {
     const q = lnOneMinus(c) / lnOneMinus(p)
-    const planned = computeRunsNeeded(dec(p), dec(c))
+    const planned = computeRunsNeeded({ rate: dec(p), confidence: dec(c) })
     if (q > 2 ** 53) {
       // Beyond 2^53 the answer is its size: log10 of the same quotient.
       expect(planned.kind).toBe('too-many')
@@ -92,12 +111,12 @@ describe('planning on any rate: bounded time, exact where it matters', () => {
 
   it.each(P)('retry budget, p = %s, agrees with ceil(ln 0.01 / ln p) - 1', (p) => {
     const q = Math.log(0.01) / lnOf(p)
-    expect(computeRetryBudget(dec(p))).toEqual({ kind: 'planned', value: Math.max(1, Math.ceil(q)) - 1 })
+    expect(computeRetryBudget({ rate: dec(p) })).toEqual({ kind: 'planned', value: Math.max(1, Math.ceil(q)) - 1 })
   }, 2_000)
 
   it('answers p = 1e-12 exactly (mpmath: q = 2995732273552.4931…)', () => {
     // ln(0.05) / ln(1 - 1e-12) = 2995732273552.49312729844633 (mpmath 1.3.0, 80 digits).
-    expect(computeRunsNeeded(dec('1e-12'), dec('0.95'))).toEqual({ kind: 'planned', value: 2995732273553 })
+    expect(computeRunsNeeded({ rate: dec('1e-12'), confidence: dec('0.95') })).toEqual({ kind: 'planned', value: 2995732273553 })
   }, 2_000)
 
   it('decides a quotient within 1e-27 of an integer, where no float can (3e12 runs)', () => {
@@ -106,24 +125,24 @@ describe('planning on any rate: bounded time, exact where it matters', () => {
     // Rounded up, it lies just above: q = 3e12 - 9.6e-28, so 3e12 runs suffice.
     const below = dec('0.9502129316322107376232093740410236909995') // 1 - c = …0005 (rounded down)
     const above = dec('0.9502129316322107376232093740410236909994') // 1 - c = …0006 (rounded up)
-    expect(computeRunsNeeded(dec('1e-12'), below)).toEqual({ kind: 'planned', value: 3_000_000_000_001 })
-    expect(computeRunsNeeded(dec('1e-12'), above)).toEqual({ kind: 'planned', value: 3_000_000_000_000 })
+    expect(computeRunsNeeded({ rate: dec('1e-12'), confidence: below })).toEqual({ kind: 'planned', value: 3_000_000_000_001 })
+    expect(computeRunsNeeded({ rate: dec('1e-12'), confidence: above })).toEqual({ kind: 'planned', value: 3_000_000_000_000 })
   }, 2_000)
 
   it('decides an exact tie with integers: 0.5^60 = 2^-60 exactly', () => {
     // 2^-60 = 8.67361737988403547205962240695953369140625e-19 exactly; one digit less or more moves it.
     const c = (oneMinus: string): Fraction => complementOf(dec(oneMinus))
-    expect(computeRunsNeeded(dec('0.5'), c('8.67361737988403547205962240695953369140625e-19'))).toEqual({ kind: 'planned', value: 60 })
-    expect(computeRunsNeeded(dec('0.5'), c('8.67361737988403547205962240695953369140624e-19'))).toEqual({ kind: 'planned', value: 61 })
+    expect(computeRunsNeeded({ rate: dec('0.5'), confidence: c('8.67361737988403547205962240695953369140625e-19') })).toEqual({ kind: 'planned', value: 60 })
+    expect(computeRunsNeeded({ rate: dec('0.5'), confidence: c('8.67361737988403547205962240695953369140624e-19') })).toEqual({ kind: 'planned', value: 61 })
   })
 
   it('says how large an answer beyond 2^53 is instead of looping (p = 1e-300, p = 5e-324)', () => {
     // ln(0.05) / ln(1 - p) ≈ 2.995732/p: log10 = 300.476503 and 323.777533 (log10(2.995732/5) = -0.222467).
-    expect(computeRunsNeeded(dec('1e-300'), dec('0.95'))).toMatchObject({ kind: 'too-many' })
-    const tiny = computeRunsNeeded(dec('5e-324'), dec('0.95'))
+    expect(computeRunsNeeded({ rate: dec('1e-300'), confidence: dec('0.95') })).toMatchObject({ kind: 'too-many' })
+    const tiny = computeRunsNeeded({ rate: dec('5e-324'), confidence: dec('0.95') })
     expect(tiny.kind === 'too-many' && tiny.log10).toBeCloseTo(323.777533, 6)
     // p^(r+1) <= 0.01 at p = 1 - 1e-16 needs r + 1 = ln(0.01)/ln(1 - 1e-16) ≈ 4.6e16 > 2^53.
-    expect(computeRetryBudget(dec('0.9999999999999999'))).toMatchObject({ kind: 'too-many' })
+    expect(computeRetryBudget({ rate: dec('0.9999999999999999') })).toMatchObject({ kind: 'too-many' })
   }, 2_000)
 })
 

@@ -61,6 +61,9 @@ describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', 
       // An empty message is the error's name; colour codes are stripped.
       ['empty message', [{ message: '', name: 'TypeError' }], false, undefined, { ok: false, error: 'TypeError' }],
       ['coloured message', [{ message: '\u001b[31mred\u001b[39m' }], false, undefined, { ok: false, error: 'red' }],
+      // The stack travels beside the message (for the HTML report), without colour codes; a blank one is left out.
+      ['threw with a stack', [{ message: 'boom', stack: 'Error: boom\n    at \u001b[36m/p/a.test.ts:3:9\u001b[39m' }], false, undefined, { ok: false, error: 'boom', stack: 'Error: boom\n    at /p/a.test.ts:3:9' }],
+      ['threw with an empty stack', [{ message: 'boom', stack: ' ' }], false, undefined, { ok: false, error: 'boom' }],
     ] as const)('%s', (_, fresh, fails, attemptState, expected) => {
       expect(outcomeOf(fresh, fails, attemptState)).toEqual(expected)
     })
@@ -73,8 +76,8 @@ describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', 
   })
 
   describe('forJournal', () => {
-    it('copies a repetition without its output and with its error capped, leaving the evidence whole', () => {
-      const repetition = { ok: false, elapsedMs: 1, mode: 'fast' as const, gapMs: 0, error: 'e'.repeat(600), stdout: 'out', stderr: 'err' }
+    it('copies a repetition without its output and stack and with its error capped, leaving the evidence whole', () => {
+      const repetition = { ok: false, elapsedMs: 1, mode: 'fast' as const, gapMs: 0, error: 'e'.repeat(600), stack: 'Error: e\n    at a.test.ts:1:1', stdout: 'out', stderr: 'err' }
       const line = forJournal(repetition)
       expect(line).toEqual({ ok: false, elapsedMs: 1, mode: 'fast', gapMs: 0, error: `${'e'.repeat(500)}… [flakeproof: cut]` })
       expect(repetition.error).toHaveLength(600)

@@ -29,6 +29,27 @@ describe('wilsonInterval', () => {
   it('says nothing with no trials', () => {
     expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 })
   })
+
+  it('names its width: { confidence } or { z }, never a bare number that could be either', () => {
+    // Python 3, the §2 formulas: 3 of 20 at z = 1.96 → [0.052368, 0.360423]; at z = 1.644854 (90%) → [0.061582, 0.321828].
+    expect(wilsonInterval(3, 20, { confidence: 0.95 })).toEqual(wilsonInterval(3, 20))
+    expect(wilsonInterval(3, 20, { z: 1.96 })).toEqual(wilsonInterval(3, 20))
+    const ninety = wilsonInterval(3, 20, { confidence: 0.9 })
+    expect(ninety.low).toBeCloseTo(0.061582, 6)
+    expect(ninety.high).toBeCloseTo(0.321828, 6)
+    // @ts-expect-error 0.95 alone would be read as z = 0.95 (a 66% interval): it is a type error, and throws.
+    expect(() => wilsonInterval(3, 20, 0.95)).toThrow(new TypeError("wilsonInterval's third argument names its width: { confidence: 0.95 } or { z: 1.96 }, got 0.95"))
+  })
+
+  it.each([
+    // [what is wrong, call]
+    ['failures above trials', () => wilsonInterval(21, 20)],
+    ['a fractional count', () => wilsonInterval(1.5, 20)],
+    ['a confidence given in percent', () => wilsonInterval(3, 20, { confidence: 95 })],
+    ['a z of 0', () => wilsonInterval(3, 20, { z: 0 })],
+  ])('refuses %s with a RangeError', (_, call) => {
+    expect(call).toThrow(RangeError)
+  })
 })
 
 describe('zForConfidence', () => {

@@ -35,7 +35,14 @@ export const history = defineCommand({
       context.log(`${t.verdict.padEnd(8)} ${t.failures}/${t.trials} attempts in ${t.runs} runs (${t.flakes} passed only on retry), ${percent(t.rate)} [${percent(t.ci_low)}, ${percent(t.ci_high)}]  ${t.id}`)
     }
     for (const c of found.changes) {
-      context.log(`changed at ${c.commit.slice(0, 12)}: ${c.before.failures}/${c.before.runs} runs before, ${c.after.failures}/${c.after.runs} after (p = ${c.p_value.toPrecision(3)})  ${c.test_id}`)
+      const point = c.change_point
+      const where =
+        point === undefined
+          ? ''
+          : point.commit === c.commit
+            ? `; the change-point posterior agrees (${percent(point.probability)})`
+            : `; the change-point posterior puts it at ${point.commit.slice(0, 12)} (${percent(point.probability)}), believed for where: it weighs every split, the p-value only says whether`
+      context.log(`changed at ${c.commit.slice(0, 12)}: ${c.before.failures}/${c.before.runs} runs before, ${c.after.failures}/${c.after.runs} after (p = ${c.p_value.toPrecision(3)})${where}  ${c.test_id}`)
     }
     // Everyday runs come from Vitest's reporter (the adapter that keeps history), so the proof is Vitest's.
     const proof = hintsFor({ runner: 'vitest', form: 'wrapper' }).again(`--flaky-proof --flaky-out ${shellWord(o.out)}`)

@@ -15,7 +15,7 @@ export const plan = defineCommand({
   async run(o, { print }) {
     if (o.out !== undefined) assertWritable(o.out, '--out')
     if (o.rate !== undefined) {
-      const planned = computeRunsNeeded(o.rate.exact, o.confidence.exact)
+      const planned = computeRunsNeeded({ rate: o.rate.exact, confidence: o.confidence.exact })
       if (planned.kind !== 'planned') throw explainUnplannable(planned, o.rate.exact)
       if (o.out !== undefined) {
         const basis = { basis: 'observed' as const, rate: o.rate.exact, plannedRate: o.rate.value, note: null }

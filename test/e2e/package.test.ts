@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT } from '../utils.js'
+
+/** What npm shows of the package, and what `npm publish` would ship. */
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>
+
+describe('the published package', () => {
+  it('carries its MIT licence as a file, as package.json says', () => {
+    expect(pkg.license).toBe('MIT')
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8').split('\n')[0]).toBe('MIT License')
+  })
+
+  it('says where its source, home page and issues are (one repository), what it is about, and asks for no funding', () => {
+    const repository = pkg.repository as { type: string; url: string }
+    const slug = /^git\+https:\/\/github\.com\/([\w.-]+\/[\w.-]+)\.git$/.exec(repository.url)?.[1]
+    expect(repository.type).toBe('git')
+    expect(slug).toBeDefined()
+    expect(pkg.homepage).toBe(`https://github.com/${slug}#readme`)
+    expect(pkg.bugs).toEqual({ url: `https://github.com/${slug}/issues` })
+    expect(pkg.keywords).toEqual(expect.arrayContaining(['flaky-tests', 'vitest', 'jest', 'junit']))
+    expect(pkg).not.toHaveProperty('funding')
+  })
+
+  it('packs the licence, the README and the built code, nothing else', () => {
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' })) as { files: { path: string }[] }[]
+    const paths = (packed?.files ?? []).map((f) => f.path)
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts']))
+    expect(paths.filter((p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !p.startsWith('dist/'))).toEqual([])
+  }, 60_000)
+})
