@@ -8,8 +8,10 @@ import {
   cpusOfCpuMax,
   isRunnableStat,
   type LoadSource,
+  parentOfStat,
   parseCgroupMembership,
   parseCgroupMounts,
+  processTree,
   runnableOfLoadavg,
 } from '../core/cpu-load.js'
 
@@ -43,23 +45,33 @@ export function findLoadScope(roots: SystemRoots = SYSTEM, hostCpus = availableP
   return { source: existsSync(join(roots.proc, 'loadavg')) ? 'proc' : 'loadavg', cpus: hostCpus }
 }
 
+/** The run whose own tasks a sample leaves out: its process, and the processes it spins on purpose (counted as load). */
+export interface OwnRun {
+  pid: number
+  stress: ReadonlySet<number>
+}
+
 /**
- * Tasks ready to run now, in the scope, the reader itself left out; undefined when the files could
- * not be read. `loadavg` has no count of the moment: it samples the one-minute load average.
+ * Tasks ready to run now, in the scope, the run's own left out (its process and those below it,
+ * bar its spinning ones); undefined when the files could not be read. `loadavg` has no count of the
+ * moment and no tasks to leave out: it samples the one-minute load average.
  */
-export function sampleRunnable(scope: LoadScope, roots: SystemRoots = SYSTEM): number | undefined {
+export function sampleRunnable(scope: LoadScope, own: OwnRun = { pid: process.pid, stress: new Set() }, roots: SystemRoots = SYSTEM): number | undefined {
   try {
     if (scope.source === 'loadavg') return loadavg()[0]
+    const ownTasks = tasksOfProcesses(ownProcesses(own, roots), roots)
     if (scope.source === 'proc') {
       const running = runnableOfLoadavg(readFileSync(join(roots.proc, 'loadavg'), 'utf8'))
-      return running === undefined ? undefined : Math.max(0, running - 1)
+      if (running === undefined) return undefined
+      const ownRunning = [...ownTasks].filter((tid) => isRunnableStat(readIfThere(join(roots.proc, tid, 'stat')) ?? '')).length
+      return Math.max(0, running - ownRunning)
     }
     const cgroup = scope.cgroup as NonNullable<LoadScope['cgroup']>
     let runnable = 0
     for (const tid of tasksOf(cgroup.dir, cgroup.version === 2 ? 'cgroup.threads' : 'tasks')) {
-      if (isRunnableStat(readIfThere(join(roots.proc, tid, 'stat')) ?? '')) runnable++
+      if (!ownTasks.has(tid) && isRunnableStat(readIfThere(join(roots.proc, tid, 'stat')) ?? '')) runnable++
     }
-    return Math.max(0, runnable - 1)
+    return runnable
   } catch {
     return undefined
   }
@@ -107,6 +119,33 @@ function tasksOf(dir: string, file: string): string[] {
     for (const entry of readdirSync(current, { withFileTypes: true })) if (entry.isDirectory()) pending.push(join(current, entry.name))
   }
   return tasks.slice(0, MAX_TASKS)
+}
+
+/** The run's own processes, from every process's parent in /proc. */
+function ownProcesses(own: OwnRun, roots: SystemRoots): Set<number> {
+  const parents = new Map<number, number>()
+  for (const name of readdirSync(roots.proc)) {
+    if (!/^\d+$/.test(name)) continue
+    const ppid = parentOfStat(readIfThere(join(roots.proc, name, 'stat')) ?? '')
+    if (ppid !== undefined) parents.set(Number(name), ppid)
+  }
+  return processTree(own.pid, parents, own.stress)
+}
+
+/** Every task (thread) of these processes. */
+function tasksOfProcesses(pids: ReadonlySet<number>, roots: SystemRoots): Set<string> {
+  const tasks = new Set<string>()
+  for (const pid of pids) {
+    let names: string[]
+    try {
+      names = readdirSync(join(roots.proc, String(pid), 'task'))
+    } catch {
+      // Ended since it was listed.
+      continue
+    }
+    for (const tid of names) if (/^\d+$/.test(tid)) tasks.add(tid)
+  }
+  return tasks
 }
 
 /** A file's text, or undefined when it is not there (or cannot be read: a task that just ended). */

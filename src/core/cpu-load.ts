@@ -1,6 +1,8 @@
 /**
  * Load per CPU, as the kernel's files tell it (docs/contracts.md §13.5): the number of tasks ready to
- * run (running or waiting for a CPU) per CPU available to the run. Where a cgroup limits the CPUs
+ * run (running or waiting for a CPU) per CPU available to the run, those of the run itself (its
+ * process and every process below it, bar the ones it spins on purpose) left out: the load it met,
+ * not the load it made, which a proof of the same tests makes again. Where a cgroup limits the CPUs
  * (a container, a CI job), both come from that cgroup: `os.loadavg()` and `os.cpus()` read the host,
  * whose other tenants' load and CPUs a limited container never gets. Pure: the texts of the files in,
  * numbers out; src/artifacts/cpu-load-read.ts reads them.
@@ -106,6 +108,31 @@ export function runnableOfLoadavg(text: string): number | undefined {
 export function isRunnableStat(text: string): boolean {
   const end = text.lastIndexOf(')')
   return end >= 0 && text.slice(end + 1).trimStart().startsWith('R')
+}
+
+/** The parent's pid in a `/proc/<pid>/stat` (the field after the state), or undefined when the text is not one. */
+export function parentOfStat(text: string): number | undefined {
+  const end = text.lastIndexOf(')')
+  const ppid = Number(text.slice(end + 1).trim().split(/\s+/)[1])
+  return end >= 0 && Number.isInteger(ppid) ? ppid : undefined
+}
+
+/**
+ * The run's own processes: `root` and every process below it, from each process's parent — except
+ * the subtrees of `stress` (processes the run spins on purpose, which are load it means to meet).
+ */
+export function processTree(root: number, parents: ReadonlyMap<number, number>, stress: ReadonlySet<number> = new Set()): Set<number> {
+  const children = new Map<number, number[]>()
+  for (const [pid, ppid] of parents) children.set(ppid, [...(children.get(ppid) ?? []), pid])
+  const tree = new Set<number>()
+  const pending = [root]
+  while (pending.length > 0) {
+    const pid = pending.pop() as number
+    if (tree.has(pid) || stress.has(pid)) continue
+    tree.add(pid)
+    pending.push(...(children.get(pid) ?? []))
+  }
+  return tree
 }
 
 /** Load per CPU written to two decimals: what the files record, and what comparisons read. */

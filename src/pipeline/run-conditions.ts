@@ -1,9 +1,9 @@
-import { findLoadScope, type LoadScope, sampleRunnable, type SystemRoots } from '../artifacts/cpu-load-read.js'
+import { findLoadScope, type LoadScope, type OwnRun, sampleRunnable, type SystemRoots } from '../artifacts/cpu-load-read.js'
 import { readOtherRunMarkers, removeRunMarker, runMarkersDir, writeRunMarker } from '../artifacts/run-marker.js'
 import type { LoadSource } from '../core/cpu-load.js'
 import { loadPerCpu } from '../core/cpu-load.js'
 import { concurrentRuns } from '../core/proof-strength.js'
-import { startLoad } from '../runner/load.js'
+import { spinningProcesses, startLoad } from '../runner/load.js'
 
 /** What the sampler saw of a run it did not create: the machine's load and the other flakeproof runs. */
 export interface SampledConditions {
@@ -31,7 +31,8 @@ export interface SamplerSettings {
 
 /**
  * Samples the conditions of a run as it runs (docs/contracts.md §13.5): load per CPU every half
- * second, from the cgroup that limits the CPUs or from the system, and how many flakeproof runs of
+ * second, from the cgroup that limits the CPUs or from the system, the run's own processes left out
+ * (its spinning ones counted), and how many flakeproof runs of
  * the same files run at once, from one marker per run in the project's `.flakeproof/running/`. Its
  * own marker is written at start and removed at stop (and at exit, should the run never stop). A
  * file that cannot be read or written costs a sample, never the run.
@@ -39,6 +40,7 @@ export interface SamplerSettings {
 export class RunConditionsSampler {
   private readonly _settings: SamplerSettings
   private readonly _scope: LoadScope
+  private readonly _own: OwnRun
   private readonly _samples: number[] = []
   private readonly _startedAt = new Date()
   private _files: string[] | null
@@ -53,6 +55,8 @@ export class RunConditionsSampler {
   constructor(settings: SamplerSettings) {
     this._settings = settings
     this._scope = findLoadScope(settings.roots)
+    // The processes this run spins (--flaky-load-procs, load rounds) are its children, and load it means to meet.
+    this._own = { pid: process.pid, stress: spinningProcesses() }
     this._files = settings.files ? [...settings.files] : null
   }
 
@@ -95,7 +99,7 @@ export class RunConditionsSampler {
 
   private _tick(): void {
     try {
-      const runnable = sampleRunnable(this._scope, this._settings.roots)
+      const runnable = sampleRunnable(this._scope, this._own, this._settings.roots)
       if (runnable !== undefined) this._samples.push(runnable)
       if (this._marker !== undefined) {
         const others = readOtherRunMarkers(runMarkersDir(this._settings.root), this._marker)

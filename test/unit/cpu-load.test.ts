@@ -10,7 +10,9 @@ import {
   isRunnableStat,
   loadPerCpu,
   parseCgroupMembership,
+  parentOfStat,
   parseCgroupMounts,
+  processTree,
   runnableOfLoadavg,
 } from '../../src/core/cpu-load.js'
 import { tempDir } from '../utils.js'
@@ -109,10 +111,29 @@ function fakeSystem(files: Record<string, string>): { proc: string; at: (path: s
 }
 
 describe('where the load is counted', () => {
-  // Tasks 11 and 12 spin (R), 13 sleeps; 14 is in a child cgroup and spins.
-  const tasks = { 'proc/11/stat': '11 (node) R 1', 'proc/12/stat': '12 (node) R 1', 'proc/13/stat': '13 (node) S 1', 'proc/14/stat': '14 (sh) R 1' }
+  // Processes 11, 12 and 14 spin (R), 13 sleeps. The run is 20 (threads 20 and 22, both running),
+  // its worker 21 (running), and 23, a process it spins on purpose: load it met, not made.
+  const tasks = {
+    'proc/11/stat': '11 (node) R 1',
+    'proc/11/task/11/stat': '11 (node) R 1',
+    'proc/12/stat': '12 (node) R 1',
+    'proc/12/task/12/stat': '12 (node) R 1',
+    'proc/13/stat': '13 (node) S 1',
+    'proc/13/task/13/stat': '13 (node) S 1',
+    'proc/14/stat': '14 (sh) R 1',
+    'proc/14/task/14/stat': '14 (sh) R 1',
+    'proc/20/stat': '20 (node) R 1',
+    'proc/20/task/20/stat': '20 (node) R 1',
+    'proc/20/task/22/stat': '22 (node) R 1',
+    'proc/22/stat': '22 (node) R 1',
+    'proc/21/stat': '21 (node) R 20',
+    'proc/21/task/21/stat': '21 (node) R 20',
+    'proc/23/stat': '23 (node) R 20',
+    'proc/23/task/23/stat': '23 (node) R 20',
+  }
+  const own = { pid: 20, stress: new Set([23]) }
 
-  it('a cgroup v2 whose parent limits the CPUs: its limit, and its tasks and its descendants', () => {
+  it('a cgroup v2 whose parent limits the CPUs: its limit, and the tasks of it and its descendants that are not the run\'s', () => {
     const system = fakeSystem({
       'proc/self/cgroup': '0::/ci/job\n',
       'proc/self/mountinfo': '25 30 0:23 / <top>/cg rw - cgroup2 cgroup2 rw',
@@ -120,14 +141,14 @@ describe('where the load is counted', () => {
       'cg/ci/cpu.max': '200000 100000\n',
       'cg/ci/job/cpu.max': 'max 100000\n',
       'cg/ci/cgroup.threads': '11\n12\n',
-      'cg/ci/job/cgroup.threads': '13\n',
-      'cg/ci/job/step/cgroup.threads': '14\n',
+      'cg/ci/job/cgroup.threads': '13\n20\n22\n',
+      'cg/ci/job/step/cgroup.threads': '14\n21\n23\n',
       ...tasks,
     })
     const scope = findLoadScope(system, 8)
     expect(scope).toEqual({ source: 'cgroup', cpus: 2, cgroup: { dir: system.at('cg/ci'), version: 2 } })
-    // 11, 12 and 14 are ready to run; the reader is one of them: 2, never the host's 40.
-    expect(sampleRunnable(scope, system)).toBe(2)
+    // Ready to run: 11, 12, 14 and the spun 23; the run's own 20, 22 and 21 are left out. Never the host's 40.
+    expect(sampleRunnable(scope, own, system)).toBe(4)
   })
 
   it('a cgroup v1 cpu quota, at most the machine\'s CPUs', () => {
@@ -136,30 +157,51 @@ describe('where the load is counted', () => {
       'proc/self/mountinfo': '34 30 0:30 / <top>/cpu rw - cgroup cgroup rw,cpu,cpuacct',
       'cpu/docker/ab/cpu.cfs_quota_us': '400000\n',
       'cpu/docker/ab/cpu.cfs_period_us': '100000\n',
-      'cpu/docker/ab/tasks': '11\n13\n',
+      'cpu/docker/ab/tasks': '11\n13\n20\n',
       ...tasks,
     })
     const scope = findLoadScope(system, 2)
     // 4 CPUs of quota on a machine of 2: 2.
     expect(scope).toEqual({ source: 'cgroup', cpus: 2, cgroup: { dir: system.at('cpu/docker/ab'), version: 1 } })
-    expect(sampleRunnable(scope, system)).toBe(0)
+    // 11 runs, 13 sleeps, 20 is the run's own.
+    expect(sampleRunnable(scope, own, system)).toBe(1)
   })
 
-  it('no limit: the whole system, from /proc/loadavg, the reader left out', () => {
+  it('no limit: the whole system, from /proc/loadavg, less the run\'s own tasks ready to run', () => {
     const system = fakeSystem({
       'proc/self/cgroup': '1:cpu:/\n0::/\n',
       'proc/self/mountinfo': '34 30 0:30 / <top>/cpu rw - cgroup cgroup rw,cpu',
       'cpu/cpu.cfs_quota_us': '-1\n',
       'cpu/cpu.cfs_period_us': '100000\n',
       'proc/loadavg': '6.19 8.55 10.21 7/207 14326\n',
+      ...tasks,
     })
     const scope = findLoadScope(system, 2)
     expect(scope).toEqual({ source: 'proc', cpus: 2 })
-    expect(sampleRunnable(scope, system)).toBe(6)
+    // 7 running system-wide, 3 of them the run's (20, 22, 21): 4.
+    expect(sampleRunnable(scope, own, system)).toBe(4)
   })
 
   it('no /proc (macOS, Windows): the load average', () => {
     const system = fakeSystem({ 'elsewhere/x': '' })
     expect(findLoadScope({ proc: system.at('proc') }, 4)).toEqual({ source: 'loadavg', cpus: 4 })
+  })
+
+  it.each([
+    // 1 → 20 → 21, 20 → 23 (spun on purpose) → 24: the run 20 is 20 and 21.
+    [20, [23], [20, 21]],
+    [20, [], [20, 21, 23, 24]],
+    [1, [20], [1, 30]],
+  ])('the process tree of %i without the subtrees of %j: %j', (root, stress, tree) => {
+    const parents = new Map([[20, 1], [21, 20], [23, 20], [24, 23], [30, 1]])
+    expect([...processTree(root, parents, new Set(stress))].sort((a, b) => a - b)).toEqual(tree)
+  })
+
+  it.each([
+    ['1234 (node) R 1 1234', 1],
+    ['99 (a (b) c) S 42 99 0', 42],
+    ['nonsense', undefined],
+  ])('the parent in %j: %s', (text, ppid) => {
+    expect(parentOfStat(text)).toBe(ppid)
   })
 })
