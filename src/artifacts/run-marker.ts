@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { makeOutputFolder } from './_fs.js'
-import { isProcessAlive } from './_process.js'
+import { isProcessAlive, processStart } from './_process.js'
 import { writeJsonAtomic } from './write.js'
 
 /**
@@ -11,7 +11,8 @@ import { writeJsonAtomic } from './write.js'
  * (`<root>/.flakeproof/running/`), outside any run's locked output folder: each run writes its own,
  * reads the others to count how many runs of the same files run at once (docs/contracts.md §13.5),
  * and removes its own when it ends. A run killed before it could remove its marker leaves one whose
- * process is gone: ignored, and removed by the next run that sees it.
+ * process is gone (or whose pid a process started since holds): ignored, and removed by the next
+ * run that sees it.
  */
 export const RunMarkerSchema = z.object({
   schema_version: z.literal(1),
@@ -21,6 +22,12 @@ export const RunMarkerSchema = z.object({
   runner: z.string(),
   /** What it runs: test files (absolute paths) or the command; null until the runner says. */
   files: z.array(z.string()).nullable(),
+  /**
+   * When its process started, in clock ticks since boot (`/proc/<pid>/stat`), where there is a /proc:
+   * a marker left by a killed run whose pid was given again (to this run, in a container that numbers
+   * from 1 each time) is told from a run under way by it.
+   */
+  process_start: z.string().regex(/^\d+$/).optional(),
 })
 export type RunMarker = z.infer<typeof RunMarkerSchema>
 
@@ -66,9 +73,15 @@ export function removeRunMarker(path: string, made?: string): void {
   }
 }
 
+/** The start of this process, for its marker (undefined without /proc). */
+export function ownProcessStart(): string | undefined {
+  return processStart(process.pid)
+}
+
 /**
  * The markers of the other runs under way: each readable marker of a live process, except `own`.
- * Markers of processes that are gone are removed; unreadable ones (being written) are skipped.
+ * Markers of processes that are gone, or whose pid a process started since holds, are removed;
+ * unreadable ones (being written) are skipped.
  */
 export function readOtherRunMarkers(dir: string, own: string | undefined): RunMarker[] {
   let names: string[]
@@ -87,8 +100,16 @@ export function readOtherRunMarkers(dir: string, own: string | undefined): RunMa
     } catch {
       continue
     }
-    if (isProcessAlive(marker.pid)) markers.push(marker)
+    if (isUnderWay(marker)) markers.push(marker)
     else rmSync(path, { force: true })
   }
   return markers
+}
+
+/** Whether the marker's run is still going: its pid is alive, and (where both are known) is the process that wrote it. */
+function isUnderWay(marker: RunMarker): boolean {
+  if (!isProcessAlive(marker.pid)) return false
+  if (marker.process_start === undefined) return true
+  const start = processStart(marker.pid)
+  return start === undefined || start === marker.process_start
 }

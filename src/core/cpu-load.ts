@@ -118,6 +118,18 @@ export function parentOfStat(text: string): number | undefined {
 }
 
 /**
+ * When the process started, in clock ticks since boot (`starttime`, the 22nd field of a
+ * `/proc/<pid>/stat`), as written there; undefined when the text is not one. Two processes that
+ * share a pid one after the other (a run killed without removing its marker, its pid given again)
+ * differ in it.
+ */
+export function startOfStat(text: string): string | undefined {
+  const end = text.lastIndexOf(')')
+  const start = text.slice(end + 1).trim().split(/\s+/)[19]
+  return end >= 0 && start !== undefined && /^\d+$/.test(start) ? start : undefined
+}
+
+/**
  * The run's own processes: `root` and every process below it, from each process's parent — except
  * the subtrees of `stress` (processes the run spins on purpose, which are load it means to meet).
  */

@@ -1,5 +1,5 @@
 import { findLoadScope, type LoadScope, type OwnRun, sampleRunnable, type SystemRoots } from '../artifacts/cpu-load-read.js'
-import { readOtherRunMarkers, removeRunMarker, runMarkersDir, writeRunMarker } from '../artifacts/run-marker.js'
+import { ownProcessStart, readOtherRunMarkers, removeRunMarker, runMarkersDir, writeRunMarker } from '../artifacts/run-marker.js'
 import type { LoadSource } from '../core/cpu-load.js'
 import { loadPerCpu } from '../core/cpu-load.js'
 import { concurrentRuns } from '../core/proof-strength.js'
@@ -41,6 +41,8 @@ export class RunConditionsSampler {
   private readonly _settings: SamplerSettings
   private readonly _scope: LoadScope
   private readonly _own: OwnRun
+  /** This process's start, in its marker: a later process given the same pid is not this run. */
+  private readonly _processStart: { process_start?: string }
   private readonly _samples: number[] = []
   private readonly _startedAt = new Date()
   private _files: string[] | null
@@ -57,6 +59,8 @@ export class RunConditionsSampler {
     this._scope = findLoadScope(settings.roots)
     // The processes this run spins (--flaky-load-procs, load rounds) are its children, and load it means to meet.
     this._own = { pid: process.pid, stress: spinningProcesses() }
+    const start = ownProcessStart()
+    this._processStart = start === undefined ? {} : { process_start: start }
     this._files = settings.files ? [...settings.files] : null
   }
 
@@ -114,7 +118,7 @@ export class RunConditionsSampler {
     try {
       const written = writeRunMarker(
         this._settings.root,
-        { schema_version: 1, pid: process.pid, started_at: this._startedAt.toISOString(), runner: this._settings.runner, files: this._files },
+        { schema_version: 1, pid: process.pid, started_at: this._startedAt.toISOString(), runner: this._settings.runner, files: this._files, ...this._processStart },
         this._marker,
       )
       this._marker = written.path

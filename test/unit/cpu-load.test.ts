@@ -14,6 +14,7 @@ import {
   parseCgroupMounts,
   processTree,
   runnableOfLoadavg,
+  startOfStat,
 } from '../../src/core/cpu-load.js'
 import { tempDir } from '../utils.js'
 
@@ -203,5 +204,16 @@ describe('where the load is counted', () => {
     ['nonsense', undefined],
   ])('the parent in %j: %s', (text, ppid) => {
     expect(parentOfStat(text)).toBe(ppid)
+  })
+
+  it.each([
+    // `cat /proc/self/stat` on this machine (Linux 6, Debian): starttime, the 22nd field, is 1363805.
+    ['22144 (cat) R 22142 22142 24895 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0 1363805 3133440 412 18446744073709551615', '1363805'],
+    // A name with spaces and parentheses: fields are counted from the last ')'.
+    ['7 (a) b (c) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 42 0 0', '42'],
+    ['7 (short) S 1 7', undefined],
+    ['nonsense', undefined],
+  ])('the start in %j: %s', (text, start) => {
+    expect(startOfStat(text)).toBe(start)
   })
 })

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readOtherRunMarkers, runMarkersDir, writeRunMarker } from '../../src/artifacts/run-marker.js'
@@ -125,6 +125,35 @@ describe('run markers and the sampler', () => {
     expect(readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name))).not.toContain(dead)
     // Its own marker is gone with it.
     expect(readOtherRunMarkers(runMarkersDir(root), undefined).map((m) => m.files?.join()).sort()).toEqual(['/p/a.test.ts', '/p/other.test.ts'])
+  })
+})
+
+describe.skipIf(process.platform !== 'linux')('a marker whose pid a later process holds (Linux, from /proc/<pid>/stat)', () => {
+  const live = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+  afterAll(() => {
+    live.kill('SIGKILL')
+  })
+  /** The 22nd field of /proc/<pid>/stat, read here by hand rather than by the code under test. */
+  const startOf = (pid: number): string => {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[19] as string
+  }
+
+  it('is a killed run\'s, ignored and removed: this very pid in a container numbering from 1, or another live one', () => {
+    const root = tempDir()
+    const marker = (pid: number, start: string) => ({ schema_version: 1 as const, pid, started_at: '2026-12-01T00:00:00.000Z', runner: 'jest', files: ['/p/a.test.ts'], process_start: start })
+    const earlier = (start: string): string => String(Number(start) - 1)
+    const running = writeRunMarker(root, marker(live.pid as number, startOf(live.pid as number))).path
+    const reusedOwn = writeRunMarker(root, marker(process.pid, earlier(startOf(process.pid)))).path
+    const reusedOther = writeRunMarker(root, marker(live.pid as number, earlier(startOf(live.pid as number)))).path
+    const sampler = new RunConditionsSampler({ root, runner: 'jest', files: ['/p/a.test.ts'], intervalMs: 60_000 })
+    sampler.start()
+    const own = readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name)).filter((p) => ![running, reusedOwn, reusedOther].includes(p))
+    // This run's own marker carries its start.
+    expect(own.map((p) => JSON.parse(readFileSync(p, 'utf8')).process_start)).toEqual([startOf(process.pid)])
+    // This run and the live one; neither marker whose process started after it was written.
+    expect(sampler.stop().concurrent_runs).toBe(2)
+    expect(readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name))).toEqual([running])
   })
 })
 
