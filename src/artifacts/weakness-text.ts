@@ -9,6 +9,13 @@ export function loadFlagOf(commandMode: boolean): LoadFlag {
   return (procs) => (commandMode ? `--load-procs ${procs}` : `--flaky-load-procs ${procs}`)
 }
 
+/** Vitest's own pools, each named by its `--pool` flag (as src/core/proof-strength.ts says in English). */
+const VITEST_POOLS = new Set(['forks', 'threads', 'vmForks', 'vmThreads'])
+
+/** How to keep Jest's workers (src/core/proof-strength.ts, in Korean). */
+const jestWorkersKo = (workers?: unknown): string =>
+  `; Jest가 자신의 프로세스에서 실행했습니다 (파일 하나, 워커 하나, 또는 캐시가 빠르다고 기록한 파일): 워커를 유지하는 --workerIdleMemoryLimit=1GB와 ${workers === undefined ? '측정 때와 같은 --maxWorkers' : `--maxWorkers=${workers}`}를 추가하세요`
+
 const onOff = (value: unknown, on: string, off: string): string => (value === true ? on : off)
 
 /**
@@ -21,11 +28,12 @@ export const WEAKNESS_TEXT = {
     const { measured, proof } = w
     switch (w.condition) {
       case 'workers':
-        return `동시 워커 ${proof}개, 측정 때 ${measured}개: 같은 수의 파일을 동시에 실행하세요 (선택 전체, 워커 ${measured}개 이상)`
+        return `동시 워커 ${proof}개, 측정 때 ${measured}개: 같은 수의 파일을 동시에 실행하세요 (선택 전체, 워커 ${measured}개 이상)${ran.pool === 'in-band' ? jestWorkersKo(measured) : ''}`
       case 'concurrent_runs':
         return `같은 파일의 flakeproof 동시 실행 ${proof}개, 측정 때 ${measured}개: 측정 때처럼 ${measured}개를 동시에 시작하세요`
       case 'pool':
-        return `풀 ${proof}, 측정 때 풀 ${measured}: ${measured}에서 실행하세요`
+        if (proof === 'in-band' && measured === 'workers') return `풀 in-band, 측정 때 풀 workers${jestWorkersKo()}`
+        return `풀 ${proof}, 측정 때 풀 ${measured}: ${measured}에서 실행하세요${VITEST_POOLS.has(String(measured)) ? ` (--pool ${measured})` : ''}`
       case 'isolate':
         return `격리 ${onOff(proof, '켜짐', '꺼짐')}, 측정 때 ${onOff(measured, '켜짐', '꺼짐')}: 측정 때처럼 실행하세요`
       case 'load_per_cpu': {

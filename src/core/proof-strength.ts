@@ -79,11 +79,12 @@ export function describeWeakness(weakness: Weakness, proof: RunStress, loadFlag:
   const { condition, measured, proof: ran } = weakness
   switch (condition) {
     case 'workers':
-      return `${ran} worker(s) at once, ${measured} when measured: run as many files at once (the whole selection, and at least ${measured} workers)`
+      return `${ran} worker(s) at once, ${measured} when measured: run as many files at once (the whole selection, and at least ${measured} workers)${proof.pool === JEST_IN_BAND ? jestWorkers(measured) : ''}`
     case 'concurrent_runs':
       return `${ran} flakeproof run(s) of these files at once, ${measured} when measured: start ${measured} at once, as the measurement did`
     case 'pool':
-      return `pool ${ran}, measured in pool ${measured}: run it in ${measured}`
+      if (ran === JEST_IN_BAND && measured === 'workers') return `pool in-band, measured in pool workers${jestWorkers()}`
+      return `pool ${ran}, measured in pool ${measured}: run it in ${measured}${VITEST_POOLS.has(String(measured)) ? ` (--pool ${measured})` : ''}`
     case 'isolate':
       return `isolation ${ran ? 'on' : 'off'}, measured with it ${measured ? 'on' : 'off'}: run it as measured`
     case 'load_per_cpu': {
@@ -104,6 +105,22 @@ export function concurrentRuns(own: readonly string[] | null, others: readonly (
 }
 
 // --- internal ---
+
+/** Jest's pool when it runs the files in its own process (docs/contracts.md §12). */
+const JEST_IN_BAND = 'in-band'
+
+/** Vitest's own pools, each named by its `--pool` flag (a `+` of several projects' pools has none). */
+const VITEST_POOLS = new Set(['forks', 'threads', 'vmForks', 'vmThreads'])
+
+/**
+ * How to keep Jest's workers: Jest runs the files in band with one file, one worker, or files its
+ * cache timed as fast (under 1 s) — as a proof after a measurement usually finds them — unless a
+ * worker memory limit is set (its `shouldRunInBand`).
+ */
+function jestWorkers(workers?: number | string | boolean): string {
+  const maxWorkers = workers === undefined ? '--maxWorkers as measured' : `--maxWorkers=${workers}`
+  return `; Jest ran them in its own process (one file, one worker, or files its cache timed as fast): add --workerIdleMemoryLimit=1GB, which keeps its workers, and ${maxWorkers}`
+}
 
 function isNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value)

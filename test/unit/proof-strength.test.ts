@@ -69,7 +69,19 @@ describe('loadProcsToMatch: spinning processes that bring the proof up to the me
       '1 worker(s) at once, 3 when measured: run as many files at once (the whole selection, and at least 3 workers)',
     )
     expect(describeWeakness({ condition: 'concurrent_runs', measured: 2, proof: 1 }, proof, flag)).toBe('1 flakeproof run(s) of these files at once, 2 when measured: start 2 at once, as the measurement did')
-    expect(describeWeakness({ condition: 'pool', measured: 'forks', proof: 'threads' }, proof, flag)).toBe('pool threads, measured in pool forks: run it in forks')
+    expect(describeWeakness({ condition: 'pool', measured: 'forks', proof: 'threads' }, proof, flag)).toBe('pool threads, measured in pool forks: run it in forks (--pool forks)')
+    // Two Vitest projects' pools joined: no one flag runs them.
+    expect(describeWeakness({ condition: 'pool', measured: 'forks+threads', proof: 'forks' }, proof, flag)).toBe('pool forks, measured in pool forks+threads: run it in forks+threads')
+  })
+
+  it('says how to keep Jest\'s workers where Jest ran the proof in band (fast files, after a measurement filled its cache)', () => {
+    const flag = (n: number) => `--flaky-load-procs ${n}`
+    const inBand = { cpus: 2, spinning: 0, workers: 1, pool: 'in-band' }
+    const why = 'Jest ran them in its own process (one file, one worker, or files its cache timed as fast): add --workerIdleMemoryLimit=1GB, which keeps its workers'
+    expect(describeWeakness({ condition: 'workers', measured: 2, proof: 1 }, inBand, flag)).toBe(
+      `1 worker(s) at once, 2 when measured: run as many files at once (the whole selection, and at least 2 workers); ${why}, and --maxWorkers=2`,
+    )
+    expect(describeWeakness({ condition: 'pool', measured: 'workers', proof: 'in-band' }, inBand, flag)).toBe(`pool in-band, measured in pool workers; ${why}, and --maxWorkers as measured`)
   })
 })
 
