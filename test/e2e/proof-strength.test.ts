@@ -207,6 +207,97 @@ describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output fo
 
 const proofPath = (dir: string): string => join(dir, '.flakeproof/proof.json')
 
+/**
+ * The shape of a run — workers, pool, isolation — as the runner settles it, which no machine's load
+ * moves: these run on any machine. The measurement ran two files in two workers of one pool; a proof
+ * in another shape is weaker, whose notes name the flags that match it, and with them it is not.
+ */
+const SHAPES = {
+  vitest: {
+    files: {
+      'package.json': '{ "type": "module" }\n',
+      'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
+      'tests/stress.test.js': stressTest('esm'),
+      'tests/other.test.js': "test('runs beside it', () => {})\n",
+    },
+    run: (dir: string, args: string[], flags: string[], env: Record<string, string>) => runNodeIn(dir, [VITEST, 'run', ...args, '--', ...flags], env),
+    measuredIn: ['--pool', 'threads', '--maxWorkers', '2'],
+    measured: { workers: 2, pool: 'threads', isolate: true },
+    easier: ['--maxWorkers', '1', '--no-isolate'],
+    weaker: [
+      { condition: 'workers', measured: 2, proof: 1, note: '1 worker(s) at once, 2 when measured: run as many files at once (the whole selection, and at least 2 workers)' },
+      { condition: 'pool', measured: 'threads', proof: 'forks', note: 'pool forks, measured in pool threads: run it in threads (--pool threads)' },
+      { condition: 'isolate', measured: true, proof: false, note: 'isolation off, measured with it on: run it as measured' },
+    ],
+    matched: ['--pool', 'threads', '--maxWorkers', '2'],
+  },
+  jest: {
+    files: {
+      'package.json': '{ "type": "commonjs" }\n',
+      // Its own cache: the measurement meets no timings, so Jest runs the two files in workers.
+      'jest.config.js': "module.exports = { testEnvironment: 'node', cacheDirectory: '<rootDir>/.jest-cache' }\n",
+      'tests/stress.test.js': stressTest('cjs'),
+      'tests/other.test.js': "test('runs beside it', () => {})\n",
+    },
+    run: (dir: string, args: string[], flags: string[], env: Record<string, string>) => runNodeIn(dir, [BIN, 'jest', ...args, ...flags], env),
+    measuredIn: ['--maxWorkers=2'],
+    measured: { workers: 2, pool: 'workers', isolate: true },
+    easier: ['--runInBand'],
+    weaker: [
+      {
+        condition: 'workers',
+        measured: 2,
+        proof: 1,
+        note: '1 worker(s) at once, 2 when measured: run as many files at once (the whole selection, and at least 2 workers); Jest ran them in its own process (one file, one worker, or files its cache timed as fast): add --workerIdleMemoryLimit=1GB, which keeps its workers, and --maxWorkers=2',
+      },
+      {
+        condition: 'pool',
+        measured: 'workers',
+        proof: 'in-band',
+        note: 'pool in-band, measured in pool workers; Jest ran them in its own process (one file, one worker, or files its cache timed as fast): add --workerIdleMemoryLimit=1GB, which keeps its workers, and --maxWorkers as measured',
+      },
+    ],
+    // The suggested flags: with its cache now timing both files as fast, --maxWorkers=2 alone would run them in band.
+    matched: ['--maxWorkers=2', '--workerIdleMemoryLimit=1GB'],
+  },
+}
+
+describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than its measurement (workers, pool, isolation)', { timeout: 180_000 }, (runner) => {
+  const shape = SHAPES[runner]
+  const dir = project(shape.files)
+  const marker = join(dir, 'marker')
+  const env = { FIXTURE_STATE: join(dir, 'state'), FIXTURE_MARKER: marker }
+
+  beforeAll(async () => {
+    writeFileSync(marker, 'load\n')
+    const measured = await shape.run(dir, shape.measuredIn, ['--flaky-repeat', '100'], env)
+    expect(measured.code, shown(measured)).toBe(0)
+    rmSync(marker)
+    expect(readArtifact(join(dir, '.flakeproof/policy.json'), PolicyFileSchema).measured_under).toMatchObject(shape.measured)
+    // The load per CPU of this shared machine differs between any two runs by more than a proof may
+    // lack (the cgroup tests above hold it still): left out, so that only the shape is compared.
+    edit<PolicyFile>(join(dir, '.flakeproof/policy.json'), (p) => ({ ...p, measured_under: p.measured_under && { ...p.measured_under, load_per_cpu: null } }))
+  })
+
+  it('is weaker in each, with both values and the flags that match it', async () => {
+    const easier = await shape.run(dir, shape.easier, ['--flaky-proof'], env)
+    expect(easier.code, shown(easier)).toBe(0)
+    const proof = readArtifact(proofPath(dir), ProofFileSchema)
+    expect(proof.weaker).toEqual(shape.weaker)
+    expect(proof.tests?.[FLAKY]).toMatchObject({ trials: 11, failures: 0, passed: true })
+    for (const w of shape.weaker) expect(easier.stdout + easier.stderr).toContain(`⚠ weaker than the measurement: ${w.note}`)
+  })
+
+  it('is not weaker with the flags its notes name', async () => {
+    const matched = await shape.run(dir, shape.matched, ['--flaky-proof'], env)
+    expect(matched.code, shown(matched)).toBe(0)
+    const proof = readArtifact(proofPath(dir), ProofFileSchema)
+    expect(proof.weaker ?? []).toEqual([])
+    expect(proof.ran_under).toMatchObject(shape.measured)
+    expect(matched.stdout + matched.stderr).not.toContain('weaker than the measurement')
+  })
+})
+
 describe('command mode: flakeproof runs of the same command at once', { timeout: 120_000 }, () => {
   it('are counted in both measurements; a proof run alone is weaker, and --strict fails it', async () => {
     const dir = tempDir('flakeproof-concurrent-')
