@@ -1,4 +1,4 @@
-import { describeWeakness, loadProcsToMatch } from '../core/proof-strength.js'
+import { describeWeakness, JEST_IN_BAND, loadProcsToMatch, VITEST_POOLS } from '../core/proof-strength.js'
 import type { RunStress, Weakness } from './conditions-schema.js'
 
 /** Spells the option that spins processes for a whole run: `--flaky-load-procs 6` in test mode, `--load-procs 6` for a command. */
@@ -8,9 +8,6 @@ export type LoadFlag = (procs: number) => string
 export function loadFlagOf(commandMode: boolean): LoadFlag {
   return (procs) => (commandMode ? `--load-procs ${procs}` : `--flaky-load-procs ${procs}`)
 }
-
-/** Vitest's own pools, each named by its `--pool` flag (as src/core/proof-strength.ts says in English). */
-const VITEST_POOLS = new Set(['forks', 'threads', 'vmForks', 'vmThreads'])
 
 /** How to keep Jest's workers (src/core/proof-strength.ts, in Korean). */
 const jestWorkersKo = (workers?: unknown): string =>
@@ -28,11 +25,11 @@ export const WEAKNESS_TEXT = {
     const { measured, proof } = w
     switch (w.condition) {
       case 'workers':
-        return `동시 워커 ${proof}개, 측정 때 ${measured}개: 같은 수의 파일을 동시에 실행하세요 (선택 전체, 워커 ${measured}개 이상)${ran.pool === 'in-band' ? jestWorkersKo(measured) : ''}`
+        return `동시 워커 ${proof}개, 측정 때 ${measured}개: 같은 수의 파일을 동시에 실행하세요 (선택 전체, 워커 ${measured}개 이상)${ran.pool === JEST_IN_BAND ? jestWorkersKo(measured) : ''}`
       case 'concurrent_runs':
         return `같은 파일의 flakeproof 동시 실행 ${proof}개, 측정 때 ${measured}개: 측정 때처럼 ${measured}개를 동시에 시작하세요`
       case 'pool':
-        if (proof === 'in-band' && measured === 'workers') return `풀 in-band, 측정 때 풀 workers${jestWorkersKo()}`
+        if (proof === JEST_IN_BAND && measured === 'workers') return `풀 in-band, 측정 때 풀 workers${jestWorkersKo()}`
         return `풀 ${proof}, 측정 때 풀 ${measured}: ${measured}에서 실행하세요${VITEST_POOLS.has(String(measured)) ? ` (--pool ${measured})` : ''}`
       case 'isolate':
         return `격리 ${onOff(proof, '켜짐', '꺼짐')}, 측정 때 ${onOff(measured, '켜짐', '꺼짐')}: 측정 때처럼 실행하세요`

@@ -104,13 +104,13 @@ export function concurrentRuns(own: readonly string[] | null, others: readonly (
   return 1 + others.filter((files) => mine === null || files === null || files.some((f) => mine.has(f))).length
 }
 
-// --- internal ---
-
 /** Jest's pool when it runs the files in its own process (docs/contracts.md §12). */
-const JEST_IN_BAND = 'in-band'
+export const JEST_IN_BAND = 'in-band'
 
 /** Vitest's own pools, each named by its `--pool` flag (a `+` of several projects' pools has none). */
-const VITEST_POOLS = new Set(['forks', 'threads', 'vmForks', 'vmThreads'])
+export const VITEST_POOLS: ReadonlySet<string> = new Set(['forks', 'threads', 'vmForks', 'vmThreads'])
+
+// --- internal ---
 
 /**
  * How to keep Jest's workers: Jest runs the files in band with one file, one worker, or files its
