@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import {
   cgroupAncestry,
   cgroupDirectory,
+  childrenFromParents,
   cpusOfCfsQuota,
   cpusOfCpuMax,
   isRunnableStat,
@@ -11,6 +12,7 @@ import {
   parentOfStat,
   parseCgroupMembership,
   parseCgroupMounts,
+  parseChildren,
   processTree,
   runnableOfLoadavg,
 } from '../core/cpu-load.js'
@@ -121,15 +123,31 @@ function tasksOf(dir: string, file: string): string[] {
   return tasks.slice(0, MAX_TASKS)
 }
 
-/** The run's own processes, from every process's parent in /proc. */
+/**
+ * The run's own processes: walked down from it by each thread's `children` file where the kernel
+ * has them (a few reads, however busy the machine), else from every process's parent in /proc.
+ */
 function ownProcesses(own: OwnRun, roots: SystemRoots): Set<number> {
+  const children = (pid: number): number[] => {
+    let tids: string[]
+    try {
+      tids = readdirSync(join(roots.proc, String(pid), 'task'))
+    } catch {
+      // Ended since it was listed.
+      return []
+    }
+    // A thread that ended since has no file: it starts no more children.
+    return tids.flatMap((tid) => parseChildren(readIfThere(join(roots.proc, String(pid), 'task', tid, 'children')) ?? ''))
+  }
+  // The run's main thread lasts as long as the run: its file is there exactly when the kernel keeps them.
+  if (existsSync(join(roots.proc, String(own.pid), 'task', String(own.pid), 'children'))) return processTree(own.pid, children, own.stress)
   const parents = new Map<number, number>()
   for (const name of readdirSync(roots.proc)) {
     if (!/^\d+$/.test(name)) continue
     const ppid = parentOfStat(readIfThere(join(roots.proc, name, 'stat')) ?? '')
     if (ppid !== undefined) parents.set(Number(name), ppid)
   }
-  return processTree(own.pid, parents, own.stress)
+  return processTree(own.pid, childrenFromParents(parents), own.stress)
 }
 
 /** Every task (thread) of these processes. */

@@ -130,21 +130,31 @@ export function startOfStat(text: string): string | undefined {
 }
 
 /**
- * The run's own processes: `root` and every process below it, from each process's parent — except
- * the subtrees of `stress` (processes the run spins on purpose, which are load it means to meet).
+ * The run's own processes: `root` and every process below it — except the subtrees of `stress`
+ * (processes the run spins on purpose, which are load it means to meet).
  */
-export function processTree(root: number, parents: ReadonlyMap<number, number>, stress: ReadonlySet<number> = new Set()): Set<number> {
-  const children = new Map<number, number[]>()
-  for (const [pid, ppid] of parents) children.set(ppid, [...(children.get(ppid) ?? []), pid])
+export function processTree(root: number, childrenOf: (pid: number) => readonly number[], stress: ReadonlySet<number> = new Set()): Set<number> {
   const tree = new Set<number>()
   const pending = [root]
   while (pending.length > 0) {
     const pid = pending.pop() as number
     if (tree.has(pid) || stress.has(pid)) continue
     tree.add(pid)
-    pending.push(...(children.get(pid) ?? []))
+    pending.push(...childrenOf(pid))
   }
   return tree
+}
+
+/** Each process's children, from every process's parent. */
+export function childrenFromParents(parents: ReadonlyMap<number, number>): (pid: number) => readonly number[] {
+  const children = new Map<number, number[]>()
+  for (const [pid, ppid] of parents) children.set(ppid, [...(children.get(ppid) ?? []), pid])
+  return (pid) => children.get(pid) ?? []
+}
+
+/** A `/proc/<pid>/task/<tid>/children`: the pids of the children that thread started. */
+export function parseChildren(text: string): number[] {
+  return text.split(/\s+/).filter((t) => /^\d+$/.test(t)).map(Number)
 }
 
 /** Load per CPU written to two decimals: what the files record, and what comparisons read. */

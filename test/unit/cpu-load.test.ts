@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { findLoadScope, sampleRunnable } from '../../src/artifacts/cpu-load-read.js'
 import {
   cgroupAncestry,
+  childrenFromParents,
   cgroupDirectory,
   cpusOfCfsQuota,
   cpusOfCpuMax,
@@ -12,6 +13,7 @@ import {
   parseCgroupMembership,
   parentOfStat,
   parseCgroupMounts,
+  parseChildren,
   processTree,
   runnableOfLoadavg,
   startOfStat,
@@ -195,7 +197,33 @@ describe('where the load is counted', () => {
     [1, [20], [1, 30]],
   ])('the process tree of %i without the subtrees of %j: %j', (root, stress, tree) => {
     const parents = new Map([[20, 1], [21, 20], [23, 20], [24, 23], [30, 1]])
-    expect([...processTree(root, parents, new Set(stress))].sort((a, b) => a - b)).toEqual(tree)
+    expect([...processTree(root, childrenFromParents(parents), new Set(stress))].sort((a, b) => a - b)).toEqual(tree)
+  })
+
+  it.each([
+    ['21 23 ', [21, 23]],
+    ['', []],
+    ['7\n', [7]],
+  ])('the children in %j: %j', (text, pids) => {
+    expect(parseChildren(text)).toEqual(pids)
+  })
+
+  it('walks the run down by its threads\' children files where the kernel has them, whatever the parents say', () => {
+    // The same system, each stat naming parent 1: only the children files say 21 and 23 are 20's
+    // (21 started by its thread 22). Left out: 20, 22 and 21; 23 is spun on purpose and counts.
+    const orphaned = Object.fromEntries(Object.entries(tasks).map(([path, text]) => [path, text.replace(/ 20$/, ' 1')]))
+    const system = fakeSystem({
+      'proc/self/cgroup': '0::/ci\n',
+      'proc/self/mountinfo': '25 30 0:23 / <top>/cg rw - cgroup2 cgroup2 rw',
+      'cg/ci/cpu.max': '100000 100000\n',
+      'cg/ci/cgroup.threads': '11\n12\n13\n14\n20\n21\n22\n23\n',
+      ...orphaned,
+      'proc/20/task/20/children': '23 ',
+      'proc/20/task/22/children': '21 ',
+      'proc/21/task/21/children': '',
+      'proc/23/task/23/children': '',
+    })
+    expect(sampleRunnable(findLoadScope(system, 2), own, system)).toBe(4)
   })
 
   it.each([
