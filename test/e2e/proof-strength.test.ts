@@ -325,3 +325,44 @@ describe('command mode: flakeproof runs of the same command at once', { timeout:
     expect(strict.stderr).toContain('proof FAILED: weaker than the measurement (above), and --strict')
   })
 })
+
+describe.skipIf(!cgroupsAvailable)('command mode: a proof under less load than its measurement (in a cgroup of one CPU)', { timeout: 120_000 }, () => {
+  const cgroups: CpuCgroup[] = []
+  afterAll(async () => {
+    for (const cg of cgroups) await cg.remove()
+  })
+
+  it('is weaker idle, --strict fails it, and the suggested --load-procs matches it', async () => {
+    const dir = tempDir('flakeproof-command-load-')
+    const cg = makeCpuCgroup(1)
+    cgroups.push(cg)
+    const cli = (args: string[]): Promise<CliResult> => cg.runNode(dir, [BIN, ...args])
+    // Ten trials of 0.2 s beside three processes this test spins in the cgroup: load flakeproof did not create.
+    const spinning = cg.spin(3)
+    const measured = await cli(['measure', '--cmd', 'sleep 0.2', '--trials', '10', '--out', 'rate.json'])
+    await spinning.stop()
+    expect(measured.code, shown(measured)).toBe(0)
+    const under = readArtifact(join(dir, 'rate.json'), RateFileSchema).measured_under
+    // Three spinning tasks on the cgroup's one CPU; the measured command itself is the run's own, left out.
+    expect(under).toMatchObject({ cpus: 1, load_source: 'cgroup', workers: 1, concurrent_runs: 1 })
+    expect(under?.load_per_cpu).toBeGreaterThanOrEqual(2.5)
+    expect((await cli(['policy', '--from', 'rate.json', '--out', 'policy.json'])).code).toBe(0)
+
+    const idle = await cli(['proof', '--cmd', 'true', '--policy', 'policy.json', '--out', 'proof.json'])
+    expect(idle.code, shown(idle)).toBe(0)
+    const weak = readArtifact(join(dir, 'proof.json'), ProofFileSchema)
+    const load = weak.weaker?.find((w) => w.condition === 'load_per_cpu')
+    expect(load?.note, shown(idle)).toMatch(/^load \d+\.\d\d per CPU, \d+\.\d\d when measured: add --load-procs \d+ \(\d+ spinning process\(es\) on 1 CPU\(s\)\)$/)
+    expect(idle.stderr).toContain(`weaker than the measurement: ${load?.note}`)
+    const procs = Number(/--load-procs (\d+)/.exec(load?.note ?? '')?.[1])
+
+    const strict = await cli(['proof', '--cmd', 'true', '--policy', 'policy.json', '--out', 'proof.json', '--strict'])
+    expect(strict.code, shown(strict)).toBe(1)
+
+    const matched = await cli(['proof', '--cmd', 'true', '--policy', 'policy.json', '--out', 'proof.json', '--load-procs', String(procs), '--strict'])
+    expect(matched.code, shown(matched)).toBe(0)
+    const proof = readArtifact(join(dir, 'proof.json'), ProofFileSchema)
+    expect(proof.weaker ?? []).toEqual([])
+    expect(proof).toMatchObject({ passed: true, ran_under: { spinning: procs } })
+  })
+})
