@@ -366,3 +366,63 @@ describe.skipIf(!cgroupsAvailable)('command mode: a proof under less load than i
     expect(proof).toMatchObject({ passed: true, ran_under: { spinning: procs } })
   })
 })
+
+/**
+ * The test that keeps two runs together: on its first call in a run, it waits until the project's
+ * shared marker folder holds two runs' markers (this one's and the other's), then holds them there
+ * for three seconds — six of the sampler's half-second ticks — so each run counts the other. A
+ * barrier the test decides, not a race of start-up times.
+ */
+function meetTest(kind: 'esm' | 'cjs'): string {
+  const imports = kind === 'esm' ? "import { existsSync, readdirSync, writeFileSync } from 'node:fs'" : "const { existsSync, readdirSync, writeFileSync } = require('node:fs')"
+  return [
+    imports,
+    '',
+    "test('waits for the other run', async () => {",
+    "  const first = `${process.env.FIXTURE_STATE}/met-${process.env.FIXTURE_RUN}`",
+    '  if (existsSync(first)) return',
+    "  writeFileSync(first, '')",
+    "  const markers = () => (existsSync('.flakeproof/running') ? readdirSync('.flakeproof/running').length : 0)",
+    '  for (let i = 0; i < 1200 && markers() < 2; i++) await new Promise((r) => setTimeout(r, 50))',
+    '  await new Promise((r) => setTimeout(r, 3000))',
+    '}, 120000)',
+    '',
+  ].join('\n')
+}
+
+describe.each(['vitest', 'jest'] as const)('%s: flakeproof runs of the same files at once', { timeout: 180_000 }, (runner) => {
+  it('are counted in both measurements; a proof run alone is weaker by them', async () => {
+    const dir = project(
+      runner === 'vitest'
+        ? {
+            'package.json': '{ "type": "module" }\n',
+            'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
+            'tests/stress.test.js': stressTest('esm'),
+            'tests/meet.test.js': meetTest('esm'),
+          }
+        : { 'package.json': '{ "type": "commonjs" }\n', 'jest.config.js': "module.exports = { testEnvironment: 'node' }\n", 'tests/stress.test.js': stressTest('cjs'), 'tests/meet.test.js': meetTest('cjs') },
+    )
+    const marker = join(dir, 'marker')
+    const run = (out: string, flags: string[]): Promise<CliResult> => {
+      // Each run its own output folder (one is locked by its run) and its own counters.
+      const env = { FIXTURE_STATE: join(dir, 'state'), FIXTURE_MARKER: marker, FIXTURE_RUN: out }
+      const all = [...flags, '--flaky-out', out]
+      return runner === 'vitest' ? runNodeIn(dir, [VITEST, 'run', '--', ...all], env) : runNodeIn(dir, [BIN, 'jest', ...all], env)
+    }
+    writeFileSync(marker, 'load\n')
+    const [a, b] = await Promise.all([run('a', ['--flaky-repeat', '20']), run('b', ['--flaky-repeat', '20'])])
+    expect([a.code, b.code], shown(a) + shown(b)).toEqual([0, 0])
+    rmSync(marker)
+    for (const out of ['a', 'b']) expect(readArtifact(join(dir, out, 'policy.json'), PolicyFileSchema).measured_under, out).toMatchObject({ concurrent_runs: 2 })
+    expect(existsSync(join(dir, '.flakeproof/running'))).toBe(false)
+    // Only the concurrent runs are compared here: this shared machine's load moves between runs.
+    edit<PolicyFile>(join(dir, 'a/policy.json'), (p) => ({ ...p, measured_under: p.measured_under && { ...p.measured_under, load_per_cpu: null } }))
+
+    const alone = await run('a', ['--flaky-proof'])
+    expect(alone.code, shown(alone)).toBe(0)
+    const proof = readArtifact(join(dir, 'a/proof.json'), ProofFileSchema)
+    const concurrent = { condition: 'concurrent_runs', measured: 2, proof: 1, note: '1 flakeproof run(s) of these files at once, 2 when measured: start 2 at once, as the measurement did' }
+    expect(proof.weaker).toContainEqual(concurrent)
+    expect(alone.stdout + alone.stderr).toContain(`weaker than the measurement: ${concurrent.note}`)
+  })
+})
