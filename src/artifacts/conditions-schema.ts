@@ -68,7 +68,7 @@ export const RunStressSchema = z.object({
     .nonnegative()
     .nullable()
     .optional()
-    .describe('Tasks ready to run per CPU available, the mean of samples every half second over the run (the reader left out); null: not readable here.'),
+    .describe("Tasks ready to run per CPU available, the mean of samples every half second over the run (the run's own processes left out, those it spins on purpose counted); null: not readable here."),
   cpus: z.number().positive().optional().describe('CPUs available to the run: the limit of the cgroup that sets one (cpu.max, cpu.cfs_quota_us), else the machine\'s.'),
   load_source: z
     .enum(['cgroup', 'proc', 'loadavg'])
