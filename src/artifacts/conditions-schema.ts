@@ -86,6 +86,13 @@ export const RunStressSchema = z.object({
   pool: z.string().nullable().optional().describe("How the runner ran the files: Vitest's pool (forks, threads, vmThreads, …), Jest's workers or in-band."),
   isolate: z.boolean().nullable().optional().describe('Each test file in a fresh module environment.'),
   spinning: count.optional().describe('Processes flakeproof kept spinning for the whole run (--flaky-load-procs without load rounds).'),
+  throttled: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .optional()
+    .describe("Where a cgroup limits the CPUs: the share of its quota periods over the run in which it was throttled (cpu.stat's nr_throttled of nr_periods, two decimals); null: no period elapsed or not readable."),
 })
 export type RunStress = z.infer<typeof RunStressSchema>
 

@@ -15,6 +15,8 @@ import {
   parseChildren,
   processTree,
   runnableOfLoadavg,
+  type Throttling,
+  throttlingOfCpuStat,
 } from '../core/cpu-load.js'
 
 /** Where a run's load is counted, and over how many CPUs. */
@@ -121,6 +123,12 @@ function tasksOf(dir: string, file: string): string[] {
     for (const entry of readdirSync(current, { withFileTypes: true })) if (entry.isDirectory()) pending.push(join(current, entry.name))
   }
   return tasks.slice(0, MAX_TASKS)
+}
+
+/** The quota periods and throttled periods so far of the cgroup that limits the CPUs (its `cpu.stat`); undefined elsewhere or unreadable. */
+export function readThrottling(scope: LoadScope): Throttling | undefined {
+  if (scope.cgroup === undefined) return undefined
+  return throttlingOfCpuStat(readIfThere(join(scope.cgroup.dir, 'cpu.stat')) ?? '')
 }
 
 /**

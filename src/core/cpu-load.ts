@@ -157,6 +157,34 @@ export function parseChildren(text: string): number[] {
   return text.split(/\s+/).filter((t) => /^\d+$/.test(t)).map(Number)
 }
 
+/** A cgroup's quota periods so far, and those in which it was throttled (its `cpu.stat`, v2 and v1 alike). */
+export interface Throttling {
+  periods: number
+  throttled: number
+}
+
+/** `cpu.stat`'s `nr_periods` and `nr_throttled`, or undefined when the text has not both (no quota: no periods). */
+export function throttlingOfCpuStat(text: string): Throttling | undefined {
+  const field = (name: string): number | undefined => {
+    const value = new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]
+    return value === undefined ? undefined : Number(value)
+  }
+  const [periods, throttled] = [field('nr_periods'), field('nr_throttled')]
+  return periods === undefined || throttled === undefined ? undefined : { periods, throttled }
+}
+
+/**
+ * The share of the quota periods between two readings in which the cgroup was throttled (its tasks
+ * wanted more CPU than its quota gave), two decimals; null when no period elapsed or a reading is missing.
+ */
+export function throttledShare(before: Throttling | undefined, after: Throttling | undefined): number | null {
+  if (!before || !after) return null
+  const periods = after.periods - before.periods
+  const throttled = after.throttled - before.throttled
+  if (!(periods > 0) || throttled < 0) return null
+  return Math.round((Math.min(throttled, periods) / periods) * 100) / 100
+}
+
 /** Load per CPU written to two decimals: what the files record, and what comparisons read. */
 export function loadPerCpu(samples: readonly number[], cpus: number): number | null {
   if (samples.length === 0 || !(cpus > 0)) return null

@@ -21,6 +21,8 @@ export interface RunStress {
   isolate?: boolean | null | undefined
   /** Processes flakeproof kept spinning for the whole run (`--flaky-load-procs` without load rounds). */
   spinning?: number | null | undefined
+  /** Where a cgroup limits the CPUs: the share of its quota periods in which it was throttled (recorded, not compared). */
+  throttled?: number | null | undefined
 }
 
 export type StressCondition = 'workers' | 'concurrent_runs' | 'pool' | 'isolate' | 'load_per_cpu'

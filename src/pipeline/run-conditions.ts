@@ -1,7 +1,7 @@
-import { findLoadScope, type LoadScope, type OwnRun, sampleRunnable, type SystemRoots } from '../artifacts/cpu-load-read.js'
+import { findLoadScope, type LoadScope, type OwnRun, readThrottling, sampleRunnable, type SystemRoots } from '../artifacts/cpu-load-read.js'
 import { ownProcessStart, readOtherRunMarkers, removeRunMarker, runMarkersDir, writeRunMarker } from '../artifacts/run-marker.js'
-import type { LoadSource } from '../core/cpu-load.js'
-import { loadPerCpu } from '../core/cpu-load.js'
+import type { LoadSource, Throttling } from '../core/cpu-load.js'
+import { loadPerCpu, throttledShare } from '../core/cpu-load.js'
 import { concurrentRuns } from '../core/proof-strength.js'
 import { spinningProcesses, startLoad } from '../runner/load.js'
 
@@ -14,6 +14,8 @@ export interface SampledConditions {
   load_samples: number
   /** flakeproof runs of the same files at once, this one included, the most seen (null: the markers could not be written). */
   concurrent_runs: number | null
+  /** Where a cgroup limits the CPUs: the share of its quota periods in which it was throttled over the run. */
+  throttled?: number | null
 }
 
 export interface SamplerSettings {
@@ -52,6 +54,8 @@ export class RunConditionsSampler {
   private _markerFailed = false
   private _concurrent = 1
   private _timer: ReturnType<typeof setInterval> | undefined
+  /** The limiting cgroup's quota periods at the start. */
+  private _throttling: Throttling | undefined
   private readonly _onExit = (): void => this._removeMarker()
 
   constructor(settings: SamplerSettings) {
@@ -66,6 +70,7 @@ export class RunConditionsSampler {
 
   /** Writes this run's marker, takes the first sample, and samples every `intervalMs` until `stop`. */
   start(): void {
+    this._throttling = readThrottling(this._scope)
     this._writeMarker()
     process.on('exit', this._onExit)
     this._tick()
@@ -96,6 +101,7 @@ export class RunConditionsSampler {
       load_source: this._scope.source,
       load_samples: this._samples.length,
       concurrent_runs: this._markerFailed ? null : this._concurrent,
+      ...(this._scope.source === 'cgroup' ? { throttled: throttledShare(this._throttling, readThrottling(this._scope)) } : {}),
     }
   }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { findLoadScope, sampleRunnable } from '../../src/artifacts/cpu-load-read.js'
+import { findLoadScope, readThrottling, sampleRunnable } from '../../src/artifacts/cpu-load-read.js'
 import {
   cgroupAncestry,
   childrenFromParents,
@@ -17,6 +17,8 @@ import {
   processTree,
   runnableOfLoadavg,
   startOfStat,
+  throttledShare,
+  throttlingOfCpuStat,
 } from '../../src/core/cpu-load.js'
 import { tempDir } from '../utils.js'
 
@@ -243,5 +245,41 @@ describe('where the load is counted', () => {
     ['nonsense', undefined],
   ])('the start in %j: %s', (text, start) => {
     expect(startOfStat(text)).toBe(start)
+  })
+})
+
+describe('throttling of the cgroup that limits the CPUs (cpu.stat)', () => {
+  it.each([
+    // cgroup v2's cpu.stat (kernel docs, Documentation/admin-guide/cgroup-v2.rst, "cpu.stat").
+    ['usage_usec 5000000\nuser_usec 4000000\nsystem_usec 1000000\nnr_periods 120\nnr_throttled 30\nthrottled_usec 900000\n', { periods: 120, throttled: 30 }],
+    // cgroup v1's, as `cat /sys/fs/cgroup/cpu/cpu.stat` prints it on this machine (no quota: no periods yet).
+    ['nr_periods 0\nnr_throttled 0\nthrottled_time 0\nnr_bursts 0\nburst_time 0\n', { periods: 0, throttled: 0 }],
+    // v2 without the cpu controller enabled: usage only.
+    ['usage_usec 5000000\nuser_usec 4000000\nsystem_usec 1000000\n', undefined],
+  ])('%j → %j', (text, throttling) => {
+    expect(throttlingOfCpuStat(text)).toEqual(throttling)
+  })
+
+  it.each([
+    // 30 of 120 periods throttled between the readings: 0.25.
+    [{ periods: 10, throttled: 5 }, { periods: 130, throttled: 35 }, 0.25],
+    // 1 of 3: 0.333… → 0.33.
+    [{ periods: 0, throttled: 0 }, { periods: 3, throttled: 1 }, 0.33],
+    [{ periods: 7, throttled: 2 }, { periods: 7, throttled: 2 }, null],
+    [undefined, { periods: 7, throttled: 2 }, null],
+  ])('from %j to %j: %s', (before, after, share) => {
+    expect(throttledShare(before, after)).toBe(share)
+  })
+
+  it('reads the cpu.stat of the cgroup that sets the limit, and nothing without one', () => {
+    const system = fakeSystem({
+      'proc/self/cgroup': '0::/ci/job\n',
+      'proc/self/mountinfo': '25 30 0:23 / <top>/cg rw - cgroup2 cgroup2 rw',
+      'cg/ci/cpu.max': '200000 100000\n',
+      'cg/ci/cpu.stat': 'usage_usec 10\nnr_periods 40\nnr_throttled 4\nthrottled_usec 7\n',
+      'cg/ci/job/cpu.stat': 'usage_usec 10\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n',
+    })
+    expect(readThrottling(findLoadScope(system, 8))).toEqual({ periods: 40, throttled: 4 })
+    expect(readThrottling({ source: 'proc', cpus: 2 })).toBeUndefined()
   })
 })
