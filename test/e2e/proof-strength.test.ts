@@ -22,6 +22,19 @@ import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
 const BIN = join(ROOT, 'dist/src/cli/bin.js')
 
+const VITEST_CONFIG = "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n"
+
+/** A project of the stress test, and `more` files written for the runner's module kind: Vitest with flakeproof's plugin, Jest bare (run by `flakeproof jest`). */
+function stressProject(runner: 'vitest' | 'jest', more: Record<string, (kind: 'esm' | 'cjs') => string> = {}): string {
+  const kind = runner === 'vitest' ? 'esm' : 'cjs'
+  const own = Object.fromEntries(Object.entries(more).map(([path, text]) => [path, text(kind)]))
+  return project(
+    runner === 'vitest'
+      ? { 'package.json': '{ "type": "module" }\n', 'vitest.config.mjs': VITEST_CONFIG, 'tests/stress.test.js': stressTest(kind), ...own }
+      : { 'package.json': '{ "type": "commonjs" }\n', 'jest.config.js': "module.exports = { testEnvironment: 'node' }\n", 'tests/stress.test.js': stressTest(kind), ...own },
+  )
+}
+
 /** The number of spinning processes a weaker proof suggests (`--flaky-load-procs N`), from its note. */
 function suggestedProcs(proofPath: string): number {
   const note = readArtifact(proofPath, ProofFileSchema).weaker?.find((w) => w.condition === 'load_per_cpu')?.note ?? ''
@@ -39,7 +52,7 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
         runner === 'vitest'
           ? project({
               'package.json': '{ "type": "module" }\n',
-              'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
+              'vitest.config.mjs': VITEST_CONFIG,
               'tests/stress.test.js': stressTest('esm'),
             })
           : project({
@@ -161,15 +174,7 @@ function edit<T>(path: string, change: (value: T) => T): void {
 }
 
 describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output folder\'s measurement releases a quarantine of the committed policy', { timeout: 180_000 }, (runner) => {
-  const dir = project(
-    runner === 'vitest'
-      ? {
-          'package.json': '{ "type": "module" }\n',
-          'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
-          'tests/stress.test.js': stressTest('esm'),
-        }
-      : { 'package.json': '{ "type": "commonjs" }\n', 'jest.config.js': "module.exports = { testEnvironment: 'node' }\n", 'tests/stress.test.js': stressTest('cjs') },
-  )
+  const dir = stressProject(runner)
   const marker = join(dir, 'marker')
   const env = { FIXTURE_STATE: join(dir, 'state'), FIXTURE_MARKER: marker }
   const policyPath = join(dir, 'flakeproof.policy.json')
@@ -219,7 +224,7 @@ const SHAPES = {
   vitest: {
     files: {
       'package.json': '{ "type": "module" }\n',
-      'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
+      'vitest.config.mjs': VITEST_CONFIG,
       'tests/stress.test.js': stressTest('esm'),
       'tests/other.test.js': "test('runs beside it', () => {})\n",
     },
@@ -395,16 +400,7 @@ function meetTest(kind: 'esm' | 'cjs'): string {
 
 describe.each(['vitest', 'jest'] as const)('%s: flakeproof runs of the same files at once', { timeout: 180_000 }, (runner) => {
   it('are counted in both measurements; a proof run alone is weaker by them', async () => {
-    const dir = project(
-      runner === 'vitest'
-        ? {
-            'package.json': '{ "type": "module" }\n',
-            'vitest.config.mjs': "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n",
-            'tests/stress.test.js': stressTest('esm'),
-            'tests/meet.test.js': meetTest('esm'),
-          }
-        : { 'package.json': '{ "type": "commonjs" }\n', 'jest.config.js': "module.exports = { testEnvironment: 'node' }\n", 'tests/stress.test.js': stressTest('cjs'), 'tests/meet.test.js': meetTest('cjs') },
-    )
+    const dir = stressProject(runner, { 'tests/meet.test.js': meetTest })
     const marker = join(dir, 'marker')
     const run = (out: string, flags: string[]): Promise<CliResult> => {
       // Each run its own output folder (one is locked by its run) and its own counters.
