@@ -1,18 +1,45 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
-// CI asks for a machine-readable tally (FLAKEPROOF_TEST_RESULTS) to print `N passed, N failed`.
+// CI asks for a machine-readable tally (FLAKEPROOF_TEST_RESULTS) to print `N passed, N failed`, and
+// for each file's time (FLAKEPROOF_TEST_DURATIONS) to print the slowest.
 const resultsFile = process.env.FLAKEPROOF_TEST_RESULTS
+const durationsFile = process.env.FLAKEPROOF_TEST_DURATIONS
+
+const INCLUDE = ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts']
+const EXCLUDE = ['**/node_modules/**', 'test/fixtures/**', 'examples/**']
+
+/**
+ * Files whose assertions depend on how fast the machine is (a 100 ms test timeout, a time budget,
+ * signals sent as output appears): they run after the others, one at a time, on a quiet machine.
+ */
+const ALONE = ['test/e2e/vitest-observe-proof.test.ts', 'test/e2e/vitest-budget.test.ts', 'test/e2e/interruption.test.ts']
+
+/**
+ * Test files at once. Vitest's default on a 2-core machine is one, but an e2e file mostly waits on
+ * the CLI, Vitest or Jest it starts (their start-up, gapped repetitions, npm), so a third file keeps
+ * both cores busy. FLAKEPROOF_TEST_WORKERS=1 runs the files one after another.
+ */
+const WORKERS = Number(process.env.FLAKEPROOF_TEST_WORKERS ?? Math.max(3, availableParallelism()))
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'test/fixtures/**', 'examples/**'],
     // Sized for a unit test or a short CLI run; slower tests carry their own timeout beside them,
     // so a hang shows in seconds, not after two minutes.
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Removes the folders of test/utils.ts `tempDir` once each file has run.
     setupFiles: ['test/setup.ts'],
-    reporters: resultsFile ? ['default', ['json', { outputFile: resultsFile }]] : ['default'],
+    reporters: [
+      'default',
+      ...(resultsFile ? [['json', { outputFile: resultsFile }] satisfies [string, object]] : []),
+      ...(durationsFile ? [['./test/durations-reporter.ts', { file: durationsFile }] satisfies [string, object]] : []),
+    ],
+    // Each project names its files: `extends` would add the root's include to its own.
+    projects: [
+      { extends: true, test: { name: 'suite', include: INCLUDE, exclude: [...EXCLUDE, ...ALONE], maxWorkers: WORKERS } },
+      // maxWorkers 1: Vitest runs these after every other group, each file on its own.
+      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1 } },
+    ],
   },
 })

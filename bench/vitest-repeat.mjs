@@ -1,31 +1,44 @@
 // --flaky-repeat against Vitest's native `repeats` on the same trivial tests, side by side in one run.
 // Per-repetition cost is the difference between a run with N repetitions and one with a single
 // repetition (so start-up cancels out), divided by the repetitions; the figures are ratios.
-//   1. cost per repetition at 2 000 repetitions (10 tests × 2 000), flakeproof / native
+//   1. cost per repetition at 2 000 repetitions (10 tests × 2 000), flakeproof / native: target <= 1.15
 //   2. growth: 1 test × 20 000 and × 100 000 repetitions (native 4.1 is quadratic: BENCH_FULL=1 runs
 //      its 100 000 too, which takes minutes)
-//   3. peak memory (max RSS of any Vitest process) for 500 tests × 200 repetitions vs native
+//   3. peak memory (max RSS of any Vitest process) for 500 tests × 200 repetitions vs native: target <= 1.5
+//   node bench/vitest-repeat.mjs [--smoke]   BENCH_ROUNDS (3)
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync } from 'node:fs'
 import { join } from 'node:path'
+import { installInto, median, printRatio, scratch, size, SMOKE, VITEST } from './_harness.mjs'
 
-const project = join(import.meta.dirname, 'vitest-project')
-const vitest = join(import.meta.dirname, '..', 'node_modules/vitest/vitest.mjs')
-const out = mkdtempSync(join(tmpdir(), 'flakeproof-bench-'))
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const out = scratch('repeat')
+// A copy of bench/vitest-project with flakeproof installed, as a user's project has it.
+const project = join(out, 'project')
+cpSync(join(import.meta.dirname, 'vitest-project'), project, { recursive: true })
+installInto(project)
+const ROUNDS = size('BENCH_ROUNDS', 3, 1)
+// Smoke: the same three measurements at sizes that take seconds.
+const [TESTS, AT] = SMOKE ? [2, 20] : [10, 2000]
+const [GROWTH_FROM, GROWTH_TO] = SMOKE ? [50, 250] : [20_000, 100_000]
+const [MEMORY_TESTS, MEMORY_REPEAT] = SMOKE ? [5, 10] : [500, 200]
 
 /** Runs Vitest once; returns wall seconds and peak RSS in MB (GNU time). */
 function run({ tests, repeat, native }) {
   const env = { ...process.env, BENCH_TESTS: String(tests), BENCH_NATIVE_REPEATS: native ? String(repeat - 1) : '0' }
-  const args = ['-f', '%e %M', process.execPath, vitest, 'run', ...(native ? [] : ['--', '--flaky-repeat', String(repeat), '--flaky-out', out, '--flaky-out-anywhere'])]
+  const args = ['-f', '%e %M', process.execPath, VITEST, 'run', ...(native ? [] : ['--', '--flaky-repeat', String(repeat), '--flaky-out', join(out, 'fp'), '--flaky-out-anywhere'])]
   const result = spawnSync('/usr/bin/time', args, { cwd: project, env, encoding: 'utf8' })
   if (result.status !== 0) throw new Error(`vitest exited ${result.status}: ${result.stderr.slice(-2000)}`)
   const [seconds, kb] = result.stderr.trim().split('\n').pop().split(' ').map(Number)
   return { seconds, mb: kb / 1024 }
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+/** One-repetition runs, by tests, side and round: the growth measurements share theirs. */
+const bases = new Map()
+function baseSeconds(tests, native, round) {
+  const key = `${tests} ${native} ${round}`
+  if (!bases.has(key)) bases.set(key, run({ tests, repeat: 1, native }).seconds)
+  return bases.get(key)
+}
 
 /** Median over rounds, alternating flakeproof and native so machine drift hits both alike. */
 function perRepetitionMicros(tests, repeat, withNative = true) {
@@ -33,7 +46,7 @@ function perRepetitionMicros(tests, repeat, withNative = true) {
   const samples = new Map(sides.map((native) => [native, []]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const native of round % 2 ? [...sides].reverse() : sides) {
-      const base = run({ tests, repeat: 1, native }).seconds
+      const base = baseSeconds(tests, native, round)
       const full = run({ tests, repeat, native }).seconds
       samples.get(native).push(((full - base) / (tests * (repeat - 1))) * 1e6)
     }
@@ -42,21 +55,21 @@ function perRepetitionMicros(tests, repeat, withNative = true) {
 }
 
 const fmt = (us) => (us === undefined ? '–' : `${us.toFixed(1)} µs`)
-console.log(`Vitest repetition bench (${ROUNDS} rounds, medians)\n`)
+console.log(`Vitest repetition bench (${ROUNDS} rounds, medians)`)
 
-const at2000 = perRepetitionMicros(10, 2000)
-console.log(`1. per repetition at 2 000 (10 tests): flakeproof ${fmt(at2000.flakeproof)}, native ${fmt(at2000.native)}, ratio ${(at2000.flakeproof / at2000.native).toFixed(2)} (target <= 1.15)`)
+const at = perRepetitionMicros(TESTS, AT)
+printRatio('in-process repetition vs native repeats', at.flakeproof / at.native, { at_most: 1.15 }, `per repetition at ${AT} (${TESTS} tests): flakeproof ${fmt(at.flakeproof)}, native ${fmt(at.native)}`)
 
-const growth20k = perRepetitionMicros(1, 20_000)
-const growth100k = perRepetitionMicros(1, 100_000, process.env.BENCH_FULL === '1')
-console.log(`2. per repetition, 1 test: 20 000 → flakeproof ${fmt(growth20k.flakeproof)}, native ${fmt(growth20k.native)}; 100 000 → flakeproof ${fmt(growth100k.flakeproof)}, native ${fmt(growth100k.native)}`)
-console.log(`   flakeproof growth 20k→100k: ${(growth100k.flakeproof / growth20k.flakeproof).toFixed(2)}× per repetition (1.0 = linear)`)
+// Smoke: flakeproof's side only; the native side of growth is a figure, not a target.
+const from = perRepetitionMicros(1, GROWTH_FROM, !SMOKE)
+const to = perRepetitionMicros(1, GROWTH_TO, process.env.BENCH_FULL === '1')
+console.log(`per repetition, 1 test: ${GROWTH_FROM} → flakeproof ${fmt(from.flakeproof)}, native ${fmt(from.native)}; ${GROWTH_TO} → flakeproof ${fmt(to.flakeproof)}, native ${fmt(to.native)}`)
+printRatio('repetition cost growth', to.flakeproof / from.flakeproof, undefined, `per repetition, ${GROWTH_FROM} → ${GROWTH_TO} repetitions of 1 test (1.0 = linear)`)
 
-const memory = { flakeproof: [], native: [], plain: [] }
+const memory = { flakeproof: [], native: [] }
 for (let round = 0; round < ROUNDS; round++) {
-  memory.flakeproof.push(run({ tests: 500, repeat: 200, native: false }).mb)
-  memory.native.push(run({ tests: 500, repeat: 200, native: true }).mb)
+  memory.flakeproof.push(run({ tests: MEMORY_TESTS, repeat: MEMORY_REPEAT, native: false }).mb)
+  memory.native.push(run({ tests: MEMORY_TESTS, repeat: MEMORY_REPEAT, native: true }).mb)
 }
-const ratio = median(memory.flakeproof) / median(memory.native)
-console.log(`3. peak RSS, 500 tests × 200: flakeproof ${median(memory.flakeproof).toFixed(0)} MB, native repeats ${median(memory.native).toFixed(0)} MB, ratio ${ratio.toFixed(2)} (target <= 1.5)`)
-rmSync(out, { recursive: true, force: true })
+const [mine, theirs] = [median(memory.flakeproof), median(memory.native)]
+printRatio('peak RSS vs native repeats', mine / theirs, { at_most: 1.5 }, `${MEMORY_TESTS} tests × ${MEMORY_REPEAT}: flakeproof ${mine.toFixed(0)} MB, native ${theirs.toFixed(0)} MB`)

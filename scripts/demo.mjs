@@ -50,7 +50,8 @@ const reportPath = join(root, outDir, 'flaky_report.md')
 if (existsSync(reportPath)) console.log(`\n${readFileSync(reportPath, 'utf8')}`)
 listFiles(outDir)
 printHtmlReport(outDir)
-console.log(`\nsummary.json:\n${investigation.stdout}`)
+// Its JSON result (summary.json) is on disk with the rest; the report above says what it holds.
+console.log(`\nsummary: ${relative(root, join(root, outDir, 'summary.json'))}`)
 if (investigation.status !== 0) process.exit(investigation.status ?? 1)
 
 // The Vitest example: a token cache with a refresh race (examples/vitest-basic).
@@ -80,16 +81,18 @@ if (proof.status !== 0) process.exit(proof.status ?? 1)
 const jestExample = 'examples/jest-basic'
 const jestOut = `${jestExample}/.flakeproof`
 rmSync(join(root, jestOut), { recursive: true, force: true })
-console.log(`\n$ (cd ${jestExample} && npx flakeproof jest --flaky-repeat 200 --flaky-observe --flaky-gap-ms 500 --silent)`)
+// As it runs, pasteable from the repository root: the example has no node_modules of its own to find `flakeproof` in.
+console.log(`\n$ (cd ${jestExample} && node ../../dist/src/cli/bin.js jest --flaky-repeat 200 --flaky-observe --flaky-gap-ms 500 --silent)`)
 console.log('(200 in-process copies of each test, then 20 with 0.5 s gaps of the one that failed: about 15 s)\n')
 const jestRun = (args, env = {}) =>
   spawnSync(process.execPath, [bin, 'jest', ...args], { cwd: join(root, jestExample), stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', env: { ...process.env, ...env } })
 // Jest prints each failed copy; the demo shows flakeproof's summary (the last lines) and its report.
-const showSummary = (result) => console.log(result.stderr.slice(result.stderr.lastIndexOf(' flakeproof ')))
+// The summary starts at the line that is ` flakeproof ` alone at its start (its next steps name `npx flakeproof` too).
+const showSummary = (result) => console.log(result.stderr.slice(result.stderr.lastIndexOf('\n flakeproof ') + 1))
 const jestMeasured = jestRun(['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms', '500', '--silent'])
 showSummary(jestMeasured)
 if (jestMeasured.status !== 0) process.exit(jestMeasured.status ?? 1)
-console.log(`\n$ (cd ${jestExample} && EXAMPLE_FIXED=1 npx flakeproof jest --flaky-proof --silent)`)
+console.log(`\n$ (cd ${jestExample} && EXAMPLE_FIXED=1 node ../../dist/src/cli/bin.js jest --flaky-proof --silent)`)
 const jestProof = jestRun(['--flaky-proof', '--silent'], { EXAMPLE_FIXED: '1' })
 showSummary(jestProof)
 const jestReport = join(root, jestOut, 'flaky_report.md')

@@ -48,3 +48,17 @@ export function flakeproofErrorIn(error: unknown): FlakeproofError | undefined {
   const carried = typeof error === 'object' && error !== null ? (error as Record<symbol, unknown>)[FLAKEPROOF_ERROR] : undefined
   return isFlakeproofError(carried) ? carried : undefined
 }
+
+/**
+ * An error a test runner prints as one line: Vitest prints a startup error with `console.error`
+ * (an Error shows as `[message]`, or its stack and `{ [cause] }`), Jest prints `error.stack`; this
+ * one's stack is its message and `util.inspect.custom` shows the message alone. `ours` rides along
+ * under FLAKEPROOF_ERROR, so `flakeproof <runner>` still tells its own errors (exit 2) from the runner's.
+ */
+export function oneLineError(message: string, ours?: FlakeproofError): Error {
+  const plain = new Error(message)
+  if (ours) Object.defineProperty(plain, FLAKEPROOF_ERROR, { value: ours })
+  Object.defineProperty(plain, Symbol.for('nodejs.util.inspect.custom'), { value: () => message })
+  plain.stack = message
+  return plain
+}

@@ -3,9 +3,8 @@
  * for adapters (Vitest, Jest) and scripts. The CLI is `flakeproof`; see the README.
  */
 export * from './core/index.js'
+export { ARTIFACT_SCHEMAS, type ArtifactName } from './artifacts/artifact-schemas.js'
 export {
-  ARTIFACT_SCHEMAS,
-  type ArtifactName,
   type Fact,
   FactSchema,
   type ObserverFile,

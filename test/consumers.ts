@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
 import { ROOT, tempDir, VITEST_FIXTURE } from './utils.js'
 
@@ -40,21 +40,57 @@ export const CACHE = join(tmpdir(), 'flakeproof-consumers')
 
 let tarball: Promise<string> | undefined
 
-/** Packs the built package once per test file, as `npm publish` would. */
+/**
+ * The built package packed as `npm publish` would ship it, once for its contents: kept under CACHE
+ * by a hash of what npm packs (package.json, README, LICENSE, its `files`), so every test file of a
+ * run, and every run of the same build, installs the same tarball without packing it again.
+ */
 export function packTarball(): Promise<string> {
   tarball ??= (async () => {
+    const path = join(CACHE, `flakeproof-${packedContentKey()}.tgz`)
+    if (existsSync(path)) return path
     const packs = tempDir('flakeproof-pack-')
     await run('npm', ['pack', '--pack-destination', packs], { cwd: ROOT })
-    return join(packs, readdirSync(packs)[0] as string)
+    mkdirSync(CACHE, { recursive: true })
+    // Two files may pack at once: each moves in its own copy of the same bytes.
+    const mine = `${path}.${process.pid}`
+    cpSync(join(packs, readdirSync(packs)[0] as string), mine)
+    renameSync(mine, path)
+    // Older builds' tarballs go after a day: another checkout's run may be installing one now.
+    for (const old of readdirSync(CACHE).filter((name) => /^flakeproof-[0-9a-f]{12}\.tgz$/.test(name))) {
+      if (Date.now() - statSync(join(CACHE, old)).mtimeMs > 86_400_000) rmSync(join(CACHE, old), { force: true })
+    }
+    return path
   })()
   return tarball
+}
+
+/**
+ * Installs the packed flakeproof into a kept project. The first time (`fresh`), npm has just
+ * installed it with the rest; later, npm installing the tarball again would resolve the whole tree
+ * for one package, so it is unpacked over node_modules/flakeproof as npm would put it, its bin made
+ * executable: the project's key covers flakeproof's dependencies, so nothing else would change.
+ * A project that already holds this very tarball is left as it is.
+ */
+export async function installFlakeproof(dir: string, packed: string, fresh: boolean): Promise<void> {
+  const marker = join(dir, '.flakeproof-tarball')
+  if (!fresh && existsSync(marker) && readFileSync(marker, 'utf8') === basename(packed)) return
+  if (!fresh) {
+    const target = join(dir, 'node_modules/flakeproof')
+    rmSync(target, { recursive: true, force: true })
+    mkdirSync(target, { recursive: true })
+    await run('tar', ['-xzf', packed, '-C', target, '--strip-components=1'])
+    const { bin } = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { bin?: Record<string, string> }
+    for (const file of Object.values(bin ?? {})) chmodSync(join(target, file), 0o755)
+  }
+  writeFileSync(marker, basename(packed))
 }
 
 /**
  * A fresh project with this Vitest, its Vite and the packed flakeproof, as a user installs them,
  * plus `extra` packages (`name@version`: browser mode's provider). Vitest, Vite and the extras are
  * installed once per repository folder and set of versions (the key), then kept; flakeproof is
- * reinstalled from the new tarball every time. Output folders are emptied.
+ * installed from the new tarball whenever it changes (installFlakeproof). Output folders are emptied.
  */
 export async function prepareConsumer(version: ConsumerVersion, extra: readonly string[] = []): Promise<Consumer> {
   const [node, packed] = await Promise.all([version.node ? installNode(version.node) : process.execPath, packTarball()])
@@ -62,16 +98,15 @@ export async function prepareConsumer(version: ConsumerVersion, extra: readonly 
   // Without extras, the key (and so the folder) is what it was before extras existed: installs are kept.
   const key = hash(extra.length === 0 ? [ROOT, version.vitest, version.vite, dependencies] : [ROOT, version.vitest, version.vite, dependencies, extra])
   const dir = join(CACHE, `vitest-${version.vitest}${extra.length === 0 ? '' : '-browser'}-${key}`)
-  if (existsSync(join(dir, 'node_modules/vitest/package.json'))) {
-    cpSync(packed, join(dir, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
-  } else {
+  const kept = existsSync(join(dir, 'node_modules/vitest/package.json'))
+  if (!kept) {
     await installAtomically(dir, async (staging) => {
       writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
       cpSync(packed, join(staging, 'flakeproof.tgz'))
       await run('npm', [...NPM_INSTALL, '-D', '-E', `vitest@${version.vitest}`, `vite@${version.vite}`, ...extra, './flakeproof.tgz'], { cwd: staging })
     })
   }
+  await installFlakeproof(dir, packed, !kept)
   for (const out of ['tests', '.flakeproof', 'alone', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
   cpSync(join(VITEST_FIXTURE, 'tests'), join(dir, 'tests'), { recursive: true })
   writeFileSync(
@@ -129,6 +164,26 @@ export async function installAtomically(dir: string, install: (staging: string) 
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
+}
+
+/** A hash of every file npm packs: package.json, README, LICENSE and CHANGELOG, and its `files` (dist/). */
+function packedContentKey(): string {
+  const digest = createHash('sha256')
+  const { files = [] } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files?: string[] }
+  const always = readdirSync(ROOT).filter((name) => name === 'package.json' || /^(readme|licen[cs]e|changelog)(\.|$)/i.test(name))
+  const packed = [...always, ...files.flatMap((entry) => filesUnder(entry))].sort()
+  for (const file of packed) digest.update(`${file}\0`).update(readFileSync(join(ROOT, file))).update('\0')
+  return digest.digest('hex').slice(0, 12)
+}
+
+/** `entry` (relative to the repository) if it is a file, else every file under it. */
+function filesUnder(entry: string): string[] {
+  const path = join(ROOT, entry)
+  if (!existsSync(path)) return []
+  if (!statSync(path).isDirectory()) return [entry]
+  return readdirSync(path, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(entry, name))
+    .filter((file) => statSync(join(ROOT, file)).isFile())
 }
 
 export function hash(value: unknown): string {

@@ -88,7 +88,8 @@ export async function runHostileCase(c: HostileCase): Promise<{ dir: string; res
 
 /** `flakeproof <command>: <message>. See \`flakeproof <command> --help\`.`: the one line of a refusal (exit 2). */
 export function refusal(command: string, message: string): string {
-  return `flakeproof ${command}: ${message}. See \`flakeproof ${command} --help\`.`
+  // A question (`did you mean --trials?`) ends the sentence itself.
+  return `flakeproof ${command}: ${message}${message.endsWith('?') ? '' : '.'} See \`flakeproof ${command} --help\`.`
 }
 
 /** Vitest's own command line, for a run with flakeproof's reporter in the project's config. */
@@ -113,5 +114,5 @@ export const VITEST_CACHE = 'node_modules/.vite'
 /** A refusal's line (exit 2) that says `fragment` somewhere: for messages that quote the system's own words. */
 export function refusalContaining(fragment: string): RegExp {
   const quoted = fragment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  return new RegExp(`^flakeproof (?:[a-z]+: )?.*${quoted}.*\\. See \`flakeproof (?:[a-z]+ )?--help\`\\.$`)
+  return new RegExp(`^flakeproof:? (?:[a-z]+: )?.*${quoted}.*[.?] See \`flakeproof (?:[a-z]+ )?--help\`\\.$`)
 }

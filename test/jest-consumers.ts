@@ -1,6 +1,6 @@
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CACHE, hash, installAtomically, NPM_INSTALL, packTarball, run } from './consumers.js'
+import { CACHE, hash, installAtomically, installFlakeproof, NPM_INSTALL, packTarball, run } from './consumers.js'
 import { ROOT } from './utils.js'
 
 /** The Jest versions a user may run flakeproof on: the last 29 and the current 30. The README lists these. */
@@ -13,22 +13,21 @@ export type ModuleKind = 'cjs' | 'esm'
  * A fresh project with this Jest and the packed flakeproof, as a user installs them, its config
  * naming `flakeproof/jest/reporter` and `flakeproof/jest/setup` by package name. Jest is installed
  * once per repository folder, version and module kind (cache `jest-<version>-<kind>-<key>`, apart from
- * the Vitest consumers), then kept; flakeproof is reinstalled from the new tarball every time.
+ * the Vitest consumers), then kept; flakeproof is installed from the new tarball whenever it changes.
  */
 export async function prepareJestConsumer(version: string, kind: ModuleKind): Promise<string> {
   const packed = await packTarball()
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
   const dir = join(CACHE, `jest-${version}-${kind}-${hash([ROOT, version, kind, dependencies])}`)
-  if (existsSync(join(dir, 'node_modules/jest/package.json'))) {
-    cpSync(packed, join(dir, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', './flakeproof.tgz'], { cwd: dir })
-  } else {
+  const kept = existsSync(join(dir, 'node_modules/jest/package.json'))
+  if (!kept) {
     await installAtomically(dir, async (staging) => {
       writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: kind === 'esm' ? 'module' : 'commonjs' }))
       cpSync(packed, join(staging, 'flakeproof.tgz'))
       await run('npm', [...NPM_INSTALL, '-D', '-E', `jest@${version}`, './flakeproof.tgz'], { cwd: staging })
     })
   }
+  await installFlakeproof(dir, packed, !kept)
   for (const out of ['tests', '.flakeproof', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })

@@ -16,12 +16,13 @@ export interface CliResult {
 }
 
 /** Starts the built CLI (npm test builds first) without waiting for it. */
-export function startCli(args: string[], options: { cwd?: string } = {}): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  const env = options.env === undefined ? undefined : { ...process.env, ...options.env }
+  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) })
 }
 
-/** Runs the built CLI to completion. */
-export function runCli(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+/** Runs the built CLI to completion (`env`: added to this process's environment). */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
   return settle(startCli(args, options))
 }
 
@@ -124,5 +125,6 @@ export function runNodeIn(cwd: string, args: string[], env: Record<string, strin
  * that simulate it set them).
  */
 export function childEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('GITHUB_') && key !== 'NODE_ENV' && key !== 'TEST'))
+  // COLUMNS too: output is laid out for it (src/core/text-layout.ts), and a test's child is not a terminal: 80 unless the test sets it.
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST') && !key.startsWith('GITHUB_') && key !== 'NODE_ENV' && key !== 'TEST' && key !== 'COLUMNS'))
 }

@@ -9,9 +9,12 @@ import { childEnv, type CliResult, settle, tempDir } from './utils.js'
  * step's script through `bash --noprofile --norc -eo pipefail` (the runner's `shell: bash`), with the
  * runner's variables (GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_WORKSPACE) and its
  * `${{ … }}` expressions replaced. `actions/upload-artifact` and `actions/download-artifact` copy to and
- * from a local folder so jobs that hand files on (`needs`) work; other `uses:` steps (checkout,
+ * from a local folder so jobs that hand files on (`needs`) work, and `actions/cache/restore` and
+ * `actions/cache/save` to and from a cache folder that outlives one workflow (`RunOptions.cache`), so
+ * what a nightly run saves a later run restores; other `uses:` steps (checkout,
  * setup-node) and `npm ci` are the harness's own job and are skipped. Jobs run in `needs` order, once
- * per matrix combination; after a failed step only `if: always()` steps run, as on GitHub.
+ * per matrix combination; after a failed step only `if: always()` steps run, and a job whose needed
+ * jobs did not all succeed is skipped unless its `if` holds `always()` or `!cancelled()`, as on GitHub.
  */
 
 export interface Step {
@@ -27,6 +30,8 @@ export interface Step {
 export interface Job {
   'runs-on'?: unknown
   needs?: string | string[]
+  if?: string
+  'timeout-minutes'?: number
   env?: Record<string, unknown>
   strategy?: { matrix?: Record<string, unknown> }
   steps?: Step[]
@@ -34,6 +39,8 @@ export interface Job {
 export interface Workflow {
   name?: string
   on?: unknown
+  permissions?: unknown
+  concurrency?: unknown
   env?: Record<string, unknown>
   jobs?: Record<string, Job>
 }
@@ -53,54 +60,141 @@ export interface RunOptions {
   env: Record<string, string>
   /** Values for expressions, by their text (`inputs.count`), before the defaults below. */
   expressions: Record<string, string>
+  /**
+   * Jobs (by id and matrix) that fail before their first step, as a lost runner or a job's
+   * `timeout-minutes` would end them: nothing they would have uploaded exists.
+   */
+  lost?: (job: string, matrix: Record<string, string>) => boolean
+  /** actions/cache's store, shared by the workflows given the same folder; a fresh one otherwise. */
+  cache?: string
 }
 
 export function readWorkflow(path: string): Workflow {
   return parse(readFileSync(path, 'utf8')) as Workflow
 }
 
-/** What makes a workflow unrunnable or unsafe, each naming the job and step. */
+/**
+ * The newest major of each action the examples use (their release notes: checkout v7 and setup-node
+ * v7 in 2026, upload-artifact v7, download-artifact v8, cache v6), all on the Node 24 runtime: an
+ * example a user copies must not start on an action GitHub already warns about.
+ */
+export const CURRENT_ACTIONS: Readonly<Record<string, number>> = {
+  'actions/checkout': 7,
+  'actions/setup-node': 7,
+  'actions/upload-artifact': 7,
+  'actions/download-artifact': 8,
+  'actions/cache': 6,
+  'actions/cache/restore': 6,
+  'actions/cache/save': 6,
+}
+
+/** Node.js majors a copied workflow may run: maintained ones that Vitest 4 and 5 support. */
+const NODE_VERSIONS = ['22', '24']
+
+/** What makes a workflow unrunnable, unsafe or not ready to copy, each naming the job and step. */
 export function workflowProblems(workflow: Workflow): string[] {
   const problems: string[] = []
   if (!workflow.name) problems.push('no `name`')
   if (workflow.on === undefined) problems.push('no `on` trigger')
+  if (workflow.permissions === undefined) problems.push('no `permissions` (the token would get the repository default, often write)')
+  if (workflow.concurrency === undefined) problems.push('no `concurrency` (two runs on one branch would race)')
   const jobs = Object.entries(workflow.jobs ?? {})
   if (jobs.length === 0) problems.push('no jobs')
   for (const [id, job] of jobs) {
     if (!job['runs-on']) problems.push(`job ${id}: no runs-on`)
-    for (const need of [job.needs ?? []].flat()) if (!workflow.jobs?.[need]) problems.push(`job ${id}: needs unknown job ${need}`)
+    if (job['timeout-minutes'] === undefined) problems.push(`job ${id}: no timeout-minutes (GitHub's default is 6 hours)`)
+    for (const need of [job.needs ?? []].flat()) {
+      if (!workflow.jobs?.[need]) problems.push(`job ${id}: needs unknown job ${need}`)
+      // A job after a matrix gathers its results: one failed combination must not skip it.
+      else if (workflow.jobs[need]?.strategy?.matrix !== undefined && !/!\s*cancelled\(\)|always\(\)/.test(job.if ?? '')) {
+        problems.push(`job ${id}: needs the matrix job ${need} without \`if: \${{ !cancelled() }}\`, so one failed combination loses them all`)
+      }
+    }
     const steps = job.steps ?? []
     if (steps.length === 0) problems.push(`job ${id}: no steps`)
     steps.forEach((step, index) => {
       const where = `job ${id}, step ${step.name ?? index + 1}`
       if ((step.run === undefined) === (step.uses === undefined)) problems.push(`${where}: exactly one of run and uses`)
+      if (step.uses !== undefined) problems.push(...actionProblems(step, where, workflow, job))
       if (step.run === undefined || isInstall(step.run)) return
       if (step.shell !== 'bash') problems.push(`${where}: shell must be bash (its default elsewhere is sh, without pipefail)`)
       if (step.run.trimStart().split('\n')[0]?.trim() !== 'set -euo pipefail') problems.push(`${where}: the script must start with set -euo pipefail`)
-      // Script injection: inputs and event text reach the shell as variables, never pasted into it.
-      if (/\$\{\{\s*(inputs|github\.event)\./.test(step.run)) problems.push(`${where}: an input is pasted into the script; pass it through env:`)
+      // Any expression reaches the shell as a variable (env:), never pasted into the script's text.
+      if (/\$\{\{/.test(step.run)) problems.push(`${where}: an expression is pasted into the script; pass it through env:`)
     })
   }
   return problems
 }
 
-/** Runs every job; resolves with each step that ran, in order. */
-export async function runWorkflow(workflow: Workflow, options: RunOptions): Promise<StepRun[]> {
+/** A job's outcome, as `needs` sees it: every combination of its matrix succeeded, one failed, or it did not run. */
+export type JobResult = 'success' | 'failure' | 'skipped'
+
+/** Runs every job; resolves with each step that ran, in order, and each job's outcome. */
+export async function runWorkflow(workflow: Workflow, options: RunOptions): Promise<{ steps: StepRun[]; jobs: Record<string, JobResult> }> {
   const artifacts = tempDir('flakeproof-artifacts-')
+  const cache = options.cache ?? tempDir('flakeproof-cache-')
   const runs: StepRun[] = []
+  const results: Record<string, JobResult> = {}
   for (const [id, job] of orderByNeeds(workflow.jobs ?? {})) {
-    for (const matrix of combinations(job.strategy?.matrix)) {
-      runs.push(...(await runJob(workflow, id, job, matrix, artifacts, options)))
+    // GitHub skips a job whose needed jobs did not all succeed, unless its `if` asks to run anyway.
+    const needed = [job.needs ?? []].flat().map((need) => results[need])
+    const anyway = /always\(\)|!\s*cancelled\(\)/.test(job.if ?? '')
+    if (!anyway && needed.some((r) => r !== 'success')) {
+      results[id] = 'skipped'
+      continue
     }
+    let result: JobResult = 'success'
+    for (const matrix of combinations(job.strategy?.matrix)) {
+      if (options.lost?.(id, matrix)) {
+        result = 'failure'
+        continue
+      }
+      const steps = await runJob(workflow, id, job, matrix, { artifacts, cache }, options)
+      if (steps.some((r) => r.code !== 0)) result = 'failure'
+      runs.push(...steps)
+    }
+    results[id] = result
   }
-  return runs
+  return { steps: runs, jobs: results }
 }
 
 // --- internal ---
 
+/** An action at an old major, a Node.js version out of support, an artifact kept for GitHub's 90 days. */
+function actionProblems(step: Step, where: string, workflow: Workflow, job: Job): string[] {
+  const [action = '', ref = ''] = (step.uses ?? '').split('@')
+  const problems: string[] = []
+  const current = CURRENT_ACTIONS[action]
+  if (current !== undefined && ref !== `v${current}`) problems.push(`${where}: ${action}@${ref}, not its current major v${current}`)
+  if (action === 'actions/setup-node') {
+    const given = String(step.with?.['node-version'] ?? '')
+    // A literal version, or an expression naming an input or env whose values are all maintained.
+    const literal = /^\d+$/.test(given) ? [given] : nodeVersionsOf(given, workflow, job)
+    if (literal.length === 0 || literal.some((v) => !NODE_VERSIONS.includes(v))) problems.push(`${where}: node-version ${given || '(none)'} must be one of ${NODE_VERSIONS.join(', ')}`)
+  }
+  if (action === 'actions/upload-artifact' && step.with?.['retention-days'] === undefined) problems.push(`${where}: no retention-days (GitHub keeps artifacts 90 days by default)`)
+  return problems
+}
+
+/** The versions `${{ inputs.node }}` or `${{ env.NODE_VERSION }}` can take: the input's options, the env's value. */
+function nodeVersionsOf(expression: string, workflow: Workflow, job: Job): string[] {
+  const inner = /^\$\{\{\s*(.*?)\s*\}\}$/.exec(expression)?.[1]
+  if (inner === undefined) return []
+  const inputs = (workflow.on as { workflow_dispatch?: { inputs?: Record<string, { options?: unknown[]; default?: unknown }> } } | undefined)?.workflow_dispatch?.inputs
+  return inner.split('||').flatMap((part) => {
+    const term = part.trim()
+    if (/^'\d+'$|^\d+$/.test(term)) return [term.replaceAll("'", '')]
+    const input = /^inputs\.(\w+)$/.exec(term)?.[1]
+    if (input !== undefined) return (inputs?.[input]?.options ?? [inputs?.[input]?.default]).map(String)
+    const env = /^env\.(\w+)$/.exec(term)?.[1]
+    const value = env === undefined ? undefined : (job.env?.[env] ?? workflow.env?.[env])
+    return value === undefined ? ['?'] : nodeVersionsOf(String(value).startsWith('${{') ? String(value) : `\${{ '${String(value)}' }}`, workflow, job)
+  })
+}
+
 const isInstall = (script: string): boolean => script.trim() === 'npm ci'
 
-async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, artifacts: string, options: RunOptions): Promise<StepRun[]> {
+async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, stores: { artifacts: string; cache: string }, options: RunOptions): Promise<StepRun[]> {
   const runner = tempDir('flakeproof-runner-')
   const summary = join(runner, 'step-summary.md')
   const outputs: Record<string, Record<string, string>> = {}
@@ -112,7 +206,8 @@ async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<s
     const name = step.name ?? step.uses ?? step.run?.split('\n')[0] ?? String(index)
     if (failed && !/always\(\)/.test(step.if ?? '')) continue
     if (step.uses !== undefined) {
-      copyArtifact(step, evaluate, artifacts, options.cwd)
+      copyArtifact(step, evaluate, stores.artifacts, options.cwd)
+      copyCache(step, evaluate, stores.cache, options.cwd)
       continue
     }
     if (step.run === undefined || isInstall(step.run)) continue
@@ -216,6 +311,26 @@ function copyArtifact(step: Step, evaluate: (text: string) => string, store: str
     for (const artifact of existsSync(store) ? readdirSync(store) : []) {
       if (matches.test(artifact)) cpSync(join(store, artifact), merge ? to : join(to, artifact), { recursive: true })
     }
+  }
+}
+
+/**
+ * As actions/cache/restore and save do for one `path`: save stores it under `key` (an existing
+ * key is kept, as GitHub never overwrites a cache entry); restore takes the entry named `key`, else
+ * the newest whose name starts with one of `restore-keys` (one per line), and restores nothing when
+ * none matches.
+ */
+function copyCache(step: Step, evaluate: (text: string) => string, store: string, cwd: string): void {
+  const uses = step.uses ?? ''
+  const key = evaluate(String(step.with?.key ?? ''))
+  const path = resolve(cwd, evaluate(String(step.with?.path ?? '')))
+  if (uses.startsWith('actions/cache/save@')) {
+    if (!existsSync(join(store, key)) && existsSync(path)) cpSync(path, join(store, key), { recursive: true })
+  } else if (uses.startsWith('actions/cache/restore@')) {
+    const prefixes = evaluate(String(step.with?.['restore-keys'] ?? '')).split('\n').map((p) => p.trim()).filter(Boolean)
+    const entries = existsSync(store) ? readdirSync(store).sort((a, b) => statSync(join(store, b)).mtimeMs - statSync(join(store, a)).mtimeMs) : []
+    const hit = entries.find((name) => name === key) ?? entries.find((name) => prefixes.some((prefix) => name.startsWith(prefix)))
+    if (hit) cpSync(join(store, hit), path, { recursive: true })
   }
 }
 

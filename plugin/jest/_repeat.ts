@@ -1,7 +1,18 @@
 import { relative } from 'node:path'
 import { setTimeout as realDelay } from 'node:timers/promises'
 import { format } from 'node:util'
-import { assignTestIds, CAPTURE_LIMIT, cap, JournalWriter, messageOf, type Repetition, type RepetitionMode, type TestIdentity } from '../../src/session/worker.js'
+import {
+  assignTestIds,
+  CAPTURE_LIMIT,
+  failureOf,
+  JournalWriter,
+  measuringModeOf,
+  type PairOrder,
+  pairOrder,
+  type Repetition,
+  type RepetitionMode,
+  type TestIdentity,
+} from '../../src/session/worker.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 
 /**
@@ -67,6 +78,8 @@ interface Repeated {
   started: boolean
   /** Snapshot counter of its name before its first copy: every copy starts from it. */
   counterBase: number | undefined
+  /** Which of each gapped/fast pair comes first, while observing. */
+  pairs: PairOrder
 }
 
 interface Copy {
@@ -179,7 +192,8 @@ class FileRepeater {
       const id = ids[i] as string
       const planned = this._options.mode === 'proof' ? this._options.proofRuns[id] : this._options.repeat
       if (planned === undefined || !isSelected(test, state)) return
-      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, counterBase: undefined })
+      const pairs = pairOrder(this._options.assignmentSeed, id)
+      plans.set(test, { id, identity: identities[i] as TestIdentity, planned, fastDone: 0, fastFailed: 0, written: 0, started: false, counterBase: undefined, pairs })
     })
     const mode: RepetitionMode = this._options.mode === 'proof' ? 'proof' : 'fast'
     this._cloneIn(state.rootDescribeBlock, (test) => {
@@ -233,7 +247,7 @@ class FileRepeater {
     copy.pending = {
       ok: test.errors.length === 0,
       elapsedMs: test.duration ?? 0,
-      ...(error === undefined ? {} : { error: cap(messageOf(Array.isArray(error) ? error[0] : error)) }),
+      ...(error === undefined ? {} : failureOf(Array.isArray(error) ? error[0] : error, this._options.rootDir)),
       stdout: copy.stdout,
       stderr: copy.stderr,
       mode: copy.mode,
@@ -256,21 +270,27 @@ class FileRepeater {
     }
     if (plan.written === plan.planned) this._journal.write({ id: plan.id, end: true })
     // The rest before a gapped copy: after this one's duration was taken, on real timers.
-    if (this._options.gapMs > 0 && plan.written < plan.planned && this._options.slowRepeat > 0 && plan.fastDone === this._options.repeat) {
-      await realDelay(this._options.gapMs)
-    }
+    const next = measuringModeOf(copy.index + 1, this._options.repeat, plan.pairs)
+    if (this._options.gapMs > 0 && plan.written < plan.planned && next === 'slow' && this._options.mode === 'measure') await realDelay(this._options.gapMs)
   }
 
-  /** A test that failed a fast copy gets its gapped copies right after it, in its block (not for `concurrent` tests). */
+  /**
+   * A test that failed a fast copy gets its observation right after it, in its block (not for
+   * `concurrent` tests): pairs of one gapped and one fast copy, the order in each pair by the seeded
+   * coin (measuringModeOf), as the Vitest runner does.
+   */
   private _observe(plan: Repeated, test: TestEntry): void {
-    const { slowRepeat, gapMs } = this._options
+    const { slowRepeat, gapMs, repeat } = this._options
     if (slowRepeat === 0 || test.concurrent) return
     const siblings = test.parent.children
     const at = siblings.indexOf(test)
     if (at < 0) return
-    const slow = Array.from({ length: slowRepeat }, (_, i) => this._copyOf(test, plan, plan.planned + i, 'slow', gapMs))
-    plan.planned += slowRepeat
-    siblings.splice(at + 1, 0, ...slow)
+    const copies = Array.from({ length: 2 * slowRepeat }, (_, i) => {
+      const mode = measuringModeOf(plan.planned + i, repeat, plan.pairs)
+      return this._copyOf(test, plan, plan.planned + i, mode, mode === 'slow' ? gapMs : 0)
+    })
+    plan.planned += 2 * slowRepeat
+    siblings.splice(at + 1, 0, ...copies)
   }
 }
 

@@ -1,14 +1,17 @@
 import { relative } from 'node:path'
 import {
   argsAfterSeparator,
+  assignmentSeedOf,
   assignTestIds,
   cap,
   type EverydayResult,
   type FlakeproofVitestOptions,
   formatTestId,
   hintsFor,
+  isFlakeproofError,
   type JournalTest,
   messageOf,
+  oneLineError,
   type Repetition,
   type ReportedTest,
   resolveOutDir,
@@ -17,6 +20,7 @@ import {
   type RunError,
   RUNNERS,
   selectProof,
+  signatureOfText,
   stripAnsi,
   TestSession,
   VitestOptionsSchema,
@@ -31,6 +35,8 @@ export interface JestGlobalConfig {
   seed?: number
   randomize?: boolean
   maxWorkers?: number
+  watch?: boolean
+  watchAll?: boolean
 }
 interface JestTest {
   path: string
@@ -42,8 +48,10 @@ interface AssertionResult {
   status: string
   duration?: number | null
   failureMessages: string[]
-  /** Attempts made (`jest.retryTimes`): more than one means it was retried. */
+  /** Runs of the test in this run: more than 1 when `jest.retryTimes` retried it. */
   invocations?: number
+  /** The failures of the attempts `jest.retryTimes` retried (Jest 29.5+), with their stacks. */
+  retryReasons?: string[]
 }
 interface JestTestResult {
   testFilePath: string
@@ -105,15 +113,19 @@ export default class FlakeproofJestReporter {
   private _repeat: RepeatOptions | undefined
   /** Jest runs the files in this process (`--runInBand`, or one file): one worker. */
   private _inBand = false
+  /** An everyday run (no copies) keeps its history, unless it is watch mode's edit-and-rerun or history is off. */
+  private readonly _keepsHistory: boolean
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, ...rest } = options
     this._rootDir = globalConfig.rootDir
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
+    // The gapped/fast coin: Jest's own --seed when it randomises, else drawn (observer.json records it).
+    const assignmentSeed = assignmentSeedOf(this._seed)
     const version = jestVersion(this._rootDir)
     this._version = version
     this._configured = command === undefined
-    const resolved = resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version)
+    const resolved = inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
     this._settled = settled
     this._measuring = resolved !== undefined
@@ -124,6 +136,7 @@ export default class FlakeproofJestReporter {
       log: (line: string): void => void process.stderr.write(`${line}\n`),
       runShape: () => ({ maxWorkers: this._inBand ? 1 : (globalConfig.maxWorkers ?? null), pool: this._inBand ? 'in-band' : 'workers', isolate: true }),
     }
+    this._keepsHistory = resolved === undefined && settled.history && globalConfig.watch !== true && globalConfig.watchAll !== true
     const runner = RUNNERS.jest
     const base = {
       runner,
@@ -133,11 +146,12 @@ export default class FlakeproofJestReporter {
       lockLabel: `flakeproof/jest/reporter outDir ${settled.outDir}`,
       journal: resolved !== undefined,
       seed: this._seed,
+      assignmentSeed,
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const outDir = resolveOutDir(this._rootDir, settled)
-    const proof = this._proving ? selectProof(base, this._rootDir, outDir, settled) : undefined
+    const outDir = inOneLine(() => resolveOutDir(this._rootDir, settled))
+    const proof = this._proving ? inOneLine(() => selectProof(base, this._rootDir, outDir, settled)) : undefined
     this._session = new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
     if (!resolved) return
     // Workers start after onRunStart (Jest's TestScheduler builds its runners then), and inherit this.
@@ -146,6 +160,7 @@ export default class FlakeproofJestReporter {
       repeat: proof ? 1 : (resolved.repeat ?? 1),
       slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
+      assignmentSeed,
       proofRuns: proof?.runs ?? {},
       journalDir: '',
       rootDir: this._rootDir,
@@ -191,7 +206,8 @@ export default class FlakeproofJestReporter {
     }
     const collected = { modules: new Set([...this._files].map((file) => formatTestId({ project: '', file, path: [] }))), tests: this._ids }
     const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
-    if (!this._measuring && this._settled.history && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
+    // Everyday runs only (docs/contracts.md §11): attributed, then recorded in the history they join.
+    if (this._keepsHistory && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
     const verdict: JestRunVerdict = {
       advisory: !this._proving && result?.bundle?.rate.complete === true && this._allFailed === 0 && !this._failOnFlaky,
       proofFailed: result?.proof?.passed === false,
@@ -210,7 +226,7 @@ export default class FlakeproofJestReporter {
     const hints = hintsFor({ runner: 'jest', version: this._version })
     const flags = flakyArgs()
     if (flags.length > 0) {
-      throw stackless(
+      throw oneLineError(
         `flakeproof: Jest reads what follows -- as test path patterns, not as flags, so ${flags.join(' ')} would repeat nothing: run \`${hints.again(flags.join(' '))}\`, or set FLAKEPROOF_REPEAT with flakeproof's setup file in setupFilesAfterEnv`,
       )
     }
@@ -218,7 +234,7 @@ export default class FlakeproofJestReporter {
     const lacking = await lacksSetup(this._rootDir)
     if (lacking === undefined) return
     const repeat = this._proving ? '--flaky-proof' : `--flaky-repeat ${this._settled.repeat ?? '<n>'}`
-    throw stackless(
+    throw oneLineError(
       `flakeproof: repetitions need flakeproof's setup in every Jest project, and ${lacking}: add 'flakeproof/jest/setup' to setupFilesAfterEnv` +
         `${this._legacyEnvironment ? " and testEnvironment: 'flakeproof/jest/environment' (Jest 29)" : ''}, or run \`${hints.again(repeat)}\`, which adds them`,
     )
@@ -267,10 +283,16 @@ export default class FlakeproofJestReporter {
     result.testResults.forEach((r, i) => {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
-      const retries = Math.max(0, (r.invocations ?? 1) - 1)
+      const error = r.failureMessages[0]
+      const name = identity.path.join(' > ')
       const id = ids[i] as string
       this._ids.add(id)
-      this._everyday.push({ id, project: '', file, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0 })
+      // jest.retryTimes: a test that passed on a retry hid a failure, the way its first retried attempt failed.
+      const retries = Math.max(0, (r.invocations ?? 1) - 1)
+      const firstFailure = r.retryReasons?.[0] ?? error
+      // Jest's failure message holds its stack: the signature is read from it, files relative to the root.
+      const failedWay = firstFailure ? signatureOfText(firstFailure, this._rootDir) : undefined
+      this._everyday.push({ id, project: '', file, name, failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0, ...(failedWay === undefined ? {} : { signature: failedWay }) })
     })
   }
 
@@ -321,11 +343,17 @@ async function lacksSetup(rootDir: string): Promise<string | undefined> {
   }
 }
 
-/** An error Jest prints as its one line (its CLI prints the stack, which is set to the message). */
-function stackless(message: string): Error {
-  const plain = new Error(message)
-  plain.stack = message
-  return plain
+/**
+ * Jest prints a reporter's error as its stack under "An error occurred while adding the reporter";
+ * a user's mistake reads better as its one line, which already names the option, the value and the fix.
+ */
+function inOneLine<T>(run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    if (!isFlakeproofError(error)) throw error
+    throw oneLineError(`flakeproof: ${error.message}`, error)
+  }
 }
 
 /** Jest's text for a file that failed outside its tests, without its heading and indentation. */

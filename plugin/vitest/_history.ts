@@ -1,5 +1,5 @@
 import type { TestCase, TestModule } from 'vitest/node'
-import type { EverydayResult } from '../../src/session/adapter.js'
+import { type EverydayResult, signatureOfError, signatureOfText } from '../../src/session/adapter.js'
 import type {} from './_enforce-protocol.js'
 
 /**
@@ -21,17 +21,34 @@ export function vitestEverydayResults(
       if (state !== 'passed' && state !== 'failed') continue
       const diagnostic = testCase.diagnostic()
       const { id, identity } = idOf(testCase)
+      const failed = state === 'failed' || testCase.meta().flakeproofEnforced?.state === 'failed'
+      const retries = diagnostic?.retryCount ?? 0
+      const flaky = diagnostic?.flaky === true
+      // A test that failed, or passed only on a retry: the way it failed (its first error).
+      const signature = failed || retries > 0 || flaky ? signatureOfTestCase(testCase) : undefined
       results.push({
         id,
         project: identity.project,
         file: identity.file,
         name: testCase.fullName,
-        failed: state === 'failed' || testCase.meta().flakeproofEnforced?.state === 'failed',
-        retries: diagnostic?.retryCount ?? 0,
-        flaky: diagnostic?.flaky === true,
+        failed,
+        retries,
+        flaky,
         durationMs: diagnostic?.duration ?? 0,
+        ...(signature === undefined ? {} : { signature }),
       })
     }
   }
   return results
+}
+
+/**
+ * The signature of a test case's first error (its stack read relative to its project's root); a
+ * quarantined failure the enforcing runner turned into a pass has only the first lines it kept.
+ */
+export function signatureOfTestCase(testCase: TestCase): string | undefined {
+  const first = testCase.result().errors?.[0]
+  if (first) return signatureOfError(first, testCase.project.config.root)
+  const kept = testCase.meta().flakeproofEnforced?.errors[0]
+  return kept === undefined ? undefined : signatureOfText(kept)
 }

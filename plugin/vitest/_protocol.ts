@@ -29,6 +29,8 @@ export interface RunnerOptions {
   slowRepeat: number
   /** Rest before each gapped repetition, not counted toward the test timeout. */
   gapMs: number
+  /** Seed of the coin that orders each gapped/fast pair (src/core/repetition.ts pairOrder): `--flaky-seed`, else drawn by the plugin. */
+  assignmentSeed: number
   /** Fail a test that failed some but not all repetitions (measure mode). */
   failOnFlaky: boolean
   /** Proof mode: stable test id → repetitions required. */

@@ -1,5 +1,5 @@
 import type { File, Suite, Task, Test } from '@vitest/runner'
-import { assignTestIds, CAPTURE_LIMIT, forJournal, type JournalLine, measuringModeOf, type TestIdentity } from '../../src/session/page.js'
+import { assignTestIds, CAPTURE_LIMIT, forJournal, type JournalLine, measuringModeOf, type PairOrder, pairOrder, type TestIdentity } from '../../src/session/page.js'
 import type { Repetition, RunnerOptions, TestEvidence } from './_protocol.js'
 import { keepDistinct, outcomeOf, settledState } from './_repetition.js'
 
@@ -30,6 +30,8 @@ export interface RecorderHost {
   worker: string
   /** The worker's process id, to tell a dead worker from a live one; none in a browser. */
   pid: number | undefined
+  /** The project root: failure signatures name the user's files relative to it. */
+  root: string
   /** A test's file relative to its project root, with `/`. */
   fileOf(test: Test): string
   /** Appends one line to the journal (src/artifacts/journal.ts), at once or soon. */
@@ -57,6 +59,8 @@ interface Running {
   fastFailures: number
   /** `test.fails`: a repetition passes by throwing. */
   fails: boolean
+  /** Which of each gapped/fast pair comes first, while observing. */
+  pairs: PairOrder
 }
 
 /**
@@ -112,7 +116,7 @@ export class Recorder {
     const first = !this._running.has(test.id)
     const running = this._start(test)
     const done = this._close(running)
-    const mode = this._modeOf(running.evidence.repetitions.length)
+    const mode = this._modeOf(running.evidence.repetitions.length, running.pairs)
     const observed = mode === 'fast' || mode === 'proof' || running.fastFailures > 0
     const gapMs = mode === 'slow' && observed ? this._options.gapMs : 0
     this._host.journal({
@@ -184,13 +188,13 @@ export class Recorder {
       test.repeats = required - 1
       return
     }
-    // Observing: each gapped repetition is followed by a fast one (measuringModeOf).
+    // Observing: each gapped repetition has a fast one beside it (measuringModeOf).
     test.repeats = repeat + 2 * slowRepeat - 1
   }
 
-  private _modeOf(index: number): Repetition['mode'] {
+  private _modeOf(index: number, pairs: PairOrder): Repetition['mode'] {
     if (this._options.mode === 'proof') return 'proof'
-    return measuringModeOf(index, this._options.repeat)
+    return measuringModeOf(index, this._options.repeat, pairs)
   }
 
   private _identityOf(test: Test): TestIdentity {
@@ -221,6 +225,7 @@ export class Recorder {
         },
         fastFailures: 0,
         fails: test.fails === true,
+        pairs: pairOrder(this._options.assignmentSeed, this._idOf(test)),
       }
       this._running.set(test.id, running)
     }
@@ -235,7 +240,7 @@ export class Recorder {
     const { started, errors, errorsBefore, attempts, attemptsBefore, ...base } = current
     const fresh = errors.slice(errorsBefore) as { message?: unknown; name?: unknown; stack?: unknown }[]
     // Vitest 5's record of this attempt: the one that was last when the repetition began.
-    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state)
+    const outcome = outcomeOf(fresh, running.fails, attempts?.[attemptsBefore]?.state, this._host.root)
     const repetition: Repetition = { ...base, ...outcome, elapsedMs: Math.round((now() - started) * 100) / 100 }
     if (!repetition.ok && repetition.mode === 'fast') running.fastFailures++
     running.evidence.repetitions.push(repetition)

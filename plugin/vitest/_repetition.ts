@@ -1,4 +1,4 @@
-import { cap, messageOf, stripAnsi } from '../../src/session/page.js'
+import { cap, messageOf, signatureOfError, stripAnsi } from '../../src/session/page.js'
 
 /** Errors kept on a task: enough to read, few enough that Vitest's main process stays fast. */
 const KEPT_ERRORS = 3
@@ -7,20 +7,27 @@ const KEPT_ERRORS = 3
  * One repetition's outcome from the errors it added (`fresh`): a plain test passes when it threw
  * nothing, a `fails` test when it threw. Vitest 5 flips `fails` per attempt and drops the expected
  * error, so there its record of the attempt (`attemptState`) decides. A failure carries its first
- * error's message; a passing repetition carries none.
+ * error's message and its signature (files relative to `root`); a passing repetition carries none.
  */
 export function outcomeOf(
   fresh: readonly { message?: unknown; name?: unknown; stack?: unknown }[],
   fails: boolean,
   attemptState?: string,
-): { ok: boolean; error?: string; stack?: string } {
+  root?: string,
+): { ok: boolean; error?: string; stack?: string; signature?: string } {
   const threw = fresh.length > 0
   const ok = attemptState ? attemptState === 'pass' : fails ? threw : !threw
   if (ok) return { ok }
   // What Vitest itself reports when a `fails` test does not throw.
-  if (!threw) return { ok, error: 'Expect test to fail' }
-  const stack = fresh[0]?.stack
-  return { ok, error: cap(messageOf(fresh[0])), ...(typeof stack === 'string' && stack.trim() !== '' ? { stack: cap(stripAnsi(stack)) } : {}) }
+  if (!threw) return { ok, error: 'Expect test to fail', signature: 'Expect test to fail' }
+  const first = fresh[0] as { message?: unknown; name?: unknown; stack?: unknown }
+  const stack = first.stack
+  return {
+    ok,
+    error: cap(messageOf(first)),
+    ...(typeof stack === 'string' && stack.trim() !== '' ? { stack: cap(stripAnsi(stack)) } : {}),
+    signature: signatureOfError(first, root),
+  }
 }
 
 /**

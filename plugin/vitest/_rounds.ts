@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import type { Vitest } from 'vitest/node'
 import { workersOf } from './_workers.js'
 import { CONDITION_ENV, type PlannedRound, planRounds, type ResolvedVitestOptions, type RoundsReporter, startLoad } from '../../src/session/adapter.js'
+import { relativeFile } from './_test-ids.js'
 
 /**
  * Whole-run rounds: `vitest.start` runs the selected files once, then `runTestSpecifications` runs
@@ -14,7 +15,10 @@ import { CONDITION_ENV, type PlannedRound, planRounds, type ResolvedVitestOption
  */
 export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, reporter: RoundsReporter): void {
   const plan = planRounds(options, () => Date.now() % 1_000_000)
-  if (plan.length <= 1 || vitest.config.watch) return
+  if (vitest.config.watch) return
+  // This loop can run fresh-state rounds; the session says whether this run may ask for them.
+  const mayAskFresh = reporter.expectFreshEvidence()
+  if (plan.length <= 1 && !mayAskFresh) return
   const loadProcs = options.loadProcs ?? availableParallelism()
   if (options.divergence && vitest.projects.every((p) => workersOf(vitest, p.config) <= 1)) {
     vitest.logger.warn(
@@ -29,6 +33,15 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       for (const round of plan.slice(1)) {
         if (!reporter.roundsOpen) break
         await underCondition(vitest, round, plan.length, loadProcs, reporter, () => vitest.runTestSpecifications(specifications, true))
+      }
+      // Fresh-state evidence: the files of the tests whose single switch chance explains too well,
+      // run again whole (a test may need its siblings), each run with new workers.
+      const evidence = reporter.roundsOpen ? reporter.freshEvidence() : undefined
+      const files = new Set(evidence?.files.map((f) => JSON.stringify([f.project, f.file])))
+      const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
+      for (let k = 1; evidence && again.length > 0 && k <= evidence.rounds && reporter.roundsOpen; k++) {
+        reporter.planFreshRound(k, evidence.rounds)
+        await vitest.runTestSpecifications(again, true)
       }
       return first
     } finally {

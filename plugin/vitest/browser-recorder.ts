@@ -62,6 +62,7 @@ function wrapBrowserRunner(): void {
     seed: config.sequence?.shuffle ? (config.sequence.seed ?? null) : null,
     worker: state.sessionId ?? 'browser',
     pid: undefined,
+    root: config.root,
     fileOf: (test) => relativeTo(config.root, test.file.filepath),
     journal: (line) => journal.add(line),
     format: formatConsole,

@@ -1,5 +1,5 @@
 import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
-import { type EnforcedTest, type Enforcement, finishEnforcedRun, logLine, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
+import { attributeRedRun, type EnforcedTest, type Enforcement, failedOf, finishEnforcedRun, logLine, recordEverydayRun, RUNNERS, warning } from '../../src/session/adapter.js'
 import type {} from './_enforce-protocol.js'
 import { vitestEverydayResults } from './_history.js'
 import { TestIds } from './_test-ids.js'
@@ -14,6 +14,8 @@ export interface EnforceReporterOptions {
   command: string
   /** Record the run in `<outDir>/history/` (docs/contracts.md §11); undefined: history is off. */
   historyOutDir: string | undefined
+  /** `--flaky-base`: the branch whose history attribution prefers. */
+  base?: string | undefined
 }
 
 /**
@@ -53,7 +55,11 @@ export default class EnforceReporter implements Reporter {
       // An enforced run is an everyday run: it goes into history, as a plain one would (not watch mode's reruns).
       const { historyOutDir } = this._options
       if (historyOutDir && reason !== 'interrupted' && this._vitest?.config.watch !== true) {
-        recordEverydayRun(RUNNERS.vitest, historyOutDir, root, vitestEverydayResults(modules, (t) => this._ids.of(t), true) ?? [])
+        const results = vitestEverydayResults(modules, (t) => this._ids.of(t), true) ?? []
+        // Judged against its history before joining it, by the committed policy as it was before the run (docs/attribution.md).
+        const run = { runner: RUNNERS.vitest, outDir: historyOutDir, root, policyPath: enforcement.path, policy: enforcement.policy, confidence: enforcement.policy.confidence, base: this._options.base }
+        for (const line of attributeRedRun(failedOf(results), run).lines) this._log(logLine(line, process.env))
+        recordEverydayRun(RUNNERS.vitest, historyOutDir, root, results)
       }
     } catch (error) {
       // A reporter never takes the run down: the tests' own results stand.

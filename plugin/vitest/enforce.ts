@@ -19,5 +19,5 @@ export function installEnforcement(vitest: Vitest, resolved: ResolvedVitestOptio
     project.provide('flakeproofEnforce', options)
   }
   const historyOutDir = resolved.history ? resolveOutDir(vitest.config.root, resolved) : undefined
-  return new EnforceReporter({ enforcement, updatePolicy: resolved.updatePolicy, command, historyOutDir })
+  return new EnforceReporter({ enforcement, updatePolicy: resolved.updatePolicy, command, historyOutDir, base: resolved.base })
 }

@@ -7,10 +7,12 @@ import {
   argsAfterSeparator,
   assertAllReplaceable,
   assertReplaceable,
+  assignmentSeedOf,
   type FlakeproofVitestOptions,
   FlakeproofError,
   hintsFor,
   MEASUREMENT_FILES,
+  oneLineError,
   type ProofSelection,
   type ResolvedVitestOptions,
   resolveJunitPath,
@@ -22,7 +24,6 @@ import {
 } from '../../src/session/adapter.js'
 import type { RunnerOptions } from './_protocol.js'
 import { ENFORCE_RUNNER, installEnforcement } from './enforce.js'
-import { stackless } from './_errors.js'
 import FlakeproofReporter, { REPORTER_BRAND } from './reporter.js'
 import { BROWSER_COMMANDS, reachOf, recordInBrowser } from './_browser.js'
 import { runInRounds } from './_rounds.js'
@@ -104,7 +105,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       }
       projectFiles = projects.filter((p): p is string => typeof p === 'string')
       if (resolved.budget !== undefined && !wrapped) {
-        throw stackless(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
+        throw oneLineError(`flakeproof: --flaky-budget times a first run and then starts a second one, which only \`${WRAPPER_HINTS.again('--flaky-budget 5m')} [vitest args]\` can do`)
       }
       // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without
       // it); when recording, browser mode's journal command for any browser project (_browser.ts).
@@ -124,7 +125,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
         if (!listsProjects(server.config.root, server.config.test)) return
         if (!resolved || wrapped || (globalThis as Record<symbol, unknown>)[INSTALLED]) return
         const which = projectFiles.length > 0 ? `the projects of ${projectFiles.map((p) => JSON.stringify(p)).join(', ')}` : 'the projects'
-        throw stackless(
+        throw oneLineError(
           `flakeproof: ${which} have config files of their own, which a plugin in the root config never reaches, so nothing would be repeated; ` +
             `run \`${WRAPPER_HINTS.again('--flaky-repeat <n>')} [vitest args]\` (it covers every project), or add flakeproof() to each project config`,
         )
@@ -179,7 +180,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   neverWriteSnapshots(vitest)
   if (resolved.seed !== undefined) shuffleWithSeed(vitest, resolved.seed)
   ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
-  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, ...(proof ? { proving: proof } : {}), command })
+  const reporter = new FlakeproofReporter({ ...resolved, runnerMode: runnerOptions.mode, ...(proof ? { proving: proof } : {}), command, assignmentSeed: runnerOptions.assignmentSeed })
   if (when === 'runtime') reporter.onInit(vitest)
   runInRounds(vitest, resolved, reporter)
   const kept = existing.filter((r) => !isReporterName(r))
@@ -199,7 +200,7 @@ function withoutStack<T>(run: () => T): T {
     return run()
   } catch (error) {
     if (!(error instanceof FlakeproofError)) throw error
-    throw stackless(`flakeproof: ${error.message}`, error)
+    throw oneLineError(`flakeproof: ${error.message}`, error)
   }
 }
 
@@ -236,7 +237,8 @@ function shuffleWithSeed(vitest: Vitest, seed: number): void {
 
 /** What the runner in each worker is told, and, for a proof, what it proves (the session's selectProof). */
 function toRunnerOptions(options: ResolvedVitestOptions, outDir: string, root: string, command: string): { runner: RunnerOptions; proof?: ProofSelection } {
-  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal }
+  // The gapped/fast coin: replayed from --flaky-seed, else drawn (observer.json records it).
+  const base = { gapMs: options.gapMs, failOnFlaky: options.failOnFlaky, journalDir: runDirOf(outDir).journal, assignmentSeed: assignmentSeedOf(options.seed) }
   if (!options.proof) {
     return { runner: { ...base, mode: 'measure', repeat: options.repeat ?? 1, slowRepeat: options.observe ? options.slowRepeat : 0, proofRuns: {} } }
   }

@@ -4,7 +4,9 @@ import {
   type Collected,
   FlakeproofError,
   hintsFor,
+  type FreshRounds,
   messageOf,
+  oneLineError,
   type PlannedRound,
   type ProofSelection,
   type ReportedTest,
@@ -17,9 +19,8 @@ import {
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
-import { stackless } from './_errors.js'
 import { workersOf } from './_workers.js'
-import { vitestEverydayResults } from './_history.js'
+import { signatureOfTestCase, vitestEverydayResults } from './_history.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
 import type {} from './_protocol.js'
@@ -35,6 +36,8 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
   proving?: ProofSelection
   /** How the run was started, for the files' `command`. */
   command?: string
+  /** Set by the plugin: the seed of the gapped/fast coin its runners use (recorded in observer.json). */
+  assignmentSeed?: number
 }
 
 /**
@@ -55,7 +58,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
   private readonly _ids = new TestIds()
 
   constructor(options: ReporterOptions = {}) {
-    const { runnerMode, proving, command, ...rest } = options
+    const { runnerMode, proving, command, assignmentSeed, ...rest } = options
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
     this._options = { ...parsed.data, runnerMode, proving, command }
@@ -79,6 +82,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
       // The plugin took the lock before any test; used alone, the reporter takes it on its first run.
       lockLabel: runnerMode ? undefined : `flakeproof/reporter outDir ${parsed.data.outDir}`,
       journal: runnerMode !== undefined,
+      assignmentSeed,
       endOnExit: true,
     })
   }
@@ -131,6 +135,19 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     this._session.endRounds()
   }
 
+  /** The loop can run fresh-state rounds (src/pipeline/fresh-evidence.ts): the session says whether this run may ask for them. */
+  expectFreshEvidence(): boolean {
+    return this._session.expectFreshEvidence()
+  }
+
+  freshEvidence(): FreshRounds | undefined {
+    return this._session.freshEvidence()
+  }
+
+  planFreshRound(round: number, of: number): void {
+    this._session.planFreshRound(round, of)
+  }
+
   // --- internal ---
 
   /** What this run collected: each module's id prefix (`[project] file`), and the id of every test in them, filtered ones included. */
@@ -176,6 +193,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
       return undefined
     }
     const error = result.errors?.[0]?.message
+    const signature = result.state === 'failed' ? signatureOfTestCase(testCase) : undefined
     return {
       project: identity.project,
       file: identity.file,
@@ -192,6 +210,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
             ok: result.state === 'passed',
             elapsedMs: Math.round((testCase.diagnostic()?.duration ?? 0) * 100) / 100,
             ...(error === undefined ? {} : { error }),
+            ...(signature === undefined ? {} : { signature }),
             mode: 'single',
             gapMs: 0,
           },
@@ -220,7 +239,7 @@ function refuseRepetitionAlone(options: Record<string, unknown>): void {
   const repeat = process.env.FLAKEPROOF_REPEAT
   const flags = args.length > 0 ? args.join(' ') : repeat ? `--flaky-repeat ${repeat}` : '--flaky-repeat <n>'
   const asked = args.length > 0 ? args.join(' ') : repeat ? `FLAKEPROOF_REPEAT=${repeat}` : `the reporter's options (${Object.keys(options).join(', ')})`
-  throw stackless(
+  throw oneLineError(
     `flakeproof: ${asked} asks for repetitions, which flakeproof/reporter alone cannot make (it records everyday runs): ` +
       `add the plugin to the config (import flakeproof from 'flakeproof/vitest'; plugins: [flakeproof()]), or run \`${hintsFor({ runner: 'vitest', form: 'wrapper' }).again(flags)}\``,
   )

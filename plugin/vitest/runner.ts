@@ -40,6 +40,7 @@ export default class FlakeproofRunner extends (Base as unknown as new (config: W
       seed: config.sequence?.shuffle ? (config.sequence.seed ?? null) : null,
       worker: process.env.VITEST_POOL_ID ?? String(process.pid),
       pid: process.pid,
+      root: config.root,
       fileOf: (test) => relative(config.root, test.file.filepath).split('\\').join('/'),
       journal: (line) => journal.write(line),
       format: (args) => format(...args),

@@ -15,13 +15,24 @@ export const measured = {
   ci_high: probability.describe('Wilson interval, upper end; > 0 even with zero failures'),
 }
 
+/** `--flaky-signature` / `--signature`: failures of other signatures, left out of the counts. */
+export const OtherFailuresSchema = z
+  .object({
+    count: count,
+    signatures: z.array(z.object({ signature: z.string(), count: count })).describe('Most frequent first.'),
+  })
+  .describe('Failures whose signature did not match --flaky-signature: not trials of this measurement, reported apart.')
+
 /** observed: the measured rate; ci_high when nothing failed; ci_low when everything failed. */
 export const PlanningBasisSchema = z.enum(['observed', 'ci_high', 'ci_low'])
 
 export const OutcomeSchema = z.enum(['passed', 'failed', 'skipped'])
 export const VerdictSchema = z
-  .enum(['stable', 'flaky', 'broken', 'partial', 'non-idempotent'])
-  .describe('non-idempotent: failed some trials, but the outcome switched once and stayed (see independence), so the rate is no failure probability.')
+  .enum(['stable', 'flaky', 'broken', 'partial', 'non-idempotent', 'undetermined'])
+  .describe(
+    'non-idempotent: failed some trials, but the outcome switched once and stayed, unlikely by chance (see independence), so the rate is no failure probability. ' +
+      'undetermined: switched once and stayed, but chance explains that too well and no fresh-state evidence decided it: no rate, no cause; the report says what would decide it.',
+  )
 
 /** The Wald–Wolfowitz runs test on the trial order (src/core/independence.ts). */
 export const IndependenceSchema = z
@@ -35,7 +46,13 @@ export const IndependenceSchema = z
       .describe('one-switch: passed then failed every later trial (or failed from trial 1, then passed every later one); clustered: failures in bursts; regular: too evenly spread.'),
     switch_at: z.number().int().positive().nullable().describe('one-switch: the first trial of the second block.'),
     switched_to: z.enum(['passed', 'failed']).nullable().describe('one-switch: what every trial from switch_at on did.'),
-    period: z.number().int().min(2).nullable().describe('Failures fell exactly every `period` trials (at least three of them).'),
+    period: z.number().int().min(2).nullable().describe('Failures fell exactly every `period` trials (at least three of them), and period_p_value < 1 - confidence.'),
+    switch_p_value: probability
+      .nullable()
+      .optional()
+      .describe('one-switch: the share of the C(trials, failures) equally likely orders (outcomes exchangeable) that are a single switch of this shape: 1/10 for FPPPPPPPPP.'),
+    switch_significant: z.boolean().optional().describe('switch_p_value < 1 - confidence, exactly: the shape alone makes the verdict non-idempotent.'),
+    period_p_value: probability.nullable().optional().describe('Failures exactly every d-th trial for some d: the share of the equally likely orders that are; null when they are not.'),
   })
   .describe('Are the trials independent, as the interval assumes? Runs test on the pass/fail order.')
 

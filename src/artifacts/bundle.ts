@@ -1,3 +1,4 @@
+import type { AttributionFile } from './attribution-schema.js'
 import type { ConditionsFile } from './conditions-schema.js'
 import type { ObserverFile, OnlyWhenFailFile, PolicyFile, ProofFile, RateFile, RunsNeededFile } from './schemas.js'
 
@@ -10,4 +11,6 @@ export interface ReportBundle {
   policy?: PolicyFile | undefined
   proof?: ProofFile | undefined
   conditions?: ConditionsFile | undefined
+  /** A red everyday run's attribution (docs/attribution.md): a column of the step summary, the annotations' words. */
+  attribution?: AttributionFile | undefined
 }

@@ -29,8 +29,15 @@ export const OrderFindingSchema = z.object({
   culprit: z.string().describe('The test whose running earlier (same file, same worker, same round) the failures follow most closely.'),
   after_culprit: z.object({ trials: count, failures: count }).describe('Executions of this test in rounds where the culprit ran before it.'),
   otherwise: z.object({ trials: count, failures: count }),
-  p_value: probability,
-  significant: z.boolean(),
+  p_value: probability.describe("Fisher's exact test, two-sided, after_culprit against otherwise."),
+  significant: z.boolean().describe('p_value < (1 - confidence) / hypotheses, exactly (Bonferroni over the whole run).'),
+  hypotheses: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Culprits tried over the whole run (every test that failed, each earlier test that ran before it in some rounds and not in others): the chance of naming any innocent culprit in the run stays below 1 - confidence.'),
+  adjusted_p_value: probability.optional().describe('min(1, p_value × hypotheses): compared with 1 - confidence.'),
   tag: z.literal('order-dependent').nullable(),
   failing_order: order.nullable().describe('A round where the culprit ran first and this test failed: replay with --flaky-seed <seed>.'),
   passing_order: order.nullable().describe('A round where the culprit did not run first and this test passed.'),

@@ -12,5 +12,5 @@ export interface FreshRate {
 export function freshRateText(fresh: FreshRate): string {
   const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
   const rounds = fresh.failure_rounds.length > 0 ? ` (rounds ${fresh.failure_rounds.join(', ')})` : ''
-  return `With fresh module state (its first execution in each of ${fresh.trials} rounds) it failed ${fresh.failures}/${fresh.trials}${rounds}: rate ${pct(fresh.rate)}, interval [${pct(fresh.ci_low)}, ${pct(fresh.ci_high)}]; that is its rate in an ordinary run.`
+  return `With fresh module state (its first execution in each of ${fresh.trials} rounds) it failed ${fresh.failures} of ${fresh.trials}${rounds}: rate ${pct(fresh.rate)}, interval [${pct(fresh.ci_low)}, ${pct(fresh.ci_high)}]; that is its rate in an ordinary run.`
 }

@@ -10,7 +10,7 @@ export interface TestLocation {
 }
 
 /**
- * The annotations of one run (docs/contracts.md §8): a warning per flaky (or non-idempotent) test, an
+ * The annotations of one run (docs/contracts.md §8): a warning per flaky (or non-idempotent, or undetermined) test, an
  * error per broken test and per test whose proof failed, each at the test's file and line when
  * `locate` finds them; in a test-mode proof run, only the proof's. In command mode there is no file:
  * one annotation for the command. Stable and partial tests get none: a stable test has nothing to
@@ -29,7 +29,13 @@ export function renderAnnotations(bundle: Partial<ReportBundle>, locate: (test: 
   const byId = new Map((rate?.tests ?? []).map((t) => [t.id, t]))
   // A test-mode proof run re-reads the last measurement: its annotations are the proof's alone.
   for (const test of proof?.tests ? [] : (rate?.tests ?? [])) {
-    if (test.verdict !== 'flaky' && test.verdict !== 'non-idempotent' && test.verdict !== 'broken') continue
+    if (test.verdict !== 'flaky' && test.verdict !== 'non-idempotent' && test.verdict !== 'undetermined' && test.verdict !== 'broken') continue
+    const whose = bundle.attribution?.tests[test.id]
+    if (whose) {
+      // A red everyday run: whose failure it is says more than "failed 1 of 1 times".
+      annotations.push({ level: whose.call === 'known-flake' ? 'warning' : 'error', title: `flakeproof: ${whose.call} ${test.name}`, message: `${test.id}: ${whose.text}`, ...locate(test) })
+      continue
+    }
     const required = policy?.tests?.[test.id]?.green_runs_required
     const firstError = onlyWhenFail?.tests?.[test.id]?.errors_on_failure[0]
     const message = [

@@ -1,4 +1,6 @@
+import { attributionCell } from './attribution-text.js'
 import type { ReportBundle } from './bundle.js'
+import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
 import { code, table } from './markdown-tests.js'
 import type { ProofFile, RateFile } from './schemas.js'
 
@@ -68,16 +70,23 @@ const interval = (m: { ci_low: number; ci_high: number }): string => `${pct(m.ci
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|')
 const level = (confidence: number | undefined): string => `${+((confidence ?? 0.95) * 100).toFixed(4)}%`
 
-function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundle>): string[] {
+function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partial<ReportBundle>): string[] {
   const tests = rate.tests ?? []
-  const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent')
+  const flaky = tests.filter((t) => t.verdict === 'flaky' || t.verdict === 'non-idempotent' || t.verdict === 'undetermined')
   const broken = tests.filter((t) => t.verdict === 'broken')
   const partial = tests.filter((t) => t.verdict === 'partial')
   const required = (t: TestRate): string => String(policy?.tests?.[t.id]?.green_runs_required ?? runsNeeded?.tests?.[t.id]?.runs ?? '–')
-  const row = (t: TestRate): string[] => [code(t.id), `${t.failures}/${t.trials}`, pct(t.rate), interval(t)]
-  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`]
+  // A red everyday run's attribution is one more column: whose failure each failed test is.
+  const whose = (t: TestRate): string[] => {
+    if (!attribution) return []
+    const entry = attribution.tests[t.id]
+    return [entry ? cell(attributionCell(entry)) : '–']
+  }
+  const row = (t: TestRate): string[] => [code(t.id), countOf(t.failures, t.trials), pct(t.rate), interval(t), ...whose(t)]
+  const header = ['Test', 'Failed', 'Rate', `${level(rate.confidence)} interval`, ...(attribution ? ['Whose failure'] : [])]
   const lines = [
     `**${flaky.length} flaky, ${broken.length} broken** of ${tests.length} tests, ${rate.trials} rounds` +
+      (uncountedTests(tests) > 0 ? ` (${uncountedTests(tests)} non-idempotent or undetermined, not counted in the rounds)` : '') +
       (rate.complete ? '' : ' — **incomplete run**: some tests have no numbers'),
     '',
   ]
@@ -85,7 +94,9 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
     lines.push(`### Flaky (${flaky.length})`, '', ...capped(flaky, (rows) => table([...header, 'Verdict', 'Runs a fix must pass'], rows.map((t) => [...row(t), t.verdict, required(t)]))), '')
   }
   if (broken.length > 0) {
-    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', 'Broken tests failed every repetition: fix them as normal bugs.', '')
+    // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
+    const advice = attribution ? 'One run: the last column says whose failure each one is (docs/attribution.md).' : 'Broken tests failed every repetition: fix them as normal bugs.'
+    lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', advice, '')
   }
   if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')
   return lines
@@ -94,7 +105,7 @@ function renderTests(rate: RateFile, { policy, runsNeeded }: Partial<ReportBundl
 function quarantineTable(quarantined: readonly QuarantinedTest[]): string[] {
   if (quarantined.length === 0) return []
   const ran = quarantined.some((q) => q.outcome !== undefined)
-  const rows = quarantined.map((q) => [code(q.id), ...(ran ? [q.outcome ?? '–'] : []), q.since, cell(q.reason), `${q.failures}/${q.trials}`])
+  const rows = quarantined.map((q) => [code(q.id), ...(ran ? [q.outcome ?? '–'] : []), q.since, cell(q.reason), countOf(q.failures, q.trials)])
   return [`### Quarantined (${quarantined.length})`, '', ...capped(rows, (shown) => table(['Test', ...(ran ? ['This run'] : []), 'Since', 'Reason', 'Failed'], [...shown])), '']
 }
 
@@ -109,7 +120,7 @@ function renderCommand(rate: RateFile, { policy, runsNeeded }: Partial<ReportBun
   return [
     ...table(
       ['Verdict', 'Failed', 'Rate', `${level(rate.confidence)} interval`, 'Runs a fix must pass'],
-      [[rate.verdict, `${rate.failures}/${rate.trials}`, pct(rate.rate), interval(rate), required === undefined ? '–' : String(required)]],
+      [[rate.verdict, countOf(rate.failures, rate.trials), pct(rate.rate), interval(rate), required === undefined ? '–' : String(required)]],
     ),
     ...(rate.complete ? [] : ['', `**Incomplete**: ${rate.trials} of ${rate.requested_trials} trials ran.`]),
     '',
@@ -122,6 +133,6 @@ function renderProof(proof: ProofFile): string[] {
   if (tests.length === 0) {
     return [`### Proof: ${verdict}`, '', `${proof.trials} of ${proof.required} required runs, ${proof.failures} failed (required from ${code(proof.required_from)}).`, '']
   }
-  const rows = tests.map(([id, p]) => [code(id), p.status === 'ran' ? `${p.trials}/${p.required}` : p.status, String(p.failures), p.passed ? 'passed' : 'FAILED'])
+  const rows = tests.map(([id, p]) => [code(id), p.status === 'ran' ? proofRunsText(p.trials, p.required) : p.status, String(p.failures), p.passed ? 'passed' : 'FAILED'])
   return [`### Proof: ${verdict}`, '', ...table(['Test', 'Runs', 'Failed', 'Result'], rows), '', `Required runs from ${code(proof.required_from)}.`, '']
 }

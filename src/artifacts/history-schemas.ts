@@ -25,6 +25,8 @@ export const HistoryRecordSchema = z.object({
   os: z.string().describe('process.platform of the machine that ran it.'),
   at: z.iso.datetime().describe('When the run ended.'),
   run_id: z.string().optional().describe('The run that wrote this file (every line alike): a copied file is counted once.'),
+  signature: z.string().optional().describe('failed and flaky: the signature of its first failed attempt (docs/attribution.md).'),
+  runner: z.string().optional().describe('The test runner that ran it (`vitest`, `jest`): commands suggested for the test are in its syntax.'),
 })
 export type HistoryRecord = z.infer<typeof HistoryRecordSchema>
 
@@ -34,7 +36,10 @@ export const HistoryChangeSchema = z.object({
   commit: z.string().describe('The first commit of the "after" side.'),
   before: z.object({ runs: count, failures: count }),
   after: z.object({ runs: count, failures: count }),
-  p_value: probability.describe("Fisher's exact test, two-sided, times the commits tried for this test (Bonferroni)."),
+  p_value: probability.describe(
+    "The chance, were its runs exchangeable (one rate throughout), that some commit boundary splits them with a Fisher's exact p-value as small as this one's: the exact permutation distribution of the smallest p over its boundaries.",
+  ),
+  split_p_value: probability.optional().describe("Fisher's exact test, two-sided, at this boundary alone."),
   change_point: z
     .object({
       commit: z.string().describe('The most likely first commit of the new rate, by the change-point posterior.'),
@@ -61,8 +66,16 @@ export const HistoryFileSchema = z.object({
       ...measured,
       flakes: count.describe('Runs it passed only after a retry (its failed attempts are counted in failures).'),
       verdict: VerdictSchema,
+      change_p_value: probability
+        .nullable()
+        .optional()
+        .describe('The p-value of its most likely rate change at a commit (see changes); null when its runs cross no commit boundary or never failed.'),
+      split: z
+        .object({ failing: z.array(z.string()), passing: z.array(z.string()), p_value: probability })
+        .optional()
+        .describe('Failed every attempt at these commits and none at those, unlikely by chance: partial, not flaky.'),
     }),
   ),
-  changes: z.array(HistoryChangeSchema).describe('Tests whose rate changed at a commit (p < 1 - confidence after correction).'),
+  changes: z.array(HistoryChangeSchema).describe('Tests whose rate changed at a commit (p_value < 1 - confidence).'),
 })
 export type HistoryFile = z.infer<typeof HistoryFileSchema>

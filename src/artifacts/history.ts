@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { isAbsolute, join, relative } from 'node:path'
-import fg from 'fast-glob'
 import { FlakeproofError } from '../errors.js'
 import { makeOutputFolder, nonRegularKind } from './_fs.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
@@ -96,22 +96,47 @@ const CLOCK_SLACK_MS = 86_400_000
  * file: the same file reached twice (a link) or copied (into two downloaded folders) counts once.
  */
 export function readHistoryRuns(patterns: readonly string[], now = Date.now()): HistoryRuns {
-  const files = [...new Set(fg.sync([...patterns], { onlyFiles: true, dot: true }))].sort()
+  const files = [...new Set(fastGlob().sync([...patterns], { onlyFiles: true, dot: true }))].sort()
   if (files.length === 0) {
     throw new FlakeproofError(`--glob ${patterns.join(' ')} matches no file; run the tests with \`flakeproof/reporter\` first, or quote the glob so the shell leaves it to flakeproof`, 'E_INPUT')
   }
-  const hint = 'Pass only files of a .flakeproof/history/ folder'
+  return readHistoryFiles(files, (file) => `--glob ${file}`, 'Pass only files of a .flakeproof/history/ folder', now)
+}
+
+/** As readHistoryRuns, but a glob matching no file is no history rather than an error (attribution, explain). */
+export function readHistoryRunsIfAny(patterns: readonly string[], now = Date.now()): HistoryRuns {
+  return fastGlob().sync([...patterns], { onlyFiles: true, dot: true }).length === 0 ? { runs: [], duplicates: [] } : readHistoryRuns(patterns, now)
+}
+
+/**
+ * Every history file of one folder (a reporter's own `<outDir>/history`), oldest name first, read
+ * as readHistoryRuns reads them; none when the folder does not exist. Names are taken literally,
+ * never as a glob.
+ */
+export function readHistoryFolder(dir: string, now = Date.now()): HistoryRuns {
+  if (!existsSync(dir)) return { runs: [], duplicates: [] }
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .map((name) => join(dir, name))
+  return readHistoryFiles(files, (file) => file, 'Remove the file, or restore it from the run that wrote it', now)
+}
+
+// --- internal ---
+
+/** The history files, each line validated (a bad line names `whereOf(file)` and its line number), each run once. */
+function readHistoryFiles(files: readonly string[], whereOf: (file: string) => string, hint: string, now: number): HistoryRuns {
   const seen = new Map<string, string>()
   const runs: HistoryRun[] = []
   const duplicates: string[] = []
   for (const file of files) {
     const kind = nonRegularKind(file)
-    if (kind !== undefined && kind !== 'a symbolic link') throw new FlakeproofError(`--glob ${file}: is ${kind}, not a history file. ${hint}`, 'E_INPUT')
+    if (kind !== undefined && kind !== 'a symbolic link') throw new FlakeproofError(`${whereOf(file)}: is ${kind}, not a history file. ${hint}`, 'E_INPUT')
     const text = readFileSync(file, 'utf8')
     const records: HistoryRecord[] = []
     for (const [index, line] of text.split('\n').entries()) {
       if (line.trim() === '') continue
-      const where = `--glob ${file}: line ${index + 1}`
+      const where = `${whereOf(file)}: line ${index + 1}`
       const record = parseJsonLine(line, HistoryRecordSchema, where, hint)
       if (Date.parse(record.at) > now + CLOCK_SLACK_MS) {
         throw new FlakeproofError(`${where}: at ${record.at} is in the future: the clock of the machine that recorded it was wrong; correct or remove the file. ${hint}`, 'E_INPUT')
@@ -133,6 +158,14 @@ export function readHistoryRuns(patterns: readonly string[], now = Date.now()): 
 }
 
 // --- internal ---
+
+/**
+ * fast-glob (CommonJS, some twenty modules), required when history is read: every test run writes
+ * history through this module, and would otherwise load it at start-up for nothing.
+ */
+function fastGlob(): typeof import('fast-glob') {
+  return createRequire(import.meta.url)('fast-glob') as typeof import('fast-glob')
+}
 
 function sizeOf(path: string): number {
   try {

@@ -56,6 +56,8 @@ export interface FailingExecution {
   /** The error message (test mode) or null; command mode has `stderr` and `exitCode` instead. */
   error: string | null
   stack: string | null
+  /** Files the runner kept of it (Playwright's trace, screenshot): linked from the page. */
+  attachments: { name: string; path: string }[]
   stdout: string
   stderr: string
   /** Which worker (test mode) or --jobs slot (command mode) ran it. */
@@ -88,7 +90,10 @@ export interface ExecutionSummary {
 export interface ExecutionSummaries {
   /** Keyed by test id; command mode uses the command as its one key. */
   subjects: Map<string, ExecutionSummary>
-  /** Lines that were not a readable fact: skipped, and said on the page. */
+  /**
+   * Lines read that were not a readable fact: skipped, and said on the page. Lines of tests the
+   * page does not detail are known by their id and not read (html-read.ts).
+   */
   unreadableLines: number
   /** The failing runs of proof_facts.jsonl, by subject; absent when the folder has none. */
   proof?: Map<string, ExecutionSummary> | undefined
@@ -165,6 +170,7 @@ export function toFailingExecution(line: ExecutionLine): FailingExecution {
     elapsedMs: line.elapsedMs,
     error: commandMode || typeof fact.error !== 'string' ? null : text('error'),
     stack: typeof fact.stack === 'string' && fact.stack.trim() !== '' ? text('stack') : null,
+    attachments: attachmentsOf(fact.attachments),
     stdout: text('stdout'),
     stderr: text('stderr'),
     worker: typeof fact.worker === 'string' || typeof fact.worker === 'number' ? String(fact.worker) : null,
@@ -321,3 +327,13 @@ class SubjectRecord {
     }
   }
 }
+
+/** The attachments of a fact line that has them (each a name and a path), at most ATTACHMENTS_SHOWN. */
+function attachmentsOf(value: unknown): { name: string; path: string }[] {
+  if (!Array.isArray(value)) return []
+  const valid = value.filter((a): a is { name: string; path: string } => typeof a?.name === 'string' && typeof a?.path === 'string')
+  return valid.slice(0, ATTACHMENTS_SHOWN).map(({ name, path }) => ({ name, path }))
+}
+
+/** Attachments one execution shows: a trace, a screenshot, a video and a few of the test's own. */
+const ATTACHMENTS_SHOWN = 10

@@ -1,6 +1,6 @@
 import { esc, ms } from './_html.js'
 import type { ExecutionSummary, FailingExecution } from './html-executions.js'
-import { linkFrames, type SourceContext } from './html-source.js'
+import { linkFrames, type SourceContext, sourceLink } from './html-source.js'
 import type { HtmlText } from './html-text.js'
 
 /**
@@ -64,6 +64,7 @@ function renderOne(id: string, f: FailingExecution, source: SourceContext | unde
   const rows = [
     ...(f.error === null ? [] : [block(t.errorLabel, f.error, 'error')]),
     ...(f.stack === null ? [] : [block(t.stackLabel, f.stack, 'stack')]),
+    ...(f.attachments.length === 0 ? [] : [`<dt>${t.attachmentsLabel}</dt><dd>${f.attachments.map((a) => `${esc(a.name)} ${attachmentLink(a.path, source, title)}`).join('<br>')}</dd>`]),
     // Only the streams that printed something; a test that printed nothing gets one line saying so.
     ...(f.stdout.trim() === '' && f.stderr.trim() === '' ? [`<dt>${t.outputLabel}</dt><dd><span class="muted">${t.none}</span></dd>`] : []),
     ...(f.stdout.trim() === '' ? [] : [block(t.stdoutLabel, f.stdout, 'output')]),
@@ -84,4 +85,9 @@ function renderOne(id: string, f: FailingExecution, source: SourceContext | unde
 
 function stripTags(html: string): string {
   return html.replace(/<[^>]*>/g, '')
+}
+
+/** A file the runner kept (Playwright's trace.zip, a screenshot), linked relative to the report; shown as its path when the page has no folder. */
+function attachmentLink(path: string, source: SourceContext | undefined, title: (file: string) => string): string {
+  return source ? sourceLink({ file: path }, source, title) : `<code>${esc(path)}</code>`
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { forEachLine } from './_lines.js'
+import { WrittenTestIds } from './_fact-id.js'
+import { forEachLine, isBlankLine, lineText } from './_lines.js'
 import { ExecutionCollector, type ExecutionLine, type ExecutionSummaries, type ExecutionSummary, toExecutionLine } from './html-executions.js'
 import { framesOf, type SourcePlace } from './html-source.js'
 import { detailedSubjects, type HtmlBundle } from './html-subjects.js'
@@ -9,8 +10,10 @@ import { findTestLine } from './test-location.js'
 /**
  * The per-execution summaries report.html needs, read from `<dir>/facts.jsonl` (and the failing
  * proof runs from proof_facts.jsonl) one chunk at a time, synchronously, as the rest of the report
- * is written. Only the subjects the page details are kept (html-subjects.ts); a missing file gives
- * empty summaries and the page says so. Test files are found relative to `cwd` (where the run
+ * is written. Only the subjects the page details are kept (html-subjects.ts), and only their lines
+ * are parsed: a line of another test, written as flakeproof writes them, is known by its id alone
+ * (of 500 000 executions the page details a few tests'). A missing file gives empty summaries and
+ * the page says so. Test files are found relative to `cwd` (where the run
  * started, the project root of a Vitest or Jest run), else by a stack frame that ends in the file.
  */
 export function readExecutionSummaries(dir: string, bundle: HtmlBundle, cwd = process.cwd()): ExecutionSummaries {
@@ -22,18 +25,28 @@ export function readExecutionSummaries(dir: string, bundle: HtmlBundle, cwd = pr
   return { ...summaries, proof, source: { reportDir: resolve(dir), cwd: resolve(cwd) }, declared: locateTests(bundle, summaries.subjects, resolve(cwd)) }
 }
 
-/** Each line of a facts file as an execution (or `skipped`), read a chunk at a time; a line that is none goes to `onUnreadable`. */
+/**
+ * Each line of a facts file as an execution (or `skipped`), read a chunk at a time; a line that is
+ * none goes to `onUnreadable`. With `wants`, a line flakeproof wrote for a test it does not want
+ * is passed over unparsed.
+ */
 export function forEachExecution(
   path: string,
   commandSubject: string | null,
   onExecution: (execution: ExecutionLine | 'skipped') => void,
   onUnreadable: () => void = () => {},
+  wants?: (testId: string) => boolean,
 ): void {
-  forEachLine(path, (line) => {
-    if (line.trim() === '') return
+  const written = new WrittenTestIds()
+  forEachLine(path, (bytes, from, to) => {
+    if (isBlankLine(bytes, from, to)) return
+    if (wants !== undefined) {
+      const id = written.idOf(bytes, from, to)
+      if (id !== undefined && !wants(id)) return
+    }
     let data: unknown
     try {
-      data = JSON.parse(line)
+      data = JSON.parse(lineText(bytes, from, to))
     } catch {
       onUnreadable()
       return
@@ -49,6 +62,7 @@ export function forEachExecution(
 function collect(path: string, wanted: readonly string[], commandSubject: string | null): ExecutionSummaries {
   const collector = new ExecutionCollector(wanted)
   if (!existsSync(path)) return collector.summarise()
+  const wants = new Set(wanted)
   forEachExecution(
     path,
     commandSubject,
@@ -56,6 +70,7 @@ function collect(path: string, wanted: readonly string[], commandSubject: string
       if (execution !== 'skipped') collector.add(execution)
     },
     () => collector.skip(),
+    (id) => wants.has(id),
   )
   return collector.summarise()
 }

@@ -6,7 +6,7 @@ import { comparisonPlot, durationPlot, type MarkLabel, repetitionStrip } from '.
 import { sourceLink } from './html-source.js'
 import { type HtmlBundle, type Subject, tagsOf } from './html-subjects.js'
 import type { HtmlText } from './html-text.js'
-import { freshAdviceFor } from './independence-text.js'
+import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
 
 /** Ids in the page are derived from position, never from user text. */
 export const anchor = (index: number): string => `s${index + 1}`
@@ -68,7 +68,7 @@ export function renderSubject(bundle: HtmlBundle, s: Subject, index: number, exe
           .join('')}</tbody></table></div>`,
     // Command mode draws its one comparison in the observer section.
     observed && testMode
-      ? `<figure>${comparisonPlot(observed.fast, observed.slow, s.id, t)}<figcaption>${t.compareCaption(`${observed.fast.failures}/${observed.fast.trials}`, `${observed.slow.failures}/${observed.slow.trials}`, `<span data-value="p_value">${observed.p_value.toPrecision(3)}</span>`, observed.changed)}</figcaption></figure>`
+      ? `<figure>${comparisonPlot(observed.fast, observed.slow, s.id, t)}<figcaption>${t.compareCaption(t.count(observed.fast.failures, observed.fast.trials), t.count(observed.slow.failures, observed.slow.trials), `<span data-value="p_value">${observed.p_value.toPrecision(3)}</span>`, observed.changed)}</figcaption></figure>`
       : '',
     conditionsTable(bundle, s.id, t),
     summary && summary.durations.passed.count + summary.durations.failed.count > 0 ? durations(summary, s.id, t) : '',
@@ -134,6 +134,13 @@ function independenceNote(bundle: HtmlBundle, s: Subject, t: HtmlText): string {
         )
     return `<p class="warn">${esc(t.independence.cause(independence, unit))} ${measure}</p>`
   }
+  if (s.verdict === 'undetermined') {
+    // The run that would decide it, in its runner's syntax: a test of the run, or the command measured.
+    const test = bundle.rate.tests?.find((x) => x.id === s.id)
+    const subject = test ? { test, switchAt: independence.switch_at, trials: s.trials } : { command: bundle.rate.command, switchAt: independence.switch_at, trials: s.trials }
+    const decide = escWithCode((code) => decideAdviceFor(t.independence, hintContextOf(bundle.rate), subject, code))
+    return `<p class="warn">${esc(t.independence.undetermined(independence, unit))} ${decide}</p>`
+  }
   const clue = t.independence.clue(independence, unit)
   return clue === null ? '' : `<p class="note">${esc(clue)}</p>`
 }
@@ -142,7 +149,7 @@ function independenceNote(bundle: HtmlBundle, s: Subject, t: HtmlText): string {
 function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const order = bundle.conditions?.tests[id]?.order
   if (!order) return ''
-  const counts = (c: { failures: number; trials: number }): string => `${c.failures}/${c.trials}`
+  const counts = (c: { failures: number; trials: number }): string => t.count(c.failures, c.trials)
   const culprit = `<code>${esc(order.culprit)}</code>`
   const p = order.p_value.toPrecision(3)
   const seed = (o: typeof order.failing_order): string => (o === null || o.seed === null ? '' : `<code>--flaky-seed ${o.seed}</code>`)
@@ -156,7 +163,7 @@ function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
 function conditionsTable(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const comparisons = bundle.conditions?.tests[id]?.comparisons ?? []
   if (comparisons.length === 0) return ''
-  const side = (c: { label: string; failures: number; trials: number }): string => `${esc(t.notes.side(c.label))} ${c.failures}/${c.trials}`
+  const side = (c: { label: string; failures: number; trials: number }): string => `${esc(t.notes.side(c.label))} ${t.count(c.failures, c.trials)}`
   const rows = comparisons.map(
     (c) =>
       `<tr><th scope="row">${esc(t.comparisonKinds[c.kind] ?? c.kind)}</th><td>${side(c.a)}</td><td>${side(c.b)}</td><td class="num">${c.p_value.toPrecision(3)}</td><td>${c.tag ? esc(t.tags[c.tag] ?? c.tag) : '–'}</td></tr>`,

@@ -1,3 +1,4 @@
+import { countOf, proofRunsText } from './counts-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import { REPORT_NOTES } from './report-notes.js'
 import { WEAKNESS_TEXT } from './weakness-text.js'
@@ -18,8 +19,10 @@ const EN = {
   // Headline
   headline: 'Headline',
   verdictsLabel: 'verdicts',
-  failedOf: (failures: string, trials: string, testMode: boolean, rate: string, confidence: string, low: string, high: string) =>
-    `Failed ${failures} of ${trials} ${testMode ? 'rounds (a round fails if any test failed its repetition)' : 'trials'}: rate ${rate}, ${confidence}% interval [${low}, ${high}].`,
+  failedOf: (failures: string, trials: string, testMode: boolean, rate: string, confidence: string, low: string, high: string, uncounted: number) =>
+    `Failed ${failures} of ${trials} ${testMode ? `rounds (a round fails if any test failed its repetition${uncounted > 0 ? `; the failures of ${uncounted} non-idempotent or undetermined test(s) are not counted: they follow the test's own repetitions` : ''})` : 'trials'}: rate ${rate}, ${confidence}% interval [${low}, ${high}].`,
+  /** A count in words: "9 of 10", never "9/10" (counts-text.ts). */
+  count: (part: number, whole: number) => countOf(part, whole),
   complete: (testMode: boolean, requested: number) => (testMode ? 'Complete: every selected test ran every repetition.' : `Complete: every requested trial ran (${requested}).`),
   incomplete: (testMode: boolean, trials: number, requested: number) =>
     `<b>Incomplete</b>: ${testMode ? 'not every selected test ran all its repetitions, or Vitest reported errors outside any test' : `${trials} of ${requested} requested trials ran`}; partial evidence is never called stable or broken.`,
@@ -126,6 +129,7 @@ const EN = {
   timedOut: 'timed out',
   errorLabel: 'error',
   stackLabel: 'stack',
+  attachmentsLabel: 'attachments',
   stdoutLabel: 'stdout',
   stderrLabel: 'stderr',
   outputLabel: 'output',
@@ -149,7 +153,7 @@ const EN = {
   comparisonKinds: { divergence: 'parallel vs serial', load: 'under load vs idle', gap: 'fast vs gapped' } as Record<string, string>,
   // Observer
   observerTitle: 'Did slowing down change it?',
-  notObservedNonIdempotent: 'Not observed: the trials are not independent, so a gapped run would measure the state they leave, not their timing.',
+  notObservedNonIdempotent: 'Not observed: the trials may not be independent, so a gapped run would measure the state they leave, not their timing.',
   notObservedFile: 'Not observed: no <code>observer.json</code> in this folder.',
   noneObserved: 'No test was observed.',
   observerCommandCaption: (fast: string, slow: string, gap: number) => `Fast ${fast} vs gapped (${gap} ms) ${slow}.`,
@@ -182,7 +186,8 @@ const EN = {
   policyCaption: (confidence: number | null) => `Policy per test${confidence === null ? ' (no <code>policy.json</code> yet)' : ` at confidence ${confidence}`}`,
   policyColumns: { test: 'Test', runs: 'green runs required', retry: 'retry budget', quarantine: 'quarantine after', proof: 'proof' },
   noNumberShort: 'no number: not independent',
-  proofCell: (trials: number, required: number, failures: number, passed: boolean) => `${trials}/${required} runs, ${failures} failed: ${passed ? 'PASSED' : 'FAILED'}`,
+  noNumberUndetermined: 'no number: undetermined',
+  proofCell: (trials: number, required: number, failures: number, passed: boolean) => `${proofRunsText(trials, required)}, ${failures} failed: ${passed ? 'PASSED' : 'FAILED'}`,
   proofStatus: { 'not-selected': 'not selected', missing: 'missing (test not found)' } as Record<string, string>,
   // About
   aboutTitle: 'About this page',
@@ -218,8 +223,9 @@ const KO: HtmlText = {
   started: (at, duration) => `시작 ${at} · ${duration}`,
   headline: '요약',
   verdictsLabel: '판정',
-  failedOf: (failures, trials, testMode, rate, confidence, low, high) =>
-    `${testMode ? `라운드 ${trials}번 중 ${failures}번 실패 (한 테스트라도 실패하면 그 라운드는 실패)` : `시도 ${trials}번 중 ${failures}번 실패`}: 실패율 ${rate}, ${confidence}% 구간 [${low}, ${high}].`,
+  count: (part, whole) => `${whole}번 중 ${part}번`,
+  failedOf: (failures, trials, testMode, rate, confidence, low, high, uncounted) =>
+    `${testMode ? `라운드 ${trials}번 중 ${failures}번 실패 (한 테스트라도 실패하면 그 라운드는 실패${uncounted > 0 ? `; 반복 의존이거나 판정 보류인 테스트 ${uncounted}개의 실패는 세지 않습니다: 그 실패는 테스트 자신의 반복을 따릅니다` : ''})` : `시도 ${trials}번 중 ${failures}번 실패`}: 실패율 ${rate}, ${confidence}% 구간 [${low}, ${high}].`,
   complete: (testMode, requested) => (testMode ? '완전함: 선택된 모든 테스트가 모든 반복을 실행했습니다.' : `완전함: 요청한 시도를 모두 실행했습니다 (${requested}번).`),
   incomplete: (testMode, trials, requested) =>
     `<b>불완전함</b>: ${testMode ? '선택된 테스트 중 일부가 반복을 다 마치지 못했거나, Vitest가 테스트 밖의 오류를 보고했습니다' : `요청한 ${requested}번 중 ${trials}번만 실행했습니다`}. 부분적인 증거로는 안정적이라고도, 항상 실패한다고도 판정하지 않습니다.`,
@@ -320,6 +326,7 @@ const KO: HtmlText = {
   timedOut: '시간 초과',
   errorLabel: '오류',
   stackLabel: '스택',
+  attachmentsLabel: '첨부 파일',
   stdoutLabel: '표준 출력',
   stderrLabel: '표준 오류',
   outputLabel: '출력',
@@ -372,6 +379,7 @@ const KO: HtmlText = {
   policyCaption: (confidence) => `테스트별 정책${confidence === null ? ' (아직 <code>policy.json</code> 없음)' : ` (신뢰수준 ${confidence})`}`,
   policyColumns: { test: '테스트', runs: '필요한 연속 통과', retry: '재시도 예산', quarantine: '격리 기준', proof: '증명' },
   noNumberShort: '계산 안 함: 독립이 아님',
+  noNumberUndetermined: '계산 안 함: 판정 보류',
   proofCell: (trials, required, failures, passed) => `${required}번 중 ${trials}번 실행, 실패 ${failures}번: ${passed ? '통과' : '실패'}`,
   proofStatus: { 'not-selected': '선택되지 않음', missing: '없음 (테스트를 찾을 수 없음)' },
   aboutTitle: '이 페이지에 대해',

@@ -1,4 +1,6 @@
+import { hasNoRate } from '../core/verdict.js'
 import { esc, firstLine, ms, pageHead, pct } from './_html.js'
+import { uncountedTests } from './counts-text.js'
 import { DURATION_POINTS, type ExecutionSummaries, FAILURES_IN_FULL, STRIP_MARKS } from './html-executions.js'
 import { comparisonPlot, intervalPlot, rateAxis, rateAxisMax } from './html-plots.js'
 import { HTML_SCRIPT, HTML_SCRIPT_HASH } from './html-script.js'
@@ -46,7 +48,7 @@ export function renderHtmlReport(bundle: HtmlBundle, executions: ExecutionSummar
 // --- internal ---
 
 /** Every verdict the schema allows, the ones this page knows first: a newer verdict is counted too. */
-const VERDICTS: readonly string[] = [...new Set(['flaky', 'broken', 'non-idempotent', 'partial', 'stable', ...VerdictSchema.options])]
+const VERDICTS: readonly string[] = [...new Set(['flaky', 'broken', 'non-idempotent', 'undetermined', 'partial', 'stable', ...VerdictSchema.options])]
 
 /** The verdicts to count and filter by: every one the schema allows, then any other the run holds. */
 function verdictsOf(bundle: HtmlBundle): string[] {
@@ -59,13 +61,15 @@ function renderHeadline(bundle: HtmlBundle, t: HtmlText): string {
   const testMode = rate.tests !== undefined
   const subjects: { verdict: string }[] = rate.tests ?? [{ verdict: rate.verdict }]
   const counts = verdictsOf(bundle).map((v) => `<li data-verdict="${esc(v)}"><b>${subjects.filter((s) => s.verdict === v).length}</b> ${t.verdicts[v] ?? `<code>${esc(v)}</code>`}</li>`)
+  // Failures a round count leaves out (they follow the test's own repetitions), said beside the count.
+  const uncounted = uncountedTests(rate.tests)
   const errors = rate.run_errors ?? []
   const confidence = String(+(rate.confidence * 100).toFixed(4))
   return [
     '<section aria-labelledby="h-headline">',
     `<h2 id="h-headline">${t.headline}</h2>`,
     `<ul class="counts" aria-label="${esc(t.verdictsLabel)}">${counts.join('')}</ul>`,
-    `<p data-headline="rate">${t.failedOf(`<b data-value="failures">${rate.failures}</b>`, `<b data-value="trials">${rate.trials}</b>`, testMode, pct(rate.rate), confidence, pct(rate.ci_low), pct(rate.ci_high))}</p>`,
+    `<p data-headline="rate">${t.failedOf(`<b data-value="failures">${rate.failures}</b>`, `<b data-value="trials">${rate.trials}</b>`, testMode, pct(rate.rate), confidence, pct(rate.ci_low), pct(rate.ci_high), uncounted)}</p>`,
     rate.complete
       ? `<p data-headline="complete">${t.complete(testMode, rate.requested_trials)}</p>`
       : `<p class="warn" data-headline="complete">${t.incomplete(testMode, rate.trials, rate.requested_trials)}</p>`,
@@ -113,7 +117,7 @@ function renderRateTable(bundle: HtmlBundle, t: HtmlText): string {
     const name = index === undefined ? `<code>${esc(s.id)}</code>` : `<a href="#${anchor(index)}"><code>${esc(s.id)}</code></a>`
     return (
       `<tr data-item data-count data-id="${esc(s.id)}" data-verdict="${esc(s.verdict)}" data-tags="${esc(tagsOf(bundle, s.id).join(' '))}" data-trials="${s.trials}" data-failures="${s.failures}" data-rate="${s.rate}" data-ci-low="${s.ci_low}" data-ci-high="${s.ci_high}">` +
-      `<th scope="row">${name}</th><td class="num failures">${s.failures}/${s.trials}</td><td class="num rate">${pct(s.rate)}</td>` +
+      `<th scope="row">${name}</th><td class="num failures">${t.count(s.failures, s.trials)}</td><td class="num rate">${pct(s.rate)}</td>` +
       `<td class="num interval">[${pct(s.ci_low)}, ${pct(s.ci_high)}]</td><td class="verdict">${verdictBadge(s.verdict, t)}</td>` +
       `<td class="plotcol">${intervalPlot(s, max, s.id, t.plot)}</td></tr>`
     )
@@ -166,7 +170,7 @@ function renderDetails(bundle: HtmlBundle, executions: ExecutionSummaries, t: Ht
 function undrawnTable(bundle: HtmlBundle, rest: Subject[], t: HtmlText): string {
   const rows = rest.slice(0, TABLE_ROWS).map((s) => {
     const error = bundle.onlyWhenFail?.tests?.[s.id]?.errors_on_failure[0]
-    return `<tr data-item data-id="${esc(s.id)}" data-verdict="${esc(s.verdict)}" data-tags="${esc(tagsOf(bundle, s.id).join(' '))}"><th scope="row"><code>${esc(s.id)}</code></th><td class="num">${s.failures}/${s.trials}</td><td class="num">${pct(s.rate)}</td><td>${error === undefined ? '–' : `<code>${esc(firstLine(error))}</code>`}</td></tr>`
+    return `<tr data-item data-id="${esc(s.id)}" data-verdict="${esc(s.verdict)}" data-tags="${esc(tagsOf(bundle, s.id).join(' '))}"><th scope="row"><code>${esc(s.id)}</code></th><td class="num">${t.count(s.failures, s.trials)}</td><td class="num">${pct(s.rate)}</td><td>${error === undefined ? '–' : `<code>${esc(firstLine(error))}</code>`}</td></tr>`
   })
   const more = rest.length - rows.length
   return `<div class="scroll"><table class="undrawn"><caption><span class="cap">${t.notDrawn(rest.length, DETAILED_SUBJECTS)}${more > 0 ? ` ${t.moreInRate(more)}` : ''}</span></caption><thead><tr><th scope="col">${t.columns.test}</th><th scope="col" class="num">${t.columns.failed}</th><th scope="col" class="num">${t.columns.rate}</th><th scope="col">${t.firstErrorColumn}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
@@ -192,10 +196,10 @@ function renderObserver(bundle: HtmlBundle, t: HtmlText): string {
   const { observer, rate } = bundle
   const head = ['<section aria-labelledby="h-observer">', `<h2 id="h-observer">${t.observerTitle}</h2>`]
   if (!observer) {
-    return [...head, `<p data-empty="observer">${rate.verdict === 'non-idempotent' ? t.notObservedNonIdempotent : t.notObservedFile}</p>`, '</section>'].join('\n')
+    return [...head, `<p data-empty="observer">${hasNoRate(rate.verdict) ? t.notObservedNonIdempotent : t.notObservedFile}</p>`, '</section>'].join('\n')
   }
   const alpha = Number((1 - observer.confidence).toPrecision(6))
-  const side = (o: { failures: number; trials: number; ci_low: number; ci_high: number }): string => `${o.failures}/${o.trials} [${pct(o.ci_low)}, ${pct(o.ci_high)}]`
+  const side = (o: { failures: number; trials: number; ci_low: number; ci_high: number }): string => `${t.count(o.failures, o.trials)} [${pct(o.ci_low)}, ${pct(o.ci_high)}]`
   if (rate.tests === undefined) {
     return [
       ...head,
@@ -241,8 +245,8 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
     const note = runsNeeded ? t.notes.plan(runsNeeded, rate) : null
     const planned = runsNeeded
       ? `<div class="scroll"><table class="plan"><caption><span class="cap">${t.planCaption(pct(runsNeeded.planned_rate), t.basis[runsNeeded.basis] ?? esc(runsNeeded.basis))}</span></caption><thead><tr><th scope="col">${t.planColumns.confidence}</th><th scope="col" class="num">${t.planColumns.runs}</th></tr></thead><tbody>${runsNeeded.table.map((r) => `<tr><th scope="row">${r.confidence}</th><td class="num">${r.runs}</td></tr>`).join('')}</tbody></table></div>${note ? `<p class="note">${esc(note)}</p>` : ''}`
-      : rate.verdict === 'non-idempotent'
-        ? `<p>${esc(t.independence.noNumber('trial'))}</p>`
+      : hasNoRate(rate.verdict)
+        ? `<p>${esc(rate.verdict === 'undetermined' && rate.independence ? t.independence.undetermined(rate.independence, 'trial') : t.independence.noNumber('trial'))}</p>`
         : `<p data-empty="plan">${t.notPlanned}</p>`
     const decided = policy
       ? `<dl class="facts" data-headline="policy"><dt>${t.greenRuns}</dt><dd>${t.greenRunsValue(policy.green_runs_required, policy.confidence)}</dd><dt>${t.retryBudget}</dt><dd>${policy.retry_budget ?? t.retryNone}</dd><dt>${t.quarantineAfter}</dt><dd>${t.quarantineValue(String(policy.quarantine_after ?? '–'))}</dd></dl>`
@@ -254,7 +258,7 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
     const decided = policy?.tests?.[s.id]
     const proven = proof?.tests?.[s.id]
     const proofCell = !proven ? '–' : proven.status === 'ran' ? t.proofCell(proven.trials, proven.required, proven.failures, proven.passed) : (t.proofStatus[proven.status] ?? esc(proven.status))
-    const runs = decided ? String(decided.green_runs_required) : s.verdict === 'non-idempotent' ? t.noNumberShort : '–'
+    const runs = decided ? String(decided.green_runs_required) : s.verdict === 'non-idempotent' ? t.noNumberShort : s.verdict === 'undetermined' ? t.noNumberUndetermined : '–'
     return `<tr data-item data-id="${esc(s.id)}" data-verdict="${esc(s.verdict)}"><th scope="row"><code>${esc(s.id)}</code></th><td class="num">${runs}</td><td class="num">${decided?.retry_budget ?? '–'}</td><td class="num">${decided?.quarantine_after ?? '–'}</td><td>${proofCell}</td></tr>`
   })
   const c = t.policyColumns

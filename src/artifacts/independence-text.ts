@@ -1,5 +1,5 @@
 import type { Independence } from '../core/independence.js'
-import { type HintContext, hintsFor, needsItsFile } from '../core/hints.js'
+import { type HintContext, hintsFor, needsItsFile, type UndeterminedSubject } from '../core/hints.js'
 import { doubleQuoted } from '../core/shell-words.js'
 
 /**
@@ -30,6 +30,10 @@ export interface IndependenceText {
    * state lives, and the runner's own command for the test alone when known (src/core/hints.ts).
    */
   alreadyFresh: (command: string | null, code?: CodeFormat) => string
+  /** Undetermined: the switch seen, how likely chance makes it, and that it is neither a rate nor a cause. */
+  undetermined: (independence: Independence, unit: Unit) => string
+  /** Undetermined: the command that would decide it (src/core/hints.ts `decide`). */
+  decide: (command: string, code?: CodeFormat) => string
   /** Clustered or regular: a clue, and the reminder that the interval assumes independence; else null. */
   clue: (independence: Independence, unit: Unit) => string | null
   /** The runs test in one line, whatever it found. */
@@ -42,6 +46,10 @@ const p = (independence: Independence): string => independence.p_value.toPrecisi
 const expected = (independence: Independence): string => independence.expected_runs.toFixed(1)
 const upTo = (last: number, unit: string): string => (last === 1 ? `${unit} 1` : `${unit}s 1–${last}`)
 
+/** 1 in 10, from a p-value that is the share of equally likely orders. */
+const oneIn = (p: number): string => (p > 0 && Number.isFinite(1 / p) && Math.abs(1 / p - Math.round(1 / p)) < 1e-6 ? `1 order in ${Math.round(1 / p)}` : `a share ${p.toPrecision(3)} of the orders`)
+const oneInKo = (p: number): string => (p > 0 && Number.isFinite(1 / p) && Math.abs(1 / p - Math.round(1 / p)) < 1e-6 ? `${Math.round(1 / p)}가지 순서 중 1가지` : `순서의 ${p.toPrecision(3)}`)
+
 const EN: IndependenceText = {
   cause: (i, unit) => {
     const s = i.switch_at ?? 0
@@ -49,6 +57,13 @@ const EN: IndependenceText = {
       ? `Passed ${upTo(s - 1, unit)}, then failed every ${unit} from ${s} on: state left by one ${unit} breaks the next, so the rate measures that state, not a chance of failing.`
       : `Failed ${upTo(s - 1, unit)}, then passed every ${unit} from ${s} on: ${s === 2 ? `the first ${unit}` : `the first ${unit}s`} met a state the later ones did not (a cold cache, a file not yet written), so fresh runs would likely fail every time.`
   },
+  undetermined: (i, unit) => {
+    const s = i.switch_at ?? 0
+    const shape = i.switched_to === 'failed' ? `Passed ${upTo(s - 1, unit)}, then failed every ${unit} from ${s} on` : `Failed ${upTo(s - 1, unit)}, then passed every ${unit} from ${s} on`
+    const p = i.switch_p_value ?? 1
+    return `${shape}, but chance makes that shape too often to call it a state switch: ${oneIn(p)} with these counts (p = ${p.toPrecision(3)}). Undetermined: neither a chance of failing nor a cause, so no runs needed, retry budget or quarantine is given.`
+  },
+  decide: (command, code = backquoted) => `Decide it with fresh-state runs: ${code(command)}.`,
   freshRun: (command, whole, code = backquoted) =>
     command === null ? '' : `Measure it with fresh runs instead${whole ? ', its file run whole (it may need the tests before it)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
@@ -83,6 +98,14 @@ const KO: IndependenceText = {
       ? `처음 ${s - 1}번은 통과했고 ${s}번째 ${u}부터는 매번 실패했습니다: 앞선 ${u}에서 남은 상태가 다음 ${u}에서 실패를 일으키므로, 이 실패율은 실패할 확률이 아니라 그 상태를 잴 뿐입니다.`
       : `처음 ${s - 1}번은 실패했고 ${s}번째 ${u}부터는 매번 통과했습니다: 처음 ${u}에서만 다른 상태(차가운 캐시, 아직 없는 파일)를 만나므로, 새 환경에서 실행하면 매번 실패할 가능성이 큽니다.`
   },
+  undetermined: (i, unit) => {
+    const s = i.switch_at ?? 0
+    const u = KO_UNIT[unit]
+    const shape = i.switched_to === 'failed' ? `처음 ${s - 1}번은 통과했고 ${s}번째 ${u}부터는 매번 실패했습니다` : `처음 ${s - 1}번은 실패했고 ${s}번째 ${u}부터는 매번 통과했습니다`
+    const p = i.switch_p_value ?? 1
+    return `${shape}. 하지만 이 횟수에서는 우연으로도 자주 나오는 모양입니다: ${oneInKo(p)} (p = ${p.toPrecision(3)}). 판정 보류 (undetermined): 실패 확률도 원인도 아니므로 필요한 횟수, 재시도 예산, 격리 기준을 계산하지 않습니다.`
+  },
+  decide: (command, code = backquoted) => `새 상태에서 실행해서 판정하세요: ${code(command)}.`,
   freshRun: (command, whole, code = backquoted) =>
     command === null ? '' : `대신 새로 실행해서 측정하세요${whole ? ' (앞선 테스트가 필요할 수 있으니 파일 전체를 실행합니다)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
@@ -126,4 +149,9 @@ export function freshAdviceFor(
   const hints = hintsFor(context)
   if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, whole), code)
   return text.freshRun(hints.freshRun(test, whole), whole, code)
+}
+
+/** How to decide an undetermined subject: the run its runner's hints give (src/core/hints.ts `decide`), in a sentence. */
+export function decideAdviceFor(text: IndependenceText, context: HintContext, subject: UndeterminedSubject, code?: CodeFormat): string {
+  return text.decide(hintsFor(context).decide(subject), code)
 }

@@ -1,9 +1,11 @@
 import { stripAnsi } from '../core/ansi.js'
 import { hintContextOf, hintsFor } from '../core/hints.js'
+import { CONCERN } from '../core/verdict.js'
+import { uncountedTests } from './counts-text.js'
 import type { ReportBundle } from './bundle.js'
 import type { RunStress } from './conditions-schema.js'
 import { loadFlagOf } from './weakness-text.js'
-import { freshAdviceFor } from './independence-text.js'
+import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -25,11 +27,11 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     `## ${t.howOften}`,
     '',
-    `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high))}`,
+    `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high), uncountedTests(rate.tests))}`,
     ...(rate.complete ? [] : [`- ${t.testsIncomplete}`]),
     ...(rate.run_errors ?? []).map((e) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}`),
     '',
-    ...table(t.testHeader, failing.map((test) => [code(test.id), `${test.failures}/${test.trials}`, pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, t.verdictWord(test.verdict)])),
+    ...table(t.testHeader, failing.map((test) => [code(test.id), t.count(test.failures, test.trials), pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, t.verdictWord(headlineVerdict(test, bundle))])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),
     ...withBlankLine(failing.flatMap((test) => renderIndependence(bundle, test, t))),
     '',
@@ -64,20 +66,34 @@ export function table(header: string[], rows: string[][]): string[] {
   return [`| ${header.join(' | ')} |`, `|${' --- |'.repeat(header.length)}`, ...rows.map((row) => `| ${row.join(' | ')} |`)]
 }
 
+/** The verdict a row shows: `order-dependent` when the order search tagged it (conditions.json). */
+function headlineVerdict(test: TestRate, { conditions }: ReportBundle): string {
+  return conditions?.tests[test.id]?.order?.tag === 'order-dependent' ? 'order-dependent' : test.verdict
+}
+
 function byConcern(a: TestRate, b: TestRate): number {
-  const rank = (test: TestRate): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[test.verdict]
+  const rank = (test: TestRate): number => CONCERN[test.verdict]
   return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
 }
 
 function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, t: Messages): string[] {
   const { independence } = test
   if (!independence) return []
+  const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {
     const measure = test.fresh ? t.notes.fresh(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
-    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')} ${measure}`]
+    return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')}${evidence} ${measure}`]
+  }
+  if (test.verdict === 'undetermined') {
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${t.independence.undetermined(independence, 'repetition')}${evidence} ${decideLine(rate, test, t)}`]
   }
   const clue = t.independence.clue(independence, 'repetition')
   return clue === null ? [] : [`- ${code(test.id)}: ${clue}`]
+}
+
+/** The run that would decide an undetermined test, in its runner's syntax (src/core/hints.ts `decide`). */
+function decideLine(rate: RateFile, test: TestRate, t: Messages): string {
+  return decideAdviceFor(t.independence, hintContextOf(rate), { test, switchAt: test.independence?.switch_at ?? null, trials: test.trials })
 }
 
 /** The command that runs the missing step, in the runner's syntax and the form the user started this run with. */
@@ -94,7 +110,7 @@ function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], 
     const trials = facts.failure_trials.slice(0, 15).join(', ') + (facts.failure_trials.length > 15 ? ', …' : '')
     const [predicate] = facts.predicates
     return [
-      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${facts.failures}/${facts.trials}): ${trials || '–'}`,
+      `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${t.count(facts.failures, facts.trials)}): ${trials || '–'}`,
       ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(stripAnsi(facts.errors_on_failure[0]).split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
       ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)} (${t.predicateHeader[3]} ${predicate.increase.toFixed(3)})`] : []),
     ]
@@ -105,8 +121,8 @@ function renderObserver({ rate, observer }: ReportBundle, t: Messages): string[]
   if (!observer?.tests) return [`- ${t.notMeasured(nextRun(rate, '--flaky-repeat 200 --flaky-observe'))}`]
   const rows = Object.entries(observer.tests).map(([id, o]) => [
     code(id),
-    `${o.fast.failures}/${o.fast.trials}`,
-    `${o.slow.failures}/${o.slow.trials} (${o.slow.gap_ms} ms)`,
+    t.count(o.fast.failures, o.fast.trials),
+    `${t.count(o.slow.failures, o.slow.trials)} (${o.slow.gap_ms} ms)`,
     o.p_value.toPrecision(3),
     o.changed ? t.yes : t.no,
   ])
@@ -126,7 +142,8 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
         : proven.status === 'ran'
           ? t.proofCell(proven.trials, proven.required, proven.failures, proven.passed)
           : t.proofStatus[proven.status]
-    return [[code(test.id), String(decided.green_runs_required), String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
+    const runs = test.verdict === 'broken' ? t.brokenRuns : String(decided.green_runs_required)
+    return [[code(test.id), runs, String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
   })
   const weaker = proof?.weaker ?? []
   const overall = proof
@@ -136,9 +153,11 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
       ]
     : [`- ${t.notMeasured(nextRun(rate, '--flaky-proof'))}`]
   const under = stressParts(policy.measured_under, t)
-  const unplanned = failing
-    .filter((test) => test.verdict === 'non-idempotent')
-    .map((test) => `- ${code(test.id)}: ${t.independence.noNumber('repetition')}`)
+  const unplanned = failing.flatMap((test) => {
+    if (test.verdict === 'non-idempotent') return [`- ${code(test.id)}: ${t.independence.noNumber('repetition')}`]
+    if (test.verdict !== 'undetermined') return []
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${decideLine(rate, test, t)}`]
+  })
   const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
   return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...(under.length > 0 ? [`- ${t.measuredUnder(under)}`] : []), ...overall]
 }

@@ -1,6 +1,8 @@
-import { flakeproofCommand } from '../core/hints.js'
+import { flakeproofCommand, hintContextOf } from '../core/hints.js'
+import { hasNoRate } from '../core/verdict.js'
 import { loadFlagOf } from './weakness-text.js'
 import type { ReportBundle } from './bundle.js'
+import { decideAdviceFor } from './independence-text.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
 import type { ObserverFile, OnlyWhenFailFile, RateFile } from './schemas.js'
@@ -31,7 +33,7 @@ export function renderReport(bundle: ReportBundle, lang: 'en' | 'ko'): string {
     '',
     `## ${t.observation}`,
     '',
-    ...(!bundle.observer && rate.verdict === 'non-idempotent' ? [`- ${t.notObserved}`] : renderObserver(bundle.observer, t)),
+    ...(!bundle.observer && hasNoRate(rate.verdict) ? [`- ${t.notObserved}`] : renderObserver(bundle.observer, t)),
     '',
     `## ${t.fixed}`,
     '',
@@ -52,8 +54,13 @@ function renderIndependence(rate: RateFile, t: Messages): string[] {
   const { independence } = rate
   if (independence === null && rate.jobs > 1) return [`- ${t.independence.notTested(rate.jobs)}`]
   if (!independence) return []
+  if (rate.verdict === 'undetermined') return [`- ${t.independence.undetermined(independence, 'trial')}`, `- ${decideLine(rate, t)}`]
   const summary = `- ${t.independence.summary(independence, 'trial')}`
   return rate.verdict === 'non-idempotent' ? [summary, `- ${t.independence.freshEnvironment(rate.command)}`] : [summary]
+}
+
+function decideLine(rate: RateFile, t: Messages): string {
+  return decideAdviceFor(t.independence, hintContextOf(rate), { command: rate.command, switchAt: rate.independence?.switch_at ?? null, trials: rate.trials })
 }
 
 function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[] {
@@ -76,7 +83,7 @@ function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[]
 function renderObserver(observer: ObserverFile | undefined, t: Messages): string[] {
   if (!observer) return [`- ${t.notMeasured(flakeproofCommand('observe …'))}`]
   const row = (name: string, o: ObserverFile['fast']): string =>
-    `| ${name} | ${o.gap_ms} | ${o.failures}/${o.trials} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
+    `| ${name} | ${o.gap_ms} | ${t.count(o.failures, o.trials)} | ${pct(o.rate)} | ${pct(o.ci_low)} – ${pct(o.ci_high)} |`
   return [
     `| ${t.observerHeader.join(' | ')} |`,
     `|${' --- |'.repeat(t.observerHeader.length)}`,
@@ -90,8 +97,9 @@ function renderObserver(observer: ObserverFile | undefined, t: Messages): string
 
 function renderFixed(bundle: ReportBundle, t: Messages): string[] {
   const { rate, runsNeeded, policy, proof } = bundle
-  if (rate.verdict === 'non-idempotent' && !runsNeeded && !policy && !proof) {
-    return [`- ${t.independence.noNumber('trial')}`, `- ${t.independence.freshEnvironment(rate.command)}`]
+  if (hasNoRate(rate.verdict) && !runsNeeded && !policy && !proof) {
+    const how = rate.verdict === 'undetermined' ? decideLine(rate, t) : t.independence.freshEnvironment(rate.command)
+    return [`- ${t.independence.noNumber('trial')}`, `- ${how}`]
   }
   const lines: string[] = []
   if (runsNeeded) {

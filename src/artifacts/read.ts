@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { z } from 'zod'
 import { FlakeproofError } from '../errors.js'
+import { lineSchema } from './_compiled-schema.js'
 import { type Fact, FactSchema } from './schemas.js'
 
 /**
@@ -48,7 +49,8 @@ export function parseJsonLine<S extends z.ZodType>(line: string, schema: S, wher
   } catch {
     throw new FlakeproofError(`${where} is not valid JSON. ${hint}`, 'E_INPUT')
   }
-  const result = schema.safeParse(data)
+  // Files of a million lines: past the first few hundred, the compiled schema (same results, same issues).
+  const result = lineSchema(schema).safeParse(data)
   if (!result.success) throw new FlakeproofError(`${where}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
   return result.data
 }

@@ -1,3 +1,4 @@
+import { countOf, proofRunsText } from './counts-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import { WEAKNESS_TEXT } from './weakness-text.js'
 import { REPORT_NOTES } from './report-notes.js'
@@ -11,11 +12,14 @@ const EN = {
     broken: 'Broken (fails every time).',
     partial: 'Partial evidence.',
     'non-idempotent': 'Non-idempotent: its trials are not independent.',
+    undetermined: 'Undetermined: its trials switched once, a shape chance makes too often to call either way.',
   },
   independence: INDEPENDENCE_TEXT.en,
   notes: REPORT_NOTES.en,
   /** A verdict in a table cell; English keeps the word rate.json uses. */
   verdictWord: (verdict: string): string => verdict,
+  /** A count in words: "9 of 10", never "9/10" (counts-text.ts). */
+  count: (part: number, whole: number): string => countOf(part, whole),
   signal: 'signal',
   roundConditions: {
     title: 'Which condition the failures follow',
@@ -30,6 +34,7 @@ const EN = {
     otherwise: 'otherwise',
   },
   nonIdempotent: 'non-idempotent',
+  undetermined: 'undetermined',
   notObserved: 'Not observed: the trials are not independent (see above), so slowing them down would measure the state they leave, not their timing.',
   trialsFailed: (f: number, n: number) => `Failed ${f} of ${n} trials.`,
   howOften: 'How often',
@@ -59,8 +64,8 @@ const EN = {
   residual: (high: string) => `A rate up to ${high} is still consistent with the proof runs (Wilson upper end).`,
   notMeasured: (how: string) => `Not measured yet (\`${how}\`).`,
   testTitle: 'Flaky report (tests)',
-  rounds: (f: number, n: number, rate: string, low: string, high: string) =>
-    `Failed **${f} of ${n}** rounds (a round fails if any test failed its repetition): rate ${rate}, interval [${low}, ${high}].`,
+  rounds: (f: number, n: number, rate: string, low: string, high: string, uncounted = 0) =>
+    `Failed **${f} of ${n}** rounds (a round fails if any test failed its repetition${uncounted > 0 ? `; the failures of ${uncounted} non-idempotent or undetermined test(s) are not counted: they follow the test's own repetitions` : ''}): rate ${rate}, interval [${low}, ${high}].`,
   testHeader: ['Test', 'failures/trials', 'rate', 'interval', 'verdict'],
   stableHidden: (n: number) => `${n} stable test(s) not listed (no failure).`,
   testsIncomplete: 'Incomplete: not every selected test ran all its repetitions (a worker ended, or the run was stopped), or Vitest reported errors outside any test; `partial` rows are evidence too thin to call.',
@@ -75,7 +80,8 @@ const EN = {
   yes: 'yes',
   no: 'no',
   fixTestHeader: ['Test', 'runs needed', 'retry budget', 'quarantine after', 'proof'],
-  proofCell: (n: number, required: number, f: number, passed: boolean) => `${n}/${required} runs, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
+  brokenRuns: 'none: it fails every time, fix it as a bug',
+  proofCell: (n: number, required: number, f: number, passed: boolean) => `${proofRunsText(n, required)}, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
   proofStatus: { 'not-selected': 'not selected', missing: 'MISSING (test not found)' },
   proofOverall: (passed: boolean, n: number) => `Proof run: **${passed ? 'PASSED' : 'FAILED'}** (${n} test(s) proven).`,
   measuredUnder: (parts: string[]) => `Measured under ${parts.join(', ')}: a proof under less is weaker.`,
@@ -99,10 +105,12 @@ const KO: Messages = {
     broken: '매번 실패합니다.',
     partial: '증거가 부분적입니다.',
     'non-idempotent': '반복 실행에 의존합니다: 시도끼리 독립이 아닙니다.',
+    undetermined: '판정 보류: 결과가 한 번 바뀌었지만, 우연으로도 자주 나오는 모양이라 어느 쪽으로도 판정할 수 없습니다.',
   },
   independence: INDEPENDENCE_TEXT.ko,
   notes: REPORT_NOTES.ko,
   verdictWord: (verdict) => KO_VERDICTS[verdict] ?? verdict,
+  count: (part, whole) => `${whole}번 중 ${part}번`,
   signal: '시그널',
   roundConditions: {
     title: '실패가 따르는 조건',
@@ -117,6 +125,7 @@ const KO: Messages = {
     otherwise: '그 밖에는',
   },
   nonIdempotent: '반복 의존',
+  undetermined: '판정 보류',
   notObserved: '관측하지 않았습니다: 시도끼리 독립이 아니므로 (위 참고), 느리게 실행해도 타이밍이 아니라 남은 상태를 측정하게 됩니다.',
   trialsFailed: (f: number, n: number) => `${n}번 중 ${f}번 실패했습니다.`,
   howOften: '얼마나 자주인가',
@@ -146,8 +155,8 @@ const KO: Messages = {
   residual: (high: string) => `증명 실행과 모순되지 않는 실패율의 상한: ${high} (Wilson 상한).`,
   notMeasured: (how: string) => `아직 측정하지 않았습니다 (\`${how}\`).`,
   testTitle: '간헐적 실패 보고서 (테스트)',
-  rounds: (f: number, n: number, rate: string, low: string, high: string) =>
-    `**${n}번의 라운드 중 ${f}번** 실패 (한 테스트라도 실패하면 그 라운드는 실패): 실패율 ${rate}, 구간 [${low}, ${high}].`,
+  rounds: (f: number, n: number, rate: string, low: string, high: string, uncounted = 0) =>
+    `**${n}번의 라운드 중 ${f}번** 실패 (한 테스트라도 실패하면 그 라운드는 실패${uncounted > 0 ? `; 반복 의존이거나 판정 보류인 테스트 ${uncounted}개의 실패는 세지 않습니다: 그 테스트 자신의 반복을 따르기 때문입니다` : ''}): 실패율 ${rate}, 구간 [${low}, ${high}].`,
   testHeader: ['테스트', '실패/시도', '실패율', '구간', '판정'],
   stableHidden: (n: number) => `안정적인 테스트 ${n}개는 생략했습니다 (실패 없음).`,
   testsIncomplete: '불완전함: 선택된 테스트 중 일부가 반복을 다 마치지 못했거나(워커 종료 또는 실행 중단), Vitest가 테스트 밖의 오류를 보고했습니다. `partial` 행은 판단하기에 증거가 부족합니다.',
@@ -162,6 +171,7 @@ const KO: Messages = {
   yes: '예',
   no: '아니오',
   fixTestHeader: ['테스트', '필요한 횟수', '재시도 예산', '격리 기준', '증명'],
+  brokenRuns: '없음: 매번 실패하므로 버그로 고치세요',
   proofCell: (n: number, required: number, f: number, passed: boolean) => `${required}번 중 ${n}번 실행, 실패 ${f}번: ${passed ? '통과' : '실패'}`,
   proofStatus: { 'not-selected': '선택되지 않음', missing: '없음 (테스트를 찾을 수 없음)' },
   proofOverall: (passed: boolean, n: number) => `증명 실행: **${passed ? '통과' : '실패'}** (테스트 ${n}개 증명).`,
@@ -177,7 +187,7 @@ const KO: Messages = {
   weakness: WEAKNESS_TEXT.ko,
 }
 
-const KO_VERDICTS: Record<string, string> = { flaky: '간헐적 실패', broken: '항상 실패', 'non-idempotent': '반복 의존', partial: '증거 부족', stable: '안정', undetermined: '판정 보류' }
+const KO_VERDICTS: Record<string, string> = { 'order-dependent': '순서 의존', flaky: '간헐적 실패', broken: '항상 실패', 'non-idempotent': '반복 의존', partial: '증거 부족', stable: '안정', undetermined: '판정 보류' }
 const KO_CONDITIONS: Record<string, string> = { base: '기본', serial: '직렬', load: '부하' }
 
 export type Messages = typeof EN

@@ -1,12 +1,8 @@
 import { z } from 'zod'
 import { DIALECTS } from '../core/junit-dialect.js'
-import { CommittedPolicySchema } from './committed-policy-schema.js'
-import { HistoryFileSchema, HistoryRecordSchema } from './history-schemas.js'
-import { ConditionsFileSchema, MeasuredUnderSchema, RunStressSchema, WeaknessSchema } from './conditions-schema.js'
-import { BisectFileSchema } from './bisect-schema.js'
+import { MeasuredUnderSchema, RunStressSchema, WeaknessSchema } from './conditions-schema.js'
 import {
   RunErrorSchema,
-  TestFactSchema,
   TestObserverSchema,
   TestOnlyWhenFailSchema,
   TestPlanSchema,
@@ -22,6 +18,7 @@ import {
   IndependenceSchema,
   measured,
   milliseconds,
+  OtherFailuresSchema,
   OutcomeSchema,
   PlanningBasisSchema,
   probability,
@@ -60,6 +57,8 @@ export const RateFileSchema = z.object({
     .optional()
     .describe('Runs test on the trial order; null when trials overlapped (--jobs > 1), so their order is no sequence.'),
   run_errors: z.array(RunErrorSchema).optional().describe('Test mode: errors outside any test (import, hooks, unhandled); any makes `complete` false.'),
+  signature_filter: z.string().optional().describe('--signature / --flaky-signature: only failures whose signature matched it were counted.'),
+  other_failures: OtherFailuresSchema.optional().describe('Command mode with --signature: the failures left out.'),
   reports: z.enum(['junit', 'libtest']).optional().describe('Per-test results read from these reports (`flakeproof repeat`, `ingest`), not from a Vitest run.'),
   runner: z
     .object({ name: z.string().min(1), version: z.string().optional() })
@@ -112,6 +111,8 @@ export const FactSchema = z.object({
   stdout_bytes: count.describe('Bytes printed, before capping.'),
   stderr_bytes: count,
   origin: z.string().optional().describe('`flakeproof merge`: the folder this trial was read from (its trial number there is renumbered here).'),
+  excluded: z.literal(true).optional().describe('--signature: a failure of another signature, left out of the counts.'),
+  signature: z.string().optional().describe('Failed trials: the first error-looking line of stderr, normalised, and its innermost user frame (docs/attribution.md).'),
 })
 /** One command-mode fact line, as FactSchema reads it. */
 export type Fact = z.infer<typeof FactSchema>
@@ -142,8 +143,12 @@ export const ObserverFileSchema = z.object({
   slow: observation,
   confidence: z.number().gt(0).lt(1),
   p_value: probability.describe("Fisher's exact test, two-sided, fast vs slow."),
-  changed: z.boolean().describe('p_value < 1 - confidence.'),
+  changed: z.boolean().describe('p_value < 1 - confidence; with interleaved repetitions, paired_p_value < 1 - confidence.'),
   note: z.string(),
+  paired: observation.optional().describe('The fast trials interleaved with the gapped ones, a seeded coin deciding which of each pair is gapped.'),
+  paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike (what `changed` says)."),
+  drift_p_value: probability.optional().describe('Fisher, the first fast block against paired fast: a change here is time or load, not the gap.'),
+  assignment_seed: z.number().int().nonnegative().optional().describe('Seed of the coin that made each gapped/fast pair: --flaky-seed when given, else drawn and recorded here.'),
   tests: testMap(TestObserverSchema).optional(),
 })
 /** observer.json, as ObserverFileSchema reads it. */
@@ -213,23 +218,3 @@ export const SummaryFileSchema = z.object({
 })
 /** summary.json, as SummaryFileSchema reads it. */
 export type SummaryFile = z.infer<typeof SummaryFileSchema>
-
-/** `flakeproof schema <name>`: the names users type, and the file each describes. */
-export const ARTIFACT_SCHEMAS = {
-  rate: { file: 'rate.json', schema: RateFileSchema },
-  runs_needed: { file: 'runs_needed.json', schema: RunsNeededFileSchema },
-  facts: { file: 'facts.jsonl (one line, command mode)', schema: FactSchema },
-  test_facts: { file: 'facts.jsonl (one line, test mode)', schema: TestFactSchema },
-  only_when_fail: { file: 'only_when_fail.json', schema: OnlyWhenFailFileSchema },
-  observer: { file: 'observer.json', schema: ObserverFileSchema },
-  policy: { file: 'policy.json', schema: PolicyFileSchema },
-  proof: { file: 'proof.json', schema: ProofFileSchema },
-  summary: { file: 'summary.json', schema: SummaryFileSchema },
-  committed_policy: { file: 'flakeproof.policy.json (committed, docs/contracts.md §9)', schema: CommittedPolicySchema },
-  history: { file: 'history.json', schema: HistoryFileSchema },
-  history_facts: { file: 'history/*.jsonl (one line: one test of one ordinary run)', schema: HistoryRecordSchema },
-  conditions: { file: 'conditions.json', schema: ConditionsFileSchema },
-  bisect: { file: 'bisect.json', schema: BisectFileSchema },
-} as const
-/** A name `flakeproof schema <name>` accepts: rate, facts, plan, policy, … */
-export type ArtifactName = keyof typeof ARTIFACT_SCHEMAS

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs'
-import { forEachLine } from './_lines.js'
+import { WrittenTestIds } from './_fact-id.js'
+import { forEachLine, isBlankLine, lineText } from './_lines.js'
 import { parseJsonLine } from './read.js'
 import { type TestFact, TestFactSchema } from './test-schemas.js'
 
@@ -10,25 +11,34 @@ import { type TestFact, TestFactSchema } from './test-schemas.js'
 export interface TestFactsIndex {
   /** Test ids, in the order their first line appears. */
   readonly ids: readonly string[]
-  /** This test's lines in this file, in file order; none when the file has no line of it. */
+  /**
+   * This test's lines in this file, in file order, each validated (a bad one is an error naming
+   * file and line); none when the file has no line of it.
+   */
   linesOf(id: string): TestFact[]
 }
 
+/** A run of consecutive lines of one test: bytes [start, end), the first line's number. */
+type Range = [start: number, end: number, line: number]
+
 /**
- * Reads facts.jsonl once, in chunks, validating every line (a bad one is an error naming file and
- * line), and keeps only the byte ranges of each test's lines: a recorder writes a test's lines
- * together, so that is usually one range per test.
+ * Reads facts.jsonl once, in chunks, and keeps only the byte ranges of each test's lines: a
+ * recorder writes a test's lines together, so that is usually one range per test. A line written
+ * as flakeproof writes them gives its test id without being parsed (WrittenTestIds); any other
+ * line is parsed and validated here. Every line is parsed and validated exactly once in all: the
+ * first kind when `linesOf` reads it, so the merge parses each execution once, not twice.
  */
 export function indexTestFacts(path: string, flag: string, hint: string): TestFactsIndex {
-  const ranges = new Map<string, [number, number][]>()
-  forEachLine(path, (text, start, end, line) => {
-    if (text.trim() === '') return
-    const { test_id } = parseJsonLine(text, TestFactSchema, `${flag} ${path}: line ${line}`, hint)
-    const own = ranges.get(test_id) ?? []
-    const last = own.at(-1)
+  const ranges = new Map<string, Range[]>()
+  const written = new WrittenTestIds()
+  forEachLine(path, (data, from, to, start, end, line) => {
+    if (isBlankLine(data, from, to)) return
+    const id = written.idOf(data, from, to) ?? parseJsonLine(lineText(data, from, to), TestFactSchema, `${flag} ${path}: line ${line}`, hint).test_id
+    const own = ranges.get(id)
+    const last = own?.at(-1)
     if (last !== undefined && last[1] === start) last[1] = end
-    else own.push([start, end])
-    ranges.set(test_id, own)
+    else if (own !== undefined) own.push([start, end, line])
+    else ranges.set(id, [[start, end, line]])
   })
   return {
     ids: [...ranges.keys()],
@@ -36,11 +46,13 @@ export function indexTestFacts(path: string, flag: string, hint: string): TestFa
       const lines: TestFact[] = []
       const fd = openSync(path, 'r')
       try {
-        for (const [start, end] of ranges.get(id) ?? []) {
+        for (const [start, end, first] of ranges.get(id) ?? []) {
           const bytes = Buffer.alloc(end - start)
           readSync(fd, bytes, 0, bytes.length, start)
+          let line = first
           for (const text of bytes.toString('utf8').split('\n')) {
-            if (text.trim() !== '') lines.push(parseJsonLine(text, TestFactSchema, `${flag} ${path}`, hint))
+            if (text.trim() !== '') lines.push(parseJsonLine(text, TestFactSchema, `${flag} ${path}: line ${line}`, hint))
+            line++
           }
         }
       } finally {

@@ -5,12 +5,29 @@ import {
   IndependenceSchema,
   measured,
   milliseconds,
+  OtherFailuresSchema,
   PlanningBasisSchema,
   probability,
   RankedPredicateSchema,
   VerdictSchema,
 } from './_common.js'
 import { RoundConditionSchema, WeaknessSchema } from './conditions-schema.js'
+
+/**
+ * A local measurement against the history of everyday runs (docs/attribution.md): whether its
+ * failures are plausibly the same bug as the history's — the same signatures, and a rate Fisher's
+ * exact test does not tell apart.
+ */
+export const HistoryComparisonSchema = z.object({
+  branch: z.string().nullable().describe('The branch whose runs were compared; null: every branch.'),
+  runs: count,
+  failures: count,
+  p_value: probability.describe("Fisher's exact test, two-sided: this measurement's failures/passes against history's failed/passed runs."),
+  rate_consistent: z.boolean().describe('p_value >= 1 - confidence: the rates are not told apart.'),
+  shared_signatures: z.array(z.string()).describe('Signatures of this measurement history has seen too.'),
+  new_signatures: z.array(z.string()).describe('Signatures of this measurement history has never seen.'),
+  same_bug: z.boolean().describe('Plausibly the same bug: every local signature seen in history, and the rates consistent.'),
+})
 
 /**
  * Test mode (docs/contracts.md §4): the per-test parts of each file. Every JSON file gains an optional
@@ -22,6 +39,30 @@ import { RoundConditionSchema, WeaknessSchema } from './conditions-schema.js'
 export const TestModeSchema = z
   .enum(['fast', 'slow', 'proof', 'single', 'paired'])
   .describe('paired: a fast repetition interleaved with the gapped (slow) ones while observing.')
+
+const counts = z.object({ trials: count, failures: count })
+
+export const FreshEvidenceSchema = z
+  .object({
+    rounds: count.describe('Fresh-state rounds that ran the test, after the measurement.'),
+    budget: count.describe('Fresh rounds planned: the fewest whose exact repetition of the switch would be significant.'),
+    fresh_first: counts.describe('The first execution in each fresh process.'),
+    in_process: counts.describe('The executions after it in the same processes.'),
+    p_value: probability.describe("Fisher's exact test, two-sided, fresh_first against in_process."),
+    decided: z.enum(['non-idempotent', 'flaky', 'undetermined']),
+    note: z.string(),
+  })
+  .describe('A single switch too likely by chance to decide alone (independence.switch_significant false), decided from fresh processes (docs/contracts.md §5).')
+export type FreshEvidence = z.infer<typeof FreshEvidenceSchema>
+
+export const GroupSplitSchema = z
+  .object({
+    by: z.enum(['origin', 'commit']).describe('origin: the merged folders; commit: the commits of its history.'),
+    failing: z.array(z.string()),
+    passing: z.array(z.string()),
+    p_value: probability.describe('The share of the equally likely choices of its failing executions that leave every group all failed or all passed.'),
+  })
+  .describe('Every group failed all its executions or none, unlikely by chance: the count is no flake rate, so the verdict is partial.')
 
 export const TestRateSchema = z.object({
   id: z.string().describe('[project] [typecheck] relative/file.test.ts > Suite > test (project when named, typecheck for a type test): stable across runs and machines.'),
@@ -36,6 +77,10 @@ export const TestRateSchema = z.object({
     .superRefine(failuresWithinTrials)
     .optional()
     .describe('Whole-run rounds only: the first execution of the test in each round, with fresh module state (what one ordinary run sees); failure_rounds are 1-based.'),
+  fresh_evidence: FreshEvidenceSchema.optional(),
+  split: GroupSplitSchema.optional(),
+  other_failures: OtherFailuresSchema.optional(),
+  compared_with_history: HistoryComparisonSchema.optional(),
 }).superRefine(failuresWithinTrials)
 export type TestRate = z.infer<typeof TestRateSchema>
 
@@ -62,6 +107,10 @@ export const TestFactSchema = z.object({
   elapsed_ms: milliseconds,
   error: z.string().nullable(),
   stack: z.string().optional().describe("The failing execution's stack trace as the runner gave it (Vitest), capped; absent when it gave none (Jest puts it in error)."),
+  attachments: z
+    .array(z.object({ name: z.string(), path: z.string() }))
+    .optional()
+    .describe("Files the runner kept of this execution (Playwright's trace, screenshot), absolute paths; absent when none."),
   stdout: z.string(),
   stderr: z.string(),
   repeat: count.describe('Repetition index within the run (0-based).'),
@@ -81,6 +130,8 @@ export const TestFactSchema = z.object({
     .positive()
     .optional()
     .describe('`repeat`/`ingest`: the attempt of the test within its run, from 1 (a report that records retries or repetitions gives several; each attempt is a line and a trial).'),
+  excluded: z.literal(true).optional().describe('--flaky-signature: a failure of another signature, left out of the counts.'),
+  signature: z.string().optional().describe('Failed executions: the error name and message normalised, and its innermost frame in the user\'s code (docs/attribution.md).'),
 })
 export type TestFact = z.infer<typeof TestFactSchema>
 
@@ -114,7 +165,7 @@ export const TestObserverSchema = z.object({
   fast: observation,
   slow: observation,
   p_value: probability,
-  changed: z.boolean(),
+  changed: z.boolean().describe('p < 1 - confidence: paired_p_value when there are paired repetitions (the randomised comparison), else p_value.'),
   note: z.string(),
   paired: observation.optional().describe('The fast repetitions interleaved with the gapped ones: the same time span and machine load as `slow`.'),
   paired_p_value: probability.optional().describe("Fisher's exact test, paired fast against slow: the gap's effect with time held alike."),

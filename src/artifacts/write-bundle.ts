@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
+import { ATTRIBUTION_FILE } from './attribution-schema.js'
 import type { ReportBundle } from './bundle.js'
 import { ConditionsFileSchema } from './conditions-schema.js'
 import { ObserverFileSchema, OnlyWhenFailFileSchema, PolicyFileSchema, ProofFileSchema, type RateFile, RateFileSchema, RunsNeededFileSchema } from './schemas.js'
@@ -9,7 +10,7 @@ import { writeJsonAtomic } from './write.js'
  * What a new measurement makes stale beside its rate.json and facts.jsonl: a part it does not write
  * (no flaky test, no observing, no conditions) must not be left from an earlier run to be read with it.
  */
-export const DERIVED_FILES = ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json'] as const
+export const DERIVED_FILES = ['runs_needed.json', 'only_when_fail.json', 'policy.json', 'observer.json', 'proof.json', 'proof_facts.jsonl', 'conditions.json', 'evidence_facts.jsonl', ATTRIBUTION_FILE] as const
 
 /** A whole new result (`merge`, `history`): the measurement's own files and everything derived from them. */
 export const RESULT_FILES = ['rate.json', 'facts.jsonl', ...DERIVED_FILES] as const

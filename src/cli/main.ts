@@ -5,30 +5,38 @@ import { parseArgs } from 'node:util'
 import { acquireFileLock, acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
-import { renderRunnerHelp, RUNNER_COMMANDS, type RunnerCommand } from './runner-commands.js'
+import type { RunnerCommand } from './runner-commands.js'
 import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { logJson, logLine } from '../core/workflow-command.js'
-import { bisect } from './commands/bisect.js'
-import { collect } from './commands/collect.js'
-import { facts } from './commands/facts.js'
-import { investigate } from './commands/investigate.js'
-import { history } from './commands/history.js'
-import { measure } from './commands/measure.js'
-import { merge } from './commands/merge.js'
-import { observe } from './commands/observe.js'
-import { plan } from './commands/plan.js'
-import { policy } from './commands/policy.js'
-import { proof } from './commands/proof.js'
-import { ingest } from './commands/ingest.js'
-import { repeat } from './commands/repeat.js'
-import { report } from './commands/report.js'
-import { schema } from './commands/schema.js'
 import { joinShellWords } from '../core/shell-words.js'
-import { type CommandSpec, renderHelp } from './spec.js'
+import { helpWidth, renderOverview as renderHelpOverview, unknownCommand, unknownFlag } from './help.js'
+import type { CommandSpec } from './spec.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
-const COMMANDS: readonly CommandSpec[] = [measure, plan, collect, facts, observe, policy, proof, report, investigate, schema, repeat, ingest, merge, history, bisect]
+/**
+ * Every command, in the order `flakeproof --help` lists them, each loaded only when it runs: start-up
+ * pays for one command's modules, not for every schema, renderer and parser (bench/startup.mjs).
+ * A new command is one line here.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandSpec>>> = {
+  measure: async () => (await import('./commands/measure.js')).measure,
+  plan: async () => (await import('./commands/plan.js')).plan,
+  collect: async () => (await import('./commands/collect.js')).collect,
+  facts: async () => (await import('./commands/facts.js')).facts,
+  observe: async () => (await import('./commands/observe.js')).observe,
+  policy: async () => (await import('./commands/policy.js')).policy,
+  proof: async () => (await import('./commands/proof.js')).proof,
+  report: async () => (await import('./commands/report.js')).report,
+  investigate: async () => (await import('./commands/investigate.js')).investigate,
+  schema: async () => (await import('./commands/schema.js')).schema,
+  repeat: async () => (await import('./commands/repeat.js')).repeat,
+  ingest: async () => (await import('./commands/ingest.js')).ingest,
+  merge: async () => (await import('./commands/merge.js')).merge,
+  history: async () => (await import('./commands/history.js')).history,
+  bisect: async () => (await import('./commands/bisect.js')).bisect,
+  explain: async () => (await import('./commands/explain.js')).explain,
+}
 
 /**
  * The only code that decides how flakeproof exits: 0 done, 1 a negative verdict, 2 bad usage or
@@ -43,20 +51,30 @@ export async function runMain(argv: readonly string[]): Promise<void> {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv
+  // `flakeproof help measure` is `flakeproof measure --help`: one help, reached either way.
+  if (name === 'help' && rest[0] !== undefined && !rest[0].startsWith('-')) return main([rest[0], '--help'])
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(renderOverview())
+    process.stdout.write(await renderOverview())
     return name === undefined ? 2 : 0
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${readVersion()}\n`)
     return 0
   }
-  const runner = RUNNER_COMMANDS.find((r) => r.runner.name === name)
-  if (runner) return runRunner(runner, rest)
-  const spec = COMMANDS.find((c) => c.name === name)
-  if (!spec) return usageError(`unknown command \`${name}\`; commands: ${COMMANDS.map((c) => c.name).join(', ')}`)
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(renderHelp(spec))
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!load) {
+    // The runner commands bring every runner's flag table: loaded only for `flakeproof <runner>`.
+    const { RUNNER_COMMANDS } = await import('./runner-commands.js')
+    const runner = RUNNER_COMMANDS.find((r) => r.runner.name === name)
+    if (runner) return runRunner(runner, rest)
+    return usageError(unknownCommand(stripAnsi(name), [...Object.keys(COMMANDS), ...RUNNER_COMMANDS.map((r) => r.runner.name)]))
+  }
+  const spec = await load()
+  // After `--` the words are the command's (`repeat … -- pytest --help`), not a request for help.
+  const own = spec.rest === undefined || !rest.includes('--') ? rest : rest.slice(0, rest.indexOf('--'))
+  if (own.includes('--help') || own.includes('-h')) {
+    // spec.ts reads every command's flag declarations (config/options.ts): `flakeproof vitest` never needs them.
+    process.stdout.write((await import('./spec.js')).renderHelp(spec, helpWidth()))
     return 0
   }
 
@@ -103,7 +121,7 @@ async function main(argv: readonly string[]): Promise<number> {
 async function runRunner(command: RunnerCommand, args: string[]): Promise<number> {
   const { name } = command.runner
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(renderRunnerHelp(command))
+    process.stdout.write((await import('./runner-commands.js')).renderRunnerHelp(command, helpWidth()))
     return 0
   }
   try {
@@ -134,7 +152,7 @@ function parseOptions(spec: CommandSpec, given: string[]): unknown {
       tokens: true,
     })
   } catch (error) {
-    throw new Error(rephraseParseError(error as Error & { code?: string }))
+    throw new Error(rephraseParseError(error as Error & { code?: string }, spec))
   }
   refuseRepeatedFlags(parsed.tokens)
   const values = spec.positionals ? { ...parsed.values, [spec.positionals]: parsed.positionals } : parsed.values
@@ -174,11 +192,11 @@ function attachNegativeValues(spec: CommandSpec, args: string[]): string[] {
   return joined
 }
 
-function rephraseParseError(error: Error & { code?: string }): string {
+function rephraseParseError(error: Error & { code?: string }, spec: CommandSpec): string {
   const flag = /'([^']+)'/.exec(error.message)?.[1]
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown flag ${flag ?? ''}`.trim()
+      return flag === undefined ? 'unknown flag' : unknownFlag(flag, spec.flags.map((f) => f.name))
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       return `${flag?.split(' ')[0] ?? 'a flag'} needs a value`
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
@@ -246,24 +264,17 @@ function reportStopped(name: string, why: string, context: TerminalContext, opti
 function usageError(message: string, command?: string): number {
   const help = command === undefined ? 'flakeproof --help' : `flakeproof ${command} --help`
   // Messages may quote a value or a file's text: its escape codes must not reach the terminal.
-  process.stderr.write(`${logLine(`flakeproof ${stripAnsi(message).replace(/\.$/, '')}. See \`${help}\`.`, process.env)}\n`)
+  const said = stripAnsi(message).replace(/\.$/, '')
+  const sentence = said.endsWith('?') ? said : `${said}.`
+  process.stderr.write(`${logLine(`flakeproof${command === undefined ? ':' : ''} ${sentence} See \`${help}\`.`, process.env)}\n`)
   return 2
 }
 
-function renderOverview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length))
-  return [
-    'flakeproof: turn "it passed when I ran it again" into numbers.',
-    '',
-    'Usage: flakeproof <command> [flags]    (flakeproof <command> --help for its flags)',
-    '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    ...RUNNER_COMMANDS.map((r) => `  ${r.runner.name.padEnd(width)}  ${r.summary}`),
-    '',
-    'Exit codes: 0 done, 1 negative verdict (a proof failed), 2 bad usage or input, 3 results could not be written',
-    '(or a trial could not start), 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP.',
-    '',
-  ].join('\n')
+/** The overview lists every command's summary, so it loads them all (help is not on a hot path). */
+async function renderOverview(): Promise<string> {
+  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()))
+  const { RUNNER_COMMANDS } = await import('./runner-commands.js')
+  return renderHelpOverview(commands, RUNNER_COMMANDS, helpWidth())
 }
 
 function readVersion(): string {

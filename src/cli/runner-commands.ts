@@ -1,5 +1,7 @@
 import { renderRunnerFlags, RUNNERS, type RunnerInfo } from '../config/runners.js'
 import { stripAnsi } from '../core/ansi.js'
+import { DEFAULT_WIDTH, table, usageLines, wrap } from '../core/text-layout.js'
+import { examplesBlock } from './help.js'
 import type { RunnerAdapter } from '../session/runner-adapter.js'
 
 /**
@@ -11,7 +13,8 @@ export interface RunnerCommand {
   /** The line of `flakeproof --help`. */
   summary: string
   /** `flakeproof <runner> --help`, around the flags. */
-  help: { title: string; usage: string; notes: string[]; example: string }
+  /** `notes`: paragraphs, wrapped to the terminal; `example`: commands that run in a user's project. */
+  help: { title: string; usage: string; notes: string[]; example: string | readonly string[] }
   load(): Promise<RunnerAdapter>
   /**
    * An error of the runner's own, said in its words, with the exit code (`usage`: said as a usage
@@ -23,15 +26,15 @@ export interface RunnerCommand {
 export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
   {
     runner: RUNNERS.vitest,
-    summary: 'run Vitest with the flakeproof plugin: flakeproof vitest --flaky-repeat 200 [vitest args]',
+    summary: 'run Vitest with the flakeproof plugin (no config change): flakeproof vitest --flaky-repeat 200',
     help: {
       title: "run Vitest with flakeproof's plugin, without touching the config",
       usage: '[--flaky-* flags] [any vitest run arguments]',
       notes: [
-        'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json,',
-        'summary.json, flaky_report.md (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
+        'Any Vitest argument passes through: a file filter, -t <name pattern>, --project <name>.',
+        'Writes: rate.json, runs_needed.json, facts.jsonl, only_when_fail.json, policy.json, observer.json, summary.json, flaky_report.md and report.html (proof: proof.json, proof_facts.jsonl) in --flaky-out.',
       ],
-      example: 'flakeproof vitest --flaky-repeat 200 --flaky-observe src/cache.test.ts',
+      example: ['npx flakeproof vitest --flaky-repeat 200 --flaky-observe', 'npx flakeproof vitest --flaky-proof'],
     },
     load: async () => (await import('../../plugin/vitest/cli.js')).vitestAdapter,
     ownError(error) {
@@ -41,15 +44,16 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
   },
   {
     runner: RUNNERS.jest,
-    summary: 'run Jest with the flakeproof reporter and setup: flakeproof jest --flaky-repeat 200 [jest args]',
+    summary: 'run Jest with the flakeproof reporter and setup (no config change): flakeproof jest --flaky-repeat 200',
     help: {
       title: "run Jest with flakeproof's reporter and setup file added to the config",
       usage: '[--flaky-* flags] [any jest arguments]',
       notes: [
+        'Any Jest argument passes through: a file filter, -t <name pattern>, --selectProjects <name>.',
         "Jest's own --randomize --seed <n> shuffles the copies with the tests; the seed is recorded in facts.jsonl.",
         'Writes the same files as `flakeproof vitest` in --flaky-out.',
       ],
-      example: 'flakeproof jest --flaky-repeat 200 --flaky-observe test/cache.test.js',
+      example: ['npx flakeproof jest --flaky-repeat 200 --flaky-observe', 'npx flakeproof jest --flaky-proof'],
     },
     load: async () => (await import('../../plugin/jest/cli.js')).jestAdapter,
     ownError(error) {
@@ -59,23 +63,36 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
       return { message: stripAnsi((error as Error).message).trim(), code: 1 }
     },
   },
+  {
+    runner: RUNNERS.playwright,
+    summary: 'run Playwright Test with the flakeproof reporter added: flakeproof playwright --flaky-repeat 20 [playwright test args]',
+    help: {
+      title: "run Playwright Test with flakeproof's reporter added to your reporters",
+      usage: '[--flaky-* flags] [any playwright test arguments]',
+      notes: [
+        'Measuring is --repeat-each <n> --retries 0; a proof greps the exact titles of the tests it proves, with their --project.',
+        "Playwright's own --shuffle <seed> orders files (and tests when fully parallel). Writes the same files as `flakeproof vitest` in --flaky-out.",
+      ],
+      example: 'npx flakeproof playwright --flaky-repeat 20 --project=desktop tests/cart.spec.ts',
+    },
+    load: async () => (await import('../../plugin/playwright/cli.js')).playwrightAdapter,
+  },
 ]
 
-/** `flakeproof <runner> --help`: its title, usage, the flags its adapter takes, and an example. */
-export function renderRunnerHelp(command: RunnerCommand): string {
+/** `flakeproof <runner> --help` for `width` columns: its title, usage, the flags its adapter takes by group, notes and examples. */
+export function renderRunnerHelp(command: RunnerCommand, width: number = DEFAULT_WIDTH): string {
   const { runner, help } = command
   return [
-    `flakeproof ${runner.name}: ${help.title}`,
+    ...wrap(`flakeproof ${runner.name}: ${help.title}`, width, 2, 0),
     '',
-    `Usage: flakeproof ${runner.name} ${help.usage}`,
+    ...usageLines(`Usage: flakeproof ${runner.name}`, help.usage, width),
     '',
-    'Flags:',
-    ...renderRunnerFlags(runner),
+    ...renderRunnerFlags(runner, width),
+    ...table([{ label: '--help', text: 'show this help' }], width),
     '',
-    ...help.notes,
+    ...help.notes.flatMap((note) => wrap(note, width)),
     '',
-    'Example:',
-    `  ${help.example}`,
+    ...examplesBlock(help.example, width),
     '',
   ].join('\n')
 }

@@ -1,6 +1,8 @@
 import type { z } from 'zod'
 import { type CommandOptions, defaultOf, type Flag, isRequired } from '../config/options.js'
 import type { PipelineContext } from '../pipeline/context.js'
+import { DEFAULT_WIDTH, table, usageLines, wrap } from '../core/text-layout.js'
+import { examplesBlock } from './help.js'
 
 /** What a command may do besides returning its exit code. */
 export interface CommandIO {
@@ -19,7 +21,8 @@ export interface CommandSpec<S extends z.ZodType = z.ZodType> extends CommandOpt
   /** The option that receives the command's positional arguments (`merge`'s folders), if it takes any. */
   positionals?: string
   writes: string
-  example: string
+  /** What to type in a user's project (`npx flakeproof …`), nothing that exists only in this repository. */
+  example: string | readonly string[]
   /** Returns the exit code: 0 done, 1 negative verdict, 130 interrupted. Throws FlakeproofError on bad input. */
   run: (options: z.output<S>, io: CommandIO) => Promise<number>
 }
@@ -29,23 +32,20 @@ export function defineCommand<S extends z.ZodType>(spec: CommandSpec<S>): Comman
   return spec as unknown as CommandSpec
 }
 
-/** `flakeproof <command> --help`: usage, flags, defaults and what is required, all from the declarations. */
-export function renderHelp(spec: CommandSpec): string {
-  const width = Math.max(0, ...spec.flags.map((f) => flagLabel(f).length))
-  const flags = spec.flags.map((f) => `  ${flagLabel(f).padEnd(width)}  ${describe(f)}`)
+/** `flakeproof <command> --help`: usage, flags, defaults and what is required, all from the declarations, for `width` columns. */
+export function renderHelp(spec: CommandSpec, width: number = DEFAULT_WIDTH): string {
+  const flags = [...spec.flags.map((f) => ({ label: flagLabel(f), text: describe(f) })), { label: '--help', text: 'show this help' }]
   return [
-    `flakeproof ${spec.name}: ${spec.summary}`,
+    ...wrap(`flakeproof ${spec.name}: ${spec.summary}`, width, 2, 0),
     '',
-    `Usage: flakeproof ${spec.name} ${spec.usage ?? usageOf(spec.flags)}`,
+    ...usageLines(`Usage: flakeproof ${spec.name}`, spec.usage ?? usageOf(spec.flags), width),
     '',
     'Flags:',
-    ...flags,
-    `  ${'--help'.padEnd(width)}  show this help`,
+    ...table(flags, width),
     '',
-    `Writes: ${spec.writes}`,
+    ...wrap(`Writes: ${spec.writes}`, width, 2, 0),
     '',
-    'Example:',
-    `  ${spec.example}`,
+    ...examplesBlock(spec.example, width),
     '',
   ].join('\n')
 }

@@ -3,7 +3,7 @@
  * needs (VITEST_FLAGS), every adapter declares the ones it has (src/config/runners.ts), and a flag
  * the adapter lacks is refused before any test runs, with the sentence below saying what it needs.
  * Capabilities that no flag turns on (`github`, `history`) say what the session does at the end of
- * a run for that runner.
+ * a run for that runner; `attribution` both (`--flaky-base`, and the attribution of a red everyday run).
  */
 export const CAPABILITIES = {
   repeat: 'repeats each selected test in one run',
@@ -20,6 +20,8 @@ export const CAPABILITIES = {
   junit: 'writes the measurement as JUnit XML',
   github: "publishes GitHub Actions' step summary and annotations",
   history: 'records everyday runs in history',
+  signature: "gives each failed execution its failure signature from the error's whole stack",
+  attribution: "says whose failure each failed test of an everyday run is, from history and the committed policy",
 } as const
 
 export type Capability = keyof typeof CAPABILITIES

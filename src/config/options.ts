@@ -4,7 +4,7 @@ import { integer, oneOf, probability, TIMER_LIMIT, TRIALS_LIMIT, text } from './
 /**
  * Every command-line flag, declared once: its name, placeholder, help text and value schema, whose
  * `.prefault()` is the default as the user would type it. The argv parser, each command's option
- * schema, `--help` (src/cli/spec.ts) and the README check (test/e2e/schema-help.test.ts) all come
+ * schema, `--help` (src/cli/spec.ts) and the docs check (test/e2e/schema-help.test.ts) all come
  * from these declarations. Rules involving two flags are `superRefine`s that say how to fix them.
  */
 export interface Flag {
@@ -50,6 +50,12 @@ export const FLAG = {
     value: probability('--confidence', 'open', '0.95').prefault('0.95'),
   },
   lang: { name: 'lang', placeholder: '<en|ko>', description: 'language of flaky_report.md and report.html', value: oneOf('--lang', ['en', 'ko']).default('en') },
+  seed: {
+    name: 'seed',
+    placeholder: '<n>',
+    description: 'seed of the coin that orders each gapped/fast pair of trials (recorded in observer.json; drawn when not given)',
+    value: integer('--seed', 0, '42', TIMER_LIMIT).optional(),
+  },
 } as const satisfies Record<string, Flag>
 
 type Text = ReturnType<typeof text>
@@ -80,7 +86,16 @@ function options<const F extends readonly Flag[]>(flags: F) {
 
 const measureFlags = [FLAG.cmd, FLAG.trials, FLAG.gapMs, FLAG.timeoutMs, FLAG.jobs, FLAG.confidence] as const
 
-export const MEASURE = options([...measureFlags, out('rate.json', 'rate.json')])
+export const MEASURE = options([
+  ...measureFlags,
+  out('rate.json', 'rate.json'),
+  {
+    name: 'signature',
+    placeholder: '<regex|signature>',
+    description: "count only failed trials whose signature (stderr's first error line, normalised) matches; the others leave the count and are reported apart",
+    value: text('--signature', '"STALE price cache"').optional(),
+  },
+])
 export const COLLECT = options([...measureFlags, out('facts.jsonl', 'facts.jsonl')])
 
 const rateOrFrom = (rate: string, from: string) =>
@@ -106,6 +121,7 @@ export const OBSERVE = options([
   { name: 'gap-ms', placeholder: '<ms>', description: 'rest before each slow trial (e.g. 2000)', value: integer('--gap-ms', 0, '2000', TIMER_LIMIT) },
   FLAG.timeoutMs,
   FLAG.confidence,
+  FLAG.seed,
   out('observer.json', 'observer.json'),
 ])
 
@@ -161,14 +177,30 @@ export const PROOF = {
 }
 export type ProofOptions = z.output<typeof PROOF.schema>
 
+/** Where attribution and `explain` read a test's past (docs/attribution.md). */
+const attributionFlags = [
+  input('history', '"<glob>"', 'everyday runs to judge failures by (default .flakeproof/history/*.jsonl)', '".flakeproof/history/*.jsonl"'),
+  input('policy', '<file>', 'the committed policy (default flakeproof.policy.json, when it exists)', 'flakeproof.policy.json'),
+] as const
+
 export const REPORT = options([
   input('dir', '<dir>', 'folder holding rate.json and any of the other files', '.flakeproof', true),
+  ...attributionFlags,
+  input('base', '<branch>', 'branch whose history attribution prefers (default GITHUB_BASE_REF, else main, else master)', 'main'),
   FLAG.lang,
   // report.html is always written; `--html` says so on the command line (docs/contracts.md §3).
   { name: 'html', description: 'write report.html (it is always written; the flag is accepted for scripts that ask for it)', value: z.boolean().default(false) },
   { name: 'open', description: 'open report.html in your browser (on a desktop; otherwise prints where it is)', value: z.boolean().default(false) },
   { name: 'junit', placeholder: '<file>', description: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', value: text('--junit', 'flaky-junit.xml').optional(), output: 'file' },
 ])
+
+const explain = options([input('dir', '<dir>', 'output folder with the last measurement and proof (default .flakeproof)', '.flakeproof'), ...attributionFlags, FLAG.confidence])
+export const EXPLAIN = {
+  ...explain,
+  schema: explain.schema.extend({
+    query: z.array(z.string()).length(1, 'name one test: its id or part of it, quoted; e.g. flakeproof explain "reads the cached price"'),
+  }),
+}
 
 export const INVESTIGATE = options([
   FLAG.cmd,
@@ -179,6 +211,7 @@ export const INVESTIGATE = options([
   FLAG.timeoutMs,
   FLAG.jobs,
   FLAG.confidence,
+  FLAG.seed,
   { name: 'out-dir', placeholder: '<dir>', description: 'where all files go; earlier results there are replaced', value: text('--out-dir', '.flakeproof').prefault('.flakeproof'), output: 'folder' },
   FLAG.lang,
 ])

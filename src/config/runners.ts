@@ -5,13 +5,15 @@ import {
   type FlakeproofVitestOptions,
   type ResolvedVitestOptions,
   renderVitestFlags,
+  unknownOption,
+  unknownVitestFlag,
   resolveVitestOptions,
   VITEST_FLAGS,
   VitestOptionsSchema,
 } from './vitest-options.js'
 
 /** A test runner flakeproof has an adapter for (plugin/<name>/). */
-export type RunnerName = 'vitest' | 'jest'
+export type RunnerName = 'vitest' | 'jest' | 'playwright'
 
 /** One runner's adapter as the core knows it without loading it: its name and what it can do. */
 export interface RunnerInfo {
@@ -22,22 +24,49 @@ export interface RunnerInfo {
   readonly can: Readonly<Record<Capability, boolean>>
   /** Where options are given in code, for errors: `flakeproof({...})`. */
   readonly optionsWhere: string
+  /**
+   * What the runner's own marks and counts mean during a measurement, said once after its summary
+   * (they count each test once, however its repetitions went); by whether `--flaky-fail-on-flaky` is on.
+   */
+  readonly ticks?: { readonly advisory: string; readonly failOnFlaky: string }
+  /** Why a capability it lacks cannot be had with this runner, when that is the runner's doing and not work still to do. */
+  readonly cannot?: Readonly<Partial<Record<Capability, string>>>
 }
 
 const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, true])) as Record<Capability, boolean>
 
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
- * src/core/hints.ts). Jest's adapter repeats, observes, proves (the committed policy's quarantines too)
- * and keeps everyday runs in history; the rest is to come.
+ * src/core/hints.ts). Jest's adapter repeats, observes, proves (the committed policy's quarantines too),
+ * keeps everyday history and attributes; the rest is to come. Playwright's repeats, proves, budgets,
+ * runs rounds under conditions and enforces; `cannot` says why it never observes.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
-  vitest: { name: 'vitest', title: 'Vitest', can: ALL, optionsWhere: 'flakeproof({...})' },
+  vitest: {
+    name: 'vitest',
+    title: 'Vitest',
+    can: ALL,
+    optionsWhere: 'flakeproof({...})',
+    // The recorder settles each test's state from its repetitions (plugin/vitest/_recorder.ts `_settle`).
+    ticks: {
+      advisory: "Vitest's ✓ and its Tests count above are per test: ✓ passed at least one repetition, ✗ failed them all; flakeproof counts every repetition",
+      failOnFlaky: "Vitest's ✓ and its Tests count above are per test: ✓ passed every repetition, ✗ failed at least one; flakeproof counts every repetition",
+    },
+  },
   jest: {
     name: 'jest',
     title: 'Jest',
     can: { ...ALL, seed: false, rounds: false, serial: false, load: false, shuffle: false, enforce: false, budget: false, junit: false, github: false },
     optionsWhere: 'the flakeproof/jest/reporter options',
+  },
+  playwright: {
+    name: 'playwright',
+    title: 'Playwright',
+    can: { ...ALL, gaps: false, seed: false, shuffle: false },
+    optionsWhere: "the flakeproof/playwright reporter's options",
+    cannot: {
+      gaps: 'every copy of --repeat-each runs in a worker of its own, and Playwright gives a reporter no pause between them, so there is no gap inside one process to observe; --flaky-rounds and --flaky-load compare whole runs instead',
+    },
   },
 }
 
@@ -68,10 +97,9 @@ export function runnerFlags(runner: RunnerInfo): Partial<typeof VITEST_FLAGS> {
   return Object.fromEntries(Object.entries(VITEST_FLAGS).filter(([, flag]) => flag.needs === null || runner.can[flag.needs])) as Partial<typeof VITEST_FLAGS>
 }
 
-/** The `--flaky-*` lines of `flakeproof <runner> --help`: those of the flags it takes. */
-export function renderRunnerFlags(runner: RunnerInfo): string[] {
-  const taken = runnerFlags(runner)
-  return renderVitestFlags().filter((line) => (line.trimStart().split(' ')[0] as string) in taken)
+/** The `--flaky-*` lines of `flakeproof <runner> --help` for `width` columns: those of the flags it takes, by group. */
+export function renderRunnerFlags(runner: RunnerInfo, width: number): string[] {
+  return renderVitestFlags(width, Object.keys(runnerFlags(runner)))
 }
 
 /**
@@ -93,13 +121,13 @@ export function resolveRunnerOptions(
     const name = arg.split('=')[0] as string
     if (!name.startsWith('--flaky-') || name in taken) continue
     const flag = VITEST_FLAGS[name as FlagName]
-    if (!flag) throw new FlakeproofError(`unknown flag ${name}; flakeproof's ${runner.title} flags are ${Object.keys(taken).join(', ')}`, 'E_USAGE')
+    if (!flag) throw new FlakeproofError(unknownVitestFlag(name, runner.title, Object.keys(taken)), 'E_USAGE')
     throw new FlakeproofError(`${name} ${missing(runner, flag.needs as Capability, version)}`, 'E_USAGE')
   }
   for (const key of Object.keys(configured)) {
     if (!(key in VitestOptionsSchema.shape)) {
       const options = Object.keys(VitestOptionsSchema.shape).filter((k) => takesOption(runner, k))
-      throw new FlakeproofError(`unknown option \`${key}\` in ${runner.optionsWhere}; options are ${options.join(', ')}`, 'E_USAGE')
+      throw new FlakeproofError(unknownOption(key, runner.optionsWhere, options), 'E_USAGE')
     }
     if (!takesOption(runner, key)) throw new FlakeproofError(`option \`${key}\` in ${runner.optionsWhere} ${missing(runner, needsOf(key) as Capability, version)}`, 'E_USAGE')
   }
@@ -111,6 +139,8 @@ export function resolveRunnerOptions(
 /** `is not available with Jest: it needs an adapter that …, which flakeproof's Jest adapter does not do yet`. */
 function missing(runner: RunnerInfo, capability: Capability, version: string | undefined): string {
   const why = `is not available with ${runner.title}: it needs an adapter that ${CAPABILITIES[capability]}, which flakeproof's ${runner.title} adapter does not`
+  const cannot = runner.cannot?.[capability]
+  if (cannot !== undefined) return `${why} do: ${cannot}`
   if (capability !== 'seed') return `${why} do yet`
   // Ordering by a seed is the runner's own business where it has an option for it (src/core/hints.ts).
   const own = hintsFor(hintContextOf({ command: `flakeproof ${runner.name}`, tests: [], runner: { name: runner.name, version } })).seededOrder('<n>')

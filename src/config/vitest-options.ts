@@ -1,7 +1,9 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import { z } from 'zod'
+import { didYouMean } from '../core/did-you-mean.js'
 import { parseDurationMs } from '../core/duration.js'
+import { table } from '../core/text-layout.js'
 import type { Capability } from './capabilities.js'
 import { FlakeproofError } from '../errors.js'
 import { MAX_TIMER_MS, MAX_TRIALS } from './flags.js'
@@ -59,6 +61,10 @@ export const VitestOptionsSchema = z
     loadProcs: z.number().int().min(1).max(256).optional(),
     /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
     shuffle: z.boolean().default(false),
+    /** The branch whose history attribution prefers (docs/attribution.md); else GITHUB_BASE_REF, else main, else master. */
+    base: z.string().min(1).optional(),
+    /** Count only failures whose signature matches (a regular expression, or a signature or part of one); the others are reported apart. */
+    signature: z.string().min(1).optional(),
   })
   .strict()
 export type FlakeproofVitestOptions = z.input<typeof VitestOptionsSchema>
@@ -74,43 +80,84 @@ export function argsAfterSeparator(argv: readonly string[]): string[] {
  * Every `--flaky-*` flag of every test runner, declared once: the capability of the runner's adapter it
  * needs (src/config/capabilities.ts; null: every adapter takes it), the option it sets, its value's
  * kind, its placeholder and help. The flag parser below, each runner's `--help`, the refusal of a flag
- * an adapter lacks and the README check all read this table; the defaults are the schema's.
+ * an adapter lacks and the docs check (docs/vitest.md, test/e2e/schema-help.test.ts) all read this table; the defaults are the schema's.
  */
 export const VITEST_FLAGS = {
-  '--flaky-repeat': { needs: 'repeat', key: 'repeat', kind: 'integer', placeholder: '<n>', help: 'repetitions of each selected test (or FLAKEPROOF_REPEAT)', example: '200' },
-  '--flaky-observe': { needs: 'gaps', key: 'observe', kind: 'boolean', placeholder: '', help: 'also repeat each test that failed, with gaps; writes observer.json', example: '' },
-  '--flaky-slow-repeat': { needs: 'gaps', key: 'slowRepeat', kind: 'integer', placeholder: '<n>', help: 'gapped repetitions per observed test', example: '20' },
-  '--flaky-gap-ms': { needs: 'gaps', key: 'gapMs', kind: 'integer', placeholder: '<ms>', help: 'rest before each gapped repetition, not counted toward the test timeout', example: '2000' },
-  '--flaky-confidence': { needs: null, key: 'confidence', kind: 'number', placeholder: '<c>', help: 'confidence of intervals and plans', example: '0.95' },
-  '--flaky-out': { needs: null, key: 'outDir', kind: 'string', placeholder: '<dir>', help: 'where the files go, inside the project root', example: '.flakeproof' },
-  '--flaky-out-anywhere': { needs: null, key: 'outAnywhere', kind: 'boolean', placeholder: '', help: 'let --flaky-out lie outside the project root, on purpose', example: '' },
-  '--flaky-fail-on-flaky': { needs: 'repeat', key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
-  '--flaky-proof': { needs: 'proof', key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
-  '--flaky-seed': { needs: 'seed', key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
-  '--flaky-junit': { needs: 'junit', key: 'junit', kind: 'string', placeholder: '<file>', help: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', example: 'flaky-junit.xml' },
-  '--flaky-enforce': { needs: 'enforce', key: 'enforce', kind: 'boolean', placeholder: '', help: 'enforce the committed policy: retry = budget for listed tests, 0 for others; quarantined tests run but cannot fail the run', example: '' },
-  '--flaky-policy': { needs: 'committedPolicy', key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
-  '--flaky-update-policy': { needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
-  '--flaky-proof-required': { needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
-  '--flaky-proof-strict': { needs: 'proof', key: 'proofStrict', kind: 'boolean', placeholder: '', help: 'fail a proof weaker than its measurement (fewer workers or concurrent runs, another pool or isolation, less load per CPU)', example: '' },
-  '--flaky-budget': { needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'flakeproof vitest: time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
-  '--flaky-rounds': { needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times in one Vitest, fresh module state each round (k rounds x --flaky-repeat)', example: '10' },
-  '--flaky-divergence': { needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
-  '--flaky-load': { needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
-  '--flaky-load-procs': { needs: null, key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs); without --flaky-load, for the whole run (a proof under the measured load)', example: '4' },
-  '--flaky-shuffle': { needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
-} as const satisfies Record<string, { needs: Capability | null; key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
+  '--flaky-repeat': { group: 'measure', needs: 'repeat', key: 'repeat', kind: 'integer', placeholder: '<n>', help: 'repetitions of each selected test (or FLAKEPROOF_REPEAT)', example: '200' },
+  '--flaky-observe': { group: 'observe', needs: 'gaps', key: 'observe', kind: 'boolean', placeholder: '', help: 'also repeat each test that failed, with gaps; writes observer.json', example: '' },
+  '--flaky-slow-repeat': { group: 'observe', needs: 'gaps', key: 'slowRepeat', kind: 'integer', placeholder: '<n>', help: 'gapped repetitions per observed test', example: '20' },
+  '--flaky-gap-ms': { group: 'observe', needs: 'gaps', key: 'gapMs', kind: 'integer', placeholder: '<ms>', help: 'rest before each gapped repetition, not counted toward the test timeout', example: '2000' },
+  '--flaky-confidence': { group: 'measure', needs: null, key: 'confidence', kind: 'number', placeholder: '<c>', help: 'confidence of intervals and plans', example: '0.95' },
+  '--flaky-out': { group: 'output', needs: null, key: 'outDir', kind: 'string', placeholder: '<dir>', help: 'where the files go, inside the project root', example: '.flakeproof' },
+  '--flaky-out-anywhere': { group: 'output', needs: null, key: 'outAnywhere', kind: 'boolean', placeholder: '', help: 'let --flaky-out lie outside the project root, on purpose', example: '' },
+  '--flaky-fail-on-flaky': { group: 'ci', needs: 'repeat', key: 'failOnFlaky', kind: 'boolean', placeholder: '', help: 'fail tests that failed some repetitions (a measuring run is advisory)', example: '' },
+  '--flaky-proof': { group: 'prove', needs: 'proof', key: 'proof', kind: 'boolean', placeholder: '', help: 'repeat each test flaky in the last policy.json its green_runs_required times', example: '' },
+  '--flaky-seed': { group: 'cause', needs: 'seed', key: 'seed', kind: 'integer', placeholder: '<n>', help: 'shuffle the tests inside each file with this seed (recorded in facts.jsonl); the same seed replays the same order', example: '42' },
+  '--flaky-junit': { group: 'output', needs: 'junit', key: 'junit', kind: 'string', placeholder: '<file>', help: 'also write JUnit XML: counts per test, flakyFailure per failing repetition', example: 'flaky-junit.xml' },
+  '--flaky-enforce': { group: 'ci', needs: 'enforce', key: 'enforce', kind: 'boolean', placeholder: '', help: 'enforce the committed policy: retry = budget for listed tests, 0 for others; quarantined tests run but cannot fail the run', example: '' },
+  '--flaky-policy': { group: 'ci', needs: 'committedPolicy', key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
+  '--flaky-update-policy': { group: 'ci', needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
+  '--flaky-proof-required': { group: 'prove', needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
+  '--flaky-proof-strict': { group: 'prove', needs: 'proof', key: 'proofStrict', kind: 'boolean', placeholder: '', help: 'fail a proof weaker than its measurement (fewer workers or concurrent runs, another pool or isolation, less load per CPU)', example: '' },
+  '--flaky-budget': { group: 'measure', needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'wrapper only (flakeproof <runner>): time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
+  '--flaky-rounds': { group: 'cause', needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times, fresh module state each round (in one Vitest; whole Playwright runs) (k rounds x --flaky-repeat)', example: '10' },
+  '--flaky-divergence': { group: 'cause', needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
+  '--flaky-load': { group: 'cause', needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
+  '--flaky-load-procs': { group: 'cause', needs: null, key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs); without --flaky-load, for the whole run (a proof under the measured load)', example: '4' },
+  '--flaky-shuffle': { group: 'cause', needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
+  '--flaky-base': { group: 'ci', needs: 'attribution', key: 'base', kind: 'string', placeholder: '<branch>', help: 'the branch whose history attribution and comparisons prefer (default: GITHUB_BASE_REF, else main, else master)', example: 'main' },
+  '--flaky-signature': { group: 'measure', needs: 'signature', key: 'signature', kind: 'string', placeholder: '<regex|signature>', help: 'count only failures whose signature matches; the others leave the trial count and are reported apart (a proof still fails on any)', example: '"STALE price cache"' },
+} as const satisfies Record<string, { group: FlagGroup; needs: Capability | null; key: keyof ResolvedVitestOptions; kind: string; placeholder: string; help: string; example: string }>
 
-/** The `--flaky-*` lines of `flakeproof vitest --help`, defaults from the schema. */
-export function renderVitestFlags(): string[] {
+/**
+ * The groups of `flakeproof <runner> --help`, in the order shown: each flag of VITEST_FLAGS names
+ * its group, so a new flag lands under its heading and help never keeps a list of its own.
+ */
+export const FLAG_GROUPS = {
+  measure: 'Measuring',
+  observe: 'Observing (does slowing down hide it?)',
+  cause: 'Finding the cause',
+  prove: 'Proving a fix',
+  ci: 'CI and policy',
+  output: 'Output',
+} as const
+export type FlagGroup = keyof typeof FLAG_GROUPS
+
+/**
+ * The `--flaky-*` flags of `flakeproof <runner> --help` (all of them, or those named), by group,
+ * each with the schema's default, laid out for `width` columns.
+ */
+export function renderVitestFlags(width: number, names: readonly string[] = Object.keys(VITEST_FLAGS)): string[] {
   const defaults = VitestOptionsSchema.parse({}) as Record<string, unknown>
+  const flags = Object.entries(VITEST_FLAGS).filter(([flag]) => names.includes(flag))
   const label = (flag: string, placeholder: string): string => (placeholder ? `${flag} ${placeholder}` : flag)
-  const width = Math.max(...Object.entries(VITEST_FLAGS).map(([flag, f]) => label(flag, f.placeholder).length))
-  return Object.entries(VITEST_FLAGS).map(([flag, f]) => {
-    const fallback = defaults[f.key]
-    const shown = fallback === undefined || fallback === false ? '' : ` (default ${String(fallback)})`
-    return `  ${label(flag, f.placeholder).padEnd(width)}  ${f.help}${shown}`
+  // One label column for every group, so the help reads as one table under its headings.
+  const labelWidth = Math.max(...flags.map(([flag, f]) => label(flag, f.placeholder).length))
+  return (Object.entries(FLAG_GROUPS) as [FlagGroup, string][]).flatMap(([group, title]) => {
+    const rows = flags
+      .filter(([, f]) => f.group === group)
+      .map(([flag, f]) => {
+        const fallback = defaults[f.key]
+        const shown = fallback === undefined || fallback === false ? '' : ` (default ${String(fallback)})`
+        return { label: label(flag, f.placeholder), text: `${f.help}${shown}` }
+      })
+    return rows.length === 0 ? [] : [`${title}:`, ...table(rows, width, { labelWidth }), '']
   })
+}
+
+/** `unknown option \`confidense\` in flakeproof({...}); did you mean \`confidence\`?`, or every option when none is close. */
+export function unknownOption(key: string, where: string, options: readonly string[]): string {
+  const hint = didYouMean(key, options, (o) => `\`${o}\``)
+  return `unknown option \`${key}\` in ${where}${hint !== '' ? hint : `; options are ${options.join(', ')}`}`
+}
+
+/**
+ * `unknown flag --flaky-repet; did you mean --flaky-repeat?`: the flags `runner` takes, named when
+ * none is close, so the one line still says what to type.
+ */
+export function unknownVitestFlag(name: string, title: string, taken: readonly string[]): string {
+  const hint = didYouMean(name, taken)
+  return hint !== '' ? `unknown flag ${name}${hint}` : `unknown flag ${name}; flakeproof's ${title} flags are ${taken.join(', ')}`
 }
 
 type FlagName = keyof typeof VITEST_FLAGS
@@ -132,7 +179,7 @@ export function extractVitestFlags(args: readonly string[]): { options: Record<s
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
     const flag = VITEST_FLAGS[name as FlagName]
     if (!flag) {
-      throw new FlakeproofError(`unknown flag ${name}; flakeproof's Vitest flags are ${Object.keys(VITEST_FLAGS).join(', ')}`, 'E_USAGE')
+      throw new FlakeproofError(unknownVitestFlag(name, 'Vitest', Object.keys(VITEST_FLAGS)), 'E_USAGE')
     }
     let raw = inline
     if (flag.kind !== 'boolean' && raw === undefined) {
@@ -284,10 +331,7 @@ function convert(kind: string, raw: string | undefined): unknown {
 function explain(error: z.ZodError, input: Record<string, unknown>, sources: Record<string, string>): FlakeproofError {
   const [issue] = error.issues
   if (issue?.code === 'unrecognized_keys') {
-    return new FlakeproofError(
-      `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')} in flakeproof({...}); options are ${Object.keys(RULES).join(', ')}`,
-      'E_USAGE',
-    )
+    return new FlakeproofError(unknownOption(issue.keys.join('`, `'), 'flakeproof({...})', Object.keys(RULES)), 'E_USAGE')
   }
   const key = String(issue?.path[0] ?? '')
   const where = sources[key] ?? key

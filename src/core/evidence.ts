@@ -1,4 +1,5 @@
 import { stripAnsi } from './ansi.js'
+import { type ErrorLike, signatureOfError } from './signature.js'
 
 /** Characters kept of an error message, and per repetition and stream of captured output. */
 export const CAPTURE_LIMIT = 8 * 1024
@@ -16,4 +17,10 @@ export function messageOf(error: unknown): string {
 /** A text kept to CAPTURE_LIMIT characters, saying how many were cut. */
 export function cap(text: string): string {
   return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}… [flakeproof: ${text.length - CAPTURE_LIMIT} characters cut]`
+}
+
+/** A thrown value as a failed repetition keeps it: its capped message and its signature (files relative to `root`). */
+export function failureOf(thrown: unknown, root: string): { error: string; signature: string } {
+  const error: ErrorLike = typeof thrown === 'object' && thrown !== null ? thrown : { message: String(thrown) }
+  return { error: cap(messageOf(error)), signature: signatureOfError(error, root) }
 }

@@ -1,4 +1,4 @@
-import { type Fraction, lnBig } from './fraction.js'
+import { binomialCoefficient, type Fraction, lnBig } from './fraction.js'
 
 /** A 2×2 table of counts: two measurements (rows), failures and passes (columns). */
 export interface TwoByTwo {
@@ -29,7 +29,7 @@ export function fisherExactTwoSided(table: TwoByTwo): FisherResult {
   const hi = Math.min(failures, rowA)
   // weight(x) = C(rowA, x) · C(rowB, failures - x), walked by its exact ratio to weight(x - 1).
   const weights: bigint[] = []
-  let weight = binomial(rowA, lo) * binomial(rowB, failures - lo)
+  let weight = binomialCoefficient(rowA, lo) * binomialCoefficient(rowB, failures - lo)
   for (let x = lo; x <= hi; x++) {
     weights.push(weight)
     const next = BigInt(rowA - x) * BigInt(failures - x)
@@ -45,14 +45,4 @@ export function fisherExactTwoSided(table: TwoByTwo): FisherResult {
   const exact = { num: extreme, den: total }
   const pValue = extreme === total ? 1 : Math.exp(lnBig(extreme) - lnBig(total))
   return { pValue, exact }
-}
-
-// --- internal ---
-
-function binomial(n: number, k: number): bigint {
-  if (k < 0 || k > n) return 0n
-  const small = Math.min(k, n - k)
-  let result = 1n
-  for (let i = 1; i <= small; i++) result = (result * BigInt(n - small + i)) / BigInt(i)
-  return result
 }

@@ -100,6 +100,15 @@ export function bitLength(x: bigint): number {
   return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0] as string, 16)))
 }
 
+/** C(n, k) exactly; 0 outside 0 <= k <= n. */
+export function binomialCoefficient(n: number, k: number): bigint {
+  if (k < 0 || k > n) return 0n
+  const small = Math.min(k, n - k)
+  let result = 1n
+  for (let i = 1; i <= small; i++) result = (result * BigInt(n - small + i)) / BigInt(i)
+  return result
+}
+
 /** x in lowest terms. */
 export function reduce(x: Fraction): Fraction {
   const g = gcd(x.num, x.den)

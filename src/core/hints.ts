@@ -1,3 +1,4 @@
+import { binomialCoefficient } from './fraction.js'
 import type { Dialect } from './junit-dialect.js'
 import { doubleQuoted, shellWord } from './shell-words.js'
 
@@ -23,14 +24,36 @@ export type HintContext =
   | { runner: 'vitest'; form: 'wrapper' | 'config' }
   /** `version`: the project's Jest (`29.4.3`), when known: options exist only from some version on. */
   | { runner: 'jest'; version?: string | undefined }
+  /** `npx flakeproof playwright …`: Playwright Test, whose reporter cannot repeat on its own. */
+  | { runner: 'playwright' }
   /** `flakeproof measure`, `collect`, `investigate`: every trial is a fresh process already. */
   | { runner: 'command' }
   /** Per-test results read from reports: `repeat` ran each run as a fresh process; `ingest` read them as they were. */
   | { runner: 'reports'; via: 'repeat' | 'ingest'; producer?: Producer | undefined }
 
+/**
+ * What an `undetermined` verdict is about (docs/contracts.md §5): a single switch that chance
+ * explains too well, at `switchAt` of `trials`. A test (test mode, reports), or in command mode the
+ * command measured.
+ */
+export interface UndeterminedSubject {
+  test?: HintSubject | undefined
+  /** Command mode: the command measured (rate.json `command`). */
+  command?: string | undefined
+  /** The first trial of the switch's second block. */
+  switchAt: number | null
+  trials: number
+}
+
 export interface Hints {
   /** The same tests measured again with these flakeproof flags (`--flaky-repeat 200`), as the run was started. */
   again(flags: string): string
+  /**
+   * One test run with these flakeproof flags, selected in the runner's own syntax, as the run was
+   * started (`npx flakeproof jest --flaky-repeat 200 a.test.js -t '^cache refresh$'`). Null where no
+   * command of the runner selects one test (command mode, reports): `again` is the next step there.
+   */
+  againFor(test: HintSubject, flags: string): string | null
   /**
    * One test in a fresh process, in the runner's own syntax; `whole`: its file run whole, since the
    * test may need the tests before it (order-dependent, or state its siblings leave). Null when there
@@ -41,6 +64,12 @@ export interface Hints {
   freshRun(test: HintSubject, whole: boolean): string | null
   /** The runner's own option that orders the tests by `seed`; null when this runner (version) has none. */
   seededOrder(seed: string): string | null
+  /**
+   * The run that would decide an `undetermined` subject: whole-run rounds of its file (each round
+   * fresh module state, so a real switch repeats in every round and a chance one does not) where the
+   * runner has them, else enough trials that the same switch continued would be significant alone.
+   */
+  decide(subject: UndeterminedSubject): string
 }
 
 /** A command of flakeproof's own, as it runs from the project root (flakeproof is a dev dependency there). */
@@ -55,6 +84,8 @@ export function hintsFor(context: HintContext): Hints {
       return vitestHints(context.form)
     case 'jest':
       return jestHints(context.version)
+    case 'playwright':
+      return playwrightHints()
     case 'command':
       return commandHints()
     case 'reports':
@@ -84,6 +115,7 @@ export function hintContextOf(rate: {
   if (rate.tests === undefined) return { runner: 'command' }
   const name = rate.runner?.name ?? (/^(?:flakeproof )?jest\b/.test(rate.command) ? 'jest' : 'vitest')
   if (name === 'jest') return { runner: 'jest', version: rate.runner?.version }
+  if (name === 'playwright') return { runner: 'playwright' }
   return { runner: 'vitest', form: rate.command.startsWith('flakeproof ') ? 'wrapper' : 'config' }
 }
 
@@ -108,36 +140,90 @@ function anchoredName(test: HintSubject): string {
   return `^${test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
 }
 
+/**
+ * Trials that decide a single switch by its shape alone: twice the fewest n at which the same first
+ * block, the switch continued, would have chance below 5% (and never fewer than twice the trials
+ * seen). A block of `first` then n − first the other way is one of C(n, first) equally likely
+ * orders, and so is its mirror when `first` >= 2 (src/core/independence.ts switchChance).
+ */
+function trialsToDecide({ switchAt, trials }: Pick<UndeterminedSubject, 'switchAt' | 'trials'>): number {
+  const first = (switchAt ?? 2) - 1
+  const directions = first >= 2 ? 2n : 1n
+  for (let n = first + 2; n <= 10_000; n++) {
+    if (binomialCoefficient(n, first) > 20n * directions) return Math.max(2 * trials, 2 * n)
+  }
+  return 2 * trials
+}
+
 function measureFresh(command: string | null): string | null {
   return command === null ? null : flakeproofCommand(`measure --cmd ${doubleQuoted(command)} --trials 20 --out ${FRESH_RATE}`)
 }
 
 /** Vitest: `npx vitest run <file> -t '<anchored name>' --project <p>`. */
 function vitestHints(form: 'wrapper' | 'config'): Hints {
-  const runTest = (test: HintSubject, whole: boolean): string => {
-    const project = test.project === '' ? '' : ` --project ${shellWord(test.project)}`
-    return `npx vitest run ${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${project}`
-  }
+  const select = (test: HintSubject, whole: boolean): string =>
+    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --project ${shellWord(test.project)}`}`
+  const runTest = (test: HintSubject, whole: boolean): string => `npx vitest run ${select(test, whole)}`
   return {
     again: (flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags}`) : `npx vitest run -- ${flags}`),
+    // With the plugin in the config, flakeproof's flags follow `--`; Vitest's own go before it.
+    againFor: (test, flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags} ${select(test, false)}`) : `npx vitest run ${select(test, false)} -- ${flags}`),
     runTest,
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     seededOrder: (seed) => `--flaky-seed ${seed}`,
+    // The file whole: the switch may need its siblings.
+    decide: ({ test }) => {
+      const flags = '--flaky-rounds 3 --flaky-repeat 10'
+      const file = test === undefined ? '' : ` ${shellWord(test.file)}`
+      const project = test === undefined || test.project === '' ? '' : ` --project ${shellWord(test.project)}`
+      return form === 'wrapper' ? flakeproofCommand(`vitest ${flags}${project}${file}`) : `npx vitest run${file}${project} -- ${flags}`
+    },
   }
 }
 
 /** Jest: `npx jest <file> -t '<anchored name>'`; `--randomize --seed` from Jest 29.5 on. Its flags never go after `--`: `flakeproof jest` takes them. */
 function jestHints(version: string | undefined): Hints {
-  const runTest = (test: HintSubject, whole: boolean): string => {
-    const project = test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
-    return `npx jest ${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${project}`
-  }
+  const select = (test: HintSubject, whole: boolean): string =>
+    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`}`
+  const runTest = (test: HintSubject, whole: boolean): string => `npx jest ${select(test, whole)}`
   return {
     again: (flags) => flakeproofCommand(`jest ${flags}`),
+    againFor: (test, flags) => flakeproofCommand(`jest ${flags} ${select(test, false)}`),
     runTest,
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     // `--randomize` came in Jest 29.5; a version that does not read as numbers is taken to have it.
     seededOrder: (seed) => (version !== undefined && versionAtLeast(version, [29, 5]) === false ? null : `--randomize --seed ${seed}`),
+    // Its adapter has no whole-run rounds yet: more copies of the file, run whole.
+    decide: (subject) => {
+      const { test } = subject
+      const file = test === undefined ? '' : ` ${shellWord(test.file)}`
+      const project = test === undefined || test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
+      return flakeproofCommand(`jest --flaky-repeat ${trialsToDecide(subject)}${file}${project}`)
+    },
+  }
+}
+
+/**
+ * Playwright: `npx playwright test <file> --grep '/ <suites and name>$/' --project <p>`. Its grep is
+ * matched against the project, the file, the suites and the name joined by spaces, case-insensitive
+ * unless written `/…/`: the slashes keep the case, and the leading space and `$` the whole name.
+ * `--shuffle <seed>` is its own seeded order (of files, and of tests when fully parallel).
+ */
+function playwrightHints(): Hints {
+  const project = (test: { project: string }): string => (test.project === '' ? '' : ` --project ${shellWord(test.project)}`)
+  const select = (test: HintSubject, whole: boolean): string => {
+    const name = test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    return `${shellWord(test.file)}${whole ? '' : ` --grep ${shellWord(`/ ${name}$/`)}`}${project(test)}`
+  }
+  const runTest = (test: HintSubject, whole: boolean): string => `npx playwright test ${select(test, whole)}`
+  return {
+    again: (flags) => flakeproofCommand(`playwright ${flags}`),
+    againFor: (test, flags) => flakeproofCommand(`playwright ${flags} ${select(test, false)}`),
+    runTest,
+    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
+    seededOrder: (seed) => `--shuffle ${seed}`,
+    // Whole-run rounds of the file, as for Vitest: each round starts new workers, so fresh module state.
+    decide: ({ test }) => flakeproofCommand(`playwright --flaky-rounds 3 --flaky-repeat 10${test === undefined ? '' : ` ${shellWord(test.file)}${project(test)}`}`),
   }
 }
 
@@ -145,9 +231,11 @@ function jestHints(version: string | undefined): Hints {
 function commandHints(): Hints {
   return {
     again: (flags) => flakeproofCommand(`measure ${flags}`),
+    againFor: () => null,
     runTest: () => null,
     freshRun: () => null,
     seededOrder: () => null,
+    decide: (subject) => flakeproofCommand(`measure --cmd ${doubleQuoted(subject.command ?? '<command>')} --trials ${trialsToDecide(subject)}`),
   }
 }
 
@@ -164,9 +252,12 @@ function reportHints(producer: Producer | undefined): Hints {
       if (flags.includes('--flaky-observe')) return flakeproofCommand('observe --cmd "<test command>" --slow-trials 20 --gap-ms 2000')
       return flakeproofCommand('repeat --runs 200 --junit <report path> -- <test command>')
     },
+    againFor: () => null,
     runTest: (test, whole) => (producer === undefined ? null : producerCommand(producer, test, whole)),
     freshRun: () => null,
     seededOrder: () => null,
+    // Every run was a fresh process already: more runs, enough for the same switch to be significant.
+    decide: (subject) => flakeproofCommand(`repeat --runs ${trialsToDecide(subject)} --junit <report path> -- <test command>`),
   }
 }
 

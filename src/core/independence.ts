@@ -1,24 +1,27 @@
-import { type Fraction, quotient } from './fraction.js'
+import { binomialCoefficient, type Fraction, lessThan, quotient } from './fraction.js'
 import { normalCdf } from './normal.js'
 
 /**
  * Are a subject's trials independent, as the Wilson interval and every plan assume? The
  * Wald–Wolfowitz runs test on the pass/fail sequence, plus the patterns a human would name.
  *
- * - `one-switch`: the sequence switches exactly once and the block after the switch has at least
- *   two trials: passed, then failed every trial from some point on (PFFFFFFFFF: a repetition left
- *   state that breaks the next one), or failed from trial 1, then passed every later trial (FFPPPP:
- *   the first trials met a state the later ones did not, so fresh runs would likely fail every
- *   time). Decided by the pattern, not by significance: PFFFFFFFFF has p = 0.4 at n = 10, yet it is
- *   the textbook signature, and calling a deterministic test flaky is the worse mistake. Only this
- *   pattern changes the verdict (to `non-idempotent`).
+ * - `one-switch`: the shape of a state switch: the sequence switches exactly once and the block
+ *   after the switch has at least two trials: passed, then failed every trial from some point on
+ *   (PFFFFFFFFF: a repetition left state that breaks the next one), or failed from trial 1, then
+ *   passed every later trial (FFPPPP: the first trials met a state the later ones did not). Null
+ *   hypothesis: the outcomes are exchangeable (independent at one rate), so given k failures in n
+ *   trials each of the C(n, k) orders is equally likely, and `switch_p_value` is the share of them
+ *   with this shape (switchChance): 1/10 for FPPPPPPPPP and for PFFFFFFFFF alike. It decides the
+ *   verdict (`non-idempotent`) only when `switch_significant` (below alpha); a shape chance explains
+ *   well is suggestive, and needs fresh-state evidence (src/pipeline/fresh-evidence.ts).
  * - `clustered`: fewer runs than chance allows (p < alpha): failures come in bursts.
  * - `regular`: more runs than chance allows: failures alternate with passes too evenly.
  * - `independent`: none of these; also whenever fewer than two trials pass or fail, where the runs
  *   count only says whether the lone one sits at an end (the one-switch rule's business).
  *
- * `period` is set, whatever the pattern, when the failures are exactly every d-th trial (d >= 2,
- * at least three failures, none missing at either end): the lab job's "every 5th call".
+ * `period` is set when the failures are exactly every d-th trial (d >= 2, at least three failures,
+ * none missing at either end: the lab job's "every 5th call") and chance explains that badly: of the
+ * C(n, k) orders, the share that is exactly periodic for some d (`period_p_value`) is below alpha.
  */
 export type IndependencePattern = 'independent' | 'clustered' | 'regular' | 'one-switch'
 
@@ -37,8 +40,15 @@ export interface Independence {
   switch_at: number | null
   /** one-switch: what every trial from `switch_at` on did. */
   switched_to: 'passed' | 'failed' | null
-  /** Failures fell exactly every `period` trials. */
+  /** Failures fell exactly every `period` trials, and chance explains that badly (`period_p_value` < alpha). */
   period: number | null
+  // Optional: files written before these were computed lack them (testIndependence always sets them).
+  /** one-switch: the chance of a single switch of this shape given the counts (switchChance). */
+  switch_p_value?: number | null
+  /** one-switch: `switch_p_value` < alpha, decided exactly: the shape alone makes the test non-idempotent. */
+  switch_significant?: boolean
+  /** Failures exactly every d-th trial for some d: the share of the C(n, k) orders that are (null otherwise). */
+  period_p_value?: number | null
 }
 
 /**
@@ -58,6 +68,9 @@ export function testIndependence(trials: number, failureTrials: readonly number[
   let pattern: IndependencePattern = 'independent'
   if (switched) pattern = 'one-switch'
   else if (tails?.significant && failures >= 2 && passes >= 2) pattern = runs < expected ? 'clustered' : 'regular'
+  const chance = switched ? switchChance([{ trials, failures }]) : undefined
+  const period = findPeriod(trials, failureTrials)
+  const periodChance = period === null ? undefined : { num: countPeriodic(trials, failures), den: binomialCoefficient(trials, failures) }
   return {
     runs,
     expected_runs: expected,
@@ -66,8 +79,34 @@ export function testIndependence(trials: number, failureTrials: readonly number[
     pattern,
     switch_at: switched ? switchAt : null,
     switched_to: switched ? (failureTrials[0] === 1 ? 'passed' : 'failed') : null,
-    period: findPeriod(trials, failureTrials),
+    period: periodChance && lessThan(periodChance, alpha) ? period : null,
+    switch_p_value: chance ? quotient(chance.num, chance.den) : null,
+    switch_significant: chance !== undefined && lessThan(chance, alpha),
+    period_p_value: periodChance ? quotient(periodChance.num, periodChance.den) : null,
   }
+}
+
+/**
+ * The chance, were every trial independent at one rate, that each round (independent processes,
+ * trials and failures given) is a single switch the same way, the trials after the switch at
+ * least two in all: conditional on the counts every order of a round is equally likely, so a round
+ * is passes-then-failures (or failures-then-passes) with probability 1/C(n, k), and each direction
+ * is possible only when its later blocks hold two trials or more. For one round of 10 with one
+ * failure that is 1/10 (FPPPPPPPPP; PPPPPPPPPF has a one-trial second block); for PF PF PF,
+ * 2 · (1/2)³ = 1/4. Zero when some round has no switch to make (no failure, or no pass).
+ */
+export function switchChance(rounds: readonly { trials: number; failures: number }[]): Fraction {
+  let den = 1n
+  let toFailed = 0
+  let toPassed = 0
+  for (const { trials, failures } of rounds) {
+    if (failures === 0 || failures === trials) return { num: 0n, den: 1n }
+    den *= binomialCoefficient(trials, failures)
+    toFailed += failures
+    toPassed += trials - failures
+  }
+  const directions = (toFailed >= 2 ? 1 : 0) + (toPassed >= 2 ? 1 : 0)
+  return { num: BigInt(directions), den: rounds.length === 0 ? 1n : den }
 }
 
 /** Above this many of the rarer outcome the normal approximation is used (it is excellent there). */
@@ -91,6 +130,21 @@ function countRuns(trials: number, failureTrials: readonly number[]): number {
 function secondBlockStart(failureTrials: readonly number[]): number {
   const first = failureTrials[0] as number
   return first === 1 ? failureTrials.length + 1 : first
+}
+
+/**
+ * Orders of `failures` among `trials` that are exactly every d-th trial for some d >= 2, none
+ * missing at either end: for each d, the first failure f with f <= d, f + (k-1)d <= n < f + kd.
+ */
+function countPeriodic(trials: number, failures: number): bigint {
+  if (failures < 3) return 0n
+  let count = 0
+  for (let d = 2; (failures - 1) * d < trials; d++) {
+    const low = Math.max(1, trials - failures * d + 1)
+    const high = Math.min(d, trials - (failures - 1) * d)
+    if (high >= low) count += high - low + 1
+  }
+  return BigInt(count)
 }
 
 function findPeriod(trials: number, failureTrials: readonly number[]): number | null {

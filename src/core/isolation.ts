@@ -98,11 +98,18 @@ function wordPredicates(trials: readonly TrialFacts[]): Candidate[] {
   }))
 }
 
+const LATIN1 = new TextDecoder('latin1')
+
 function mergeByTruth(candidates: Candidate[]): Candidate[] {
   const groups = new Map<string, Candidate[]>()
+  const codes = new Uint8Array(candidates[0]?.truth.length ?? 0)
   for (const c of candidates) {
-    const key = c.truth.map((t) => (t === undefined ? '-' : t ? '1' : '0')).join('')
-    groups.set(key, [...(groups.get(key) ?? []), c])
+    // One byte per trial, decoded once: a string built a character at a time cost more than the scoring.
+    c.truth.forEach((t, i) => (codes[i] = t === undefined ? 0x2d : t ? 0x31 : 0x30))
+    const key = LATIN1.decode(codes)
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [c])
+    else group.push(c)
   }
   return [...groups.values()].map((group) => {
     const [first] = group as [Candidate, ...Candidate[]]
@@ -134,10 +141,22 @@ function fromCounts(
   const failure = f + s === 0 ? 0 : f / (f + s)
   const context = fObs + sObs === 0 ? 0 : fObs / (fObs + sObs)
   const increase = failure - context
+  const importance = importanceOf(increase, f, totalFailures)
+  return { predicate, true_in_failures: f, true_in_successes: s, observed_in: fObs + sObs, failure, context, increase, importance }
+}
+
+/** Importance(P) from Increase(P) and F(P): the harmonic mean of Increase and log F / log NumF. */
+function importanceOf(increase: number, f: number, totalFailures: number): number {
   // log F / log NumF is 0/0 when there was one failure and P held in it: call that full coverage.
   const coverage = totalFailures === 1 ? f : f === 0 ? 0 : Math.log(f) / Math.log(totalFailures)
-  const importance = increase <= 0 || coverage <= 0 ? 0 : 2 / (1 / increase + 1 / coverage)
-  return { predicate, true_in_failures: f, true_in_successes: s, observed_in: fObs + sObs, failure, context, increase, importance }
+  return increase <= 0 || coverage <= 0 ? 0 : 2 / (1 / increase + 1 / coverage)
+}
+
+/** The importance of a predicate true in `f` of `fObs` failing and `s` of `sObs` passing trials (fromCounts, without the object). */
+function importanceFrom(f: number, s: number, fObs: number, sObs: number, totalFailures: number): number {
+  const failure = f + s === 0 ? 0 : f / (f + s)
+  const context = fObs + sObs === 0 ? 0 : fObs / (fObs + sObs)
+  return importanceOf(failure - context, f, totalFailures)
 }
 
 /**
@@ -152,31 +171,38 @@ function isSignificant(p: RankedPredicate): boolean {
 }
 
 /**
- * For each numeric fact, the most important `<= t` and `> t` over thresholds at observed values,
- * found with running counts over the sorted values.
+ * For each numeric fact, the most important `<= t` and `> t` over thresholds at observed values
+ * (each distinct value but the largest), found with running counts over the sorted values: the
+ * failing and the passing values sorted apart and walked together, one distinct value at a time.
  */
 function numericPredicates(trials: readonly TrialFacts[], totalFailures: number): Candidate[] {
-  const keys = new Set(trials.flatMap((o) => Object.keys(o.numeric)))
+  // In order of first appearance; a loop, as one array of keys per trial was most of this function's time.
+  const keys = new Set<string>()
+  for (const o of trials) for (const key of Object.keys(o.numeric)) keys.add(key)
   const chosen: Candidate[] = []
   for (const key of keys) {
-    const points = trials
-      .map((o) => ({ value: o.numeric[key], failed: o.failed }))
-      .filter((p): p is { value: number; failed: boolean } => p.value !== undefined)
-      .sort((a, b) => a.value - b.value)
-    const fObs = points.filter((p) => p.failed).length
-    const sObs = points.length - fObs
+    const failing: number[] = []
+    const passing: number[] = []
+    for (const o of trials) {
+      const value = o.numeric[key]
+      if (value !== undefined) (o.failed ? failing : passing).push(value)
+    }
+    const f = new Float64Array(failing).sort()
+    const s = new Float64Array(passing).sort()
+    const [fObs, sObs] = [f.length, s.length]
     const best = { low: { importance: 0, t: Number.NaN }, high: { importance: 0, t: Number.NaN } }
-    let fBelow = 0
-    let sBelow = 0
-    for (let i = 0; i < points.length - 1; i++) {
-      const point = points[i] as { value: number; failed: boolean }
-      if (point.failed) fBelow++
-      else sBelow++
-      if (points[i + 1]?.value === point.value) continue
-      const low = fromCounts('', { f: fBelow, s: sBelow, fObs, sObs }, totalFailures).importance
-      const high = fromCounts('', { f: fObs - fBelow, s: sObs - sBelow, fObs, sObs }, totalFailures).importance
-      if (low > best.low.importance) best.low = { importance: low, t: point.value }
-      if (high > best.high.importance) best.high = { importance: high, t: point.value }
+    let i = 0
+    let j = 0
+    while (i < fObs || j < sObs) {
+      const t = j >= sObs || (i < fObs && (f[i] as number) <= (s[j] as number)) ? (f[i] as number) : (s[j] as number)
+      while (i < fObs && f[i] === t) i++
+      while (j < sObs && s[j] === t) j++
+      // At the largest value, `<= t` holds everywhere: no threshold.
+      if (i === fObs && j === sObs) break
+      const low = importanceFrom(i, j, fObs, sObs, totalFailures)
+      const high = importanceFrom(fObs - i, sObs - j, fObs, sObs, totalFailures)
+      if (low > best.low.importance) best.low = { importance: low, t }
+      if (high > best.high.importance) best.high = { importance: high, t }
     }
     const truth = (test: (v: number) => boolean) => trials.map((o) => (o.numeric[key] === undefined ? undefined : test(o.numeric[key])))
     const { low, high } = best

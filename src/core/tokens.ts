@@ -18,23 +18,24 @@ export interface TokenResult {
 /**
  * Words present in the stderr of every failure and in the output (stdout or stderr) of no success
  * (docs/contracts.md §3). ALL-CAPS words come first (STALE, ECONNRESET), each group in the order the words
- * appear in the first failure's stderr, so the answer does not depend on hash order.
+ * appear in the first failure's stderr, so the answer does not depend on hash order. `words` is
+ * wordsInOrder, or a memo of it when the caller tokenizes the same texts again.
  */
-export function discriminateTokens(trials: readonly TokenEvidence[]): TokenResult {
+export function discriminateTokens(trials: readonly TokenEvidence[], words: (text: string) => readonly string[] = wordsInOrder): TokenResult {
   const failures = trials.filter((t) => t.failed)
   const [first, ...rest] = failures
   if (!first) return { token: null, candidates: [] }
-  let common = wordsInOrder(first.stderr)
+  let common: readonly string[] = words(first.stderr)
   for (const failure of rest) {
-    const words = new Set(wordsInOrder(failure.stderr))
-    common = common.filter((w) => words.has(w))
+    const seen = new Set(words(failure.stderr))
+    common = common.filter((w) => seen.has(w))
     if (common.length === 0) return { token: null, candidates: [] }
   }
   const seenInSuccess = new Set<string>()
   for (const trial of trials) {
     if (trial.failed) continue
-    for (const w of wordsInOrder(trial.stdout)) seenInSuccess.add(w)
-    for (const w of wordsInOrder(trial.stderr)) seenInSuccess.add(w)
+    for (const w of words(trial.stdout)) seenInSuccess.add(w)
+    for (const w of words(trial.stderr)) seenInSuccess.add(w)
   }
   const distinct = common.filter((w) => !seenInSuccess.has(w))
   const candidates = [...distinct.filter(isAllCaps), ...distinct.filter((w) => !isAllCaps(w))]
@@ -48,6 +49,22 @@ export function discriminateTokens(trials: readonly TokenEvidence[]): TokenResul
  */
 export function wordsInOrder(text: string): string[] {
   return [...new Set(stripAnsi(text).match(WORD) ?? [])]
+}
+
+/**
+ * wordsInOrder, remembering each text's words: a test's failures often repeat one message, and its
+ * tally reads each message twice (tokens, then predicates). One per test, so it holds one test's texts.
+ */
+export function memoWordsInOrder(): (text: string) => readonly string[] {
+  const seen = new Map<string, readonly string[]>()
+  return (text) => {
+    let words = seen.get(text)
+    if (words === undefined) {
+      words = wordsInOrder(text)
+      seen.set(text, words)
+    }
+    return words
+  }
 }
 
 /** A word of capital letters (digits and '_' allowed after the first letter), e.g. ETIMEDOUT. */

@@ -17,7 +17,7 @@ export interface PolicyUpdate {
  * flakeproof.policy.json from a measurement (docs/contracts.md §9). A flaky test is listed with its
  * rate, interval and the budget that rate justifies; a listed test measured again gets the new
  * numbers and keeps its quarantine state, which only a proof clears; tests not measured, and those
- * whose numbers are no rate (partial, non-idempotent), keep their entry as it was. A stable or broken
+ * whose numbers are no rate (partial, non-idempotent, undetermined), keep their entry as it was. A stable or broken
  * test that was never listed stays unlisted: no retry is due to it, and its failures fail the run.
  */
 export function mergeMeasurement(existing: CommittedPolicy | null, rate: RateFile, source: string): PolicyUpdate {

@@ -1,7 +1,9 @@
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
 import { compareCounts, trialsToSeeDifference } from '../core/difference.js'
 import { complement } from '../core/fraction.js'
+import { countOf } from '../artifacts/counts-text.js'
 import { describeRate } from '../core/rate.js'
+import { hasNoRate } from '../core/verdict.js'
 import type { Confidence, TestOutcome } from './test-bundle.js'
 import { earlierTests, type RoundResult } from './test-rounds.js'
 
@@ -39,10 +41,14 @@ export interface ConditionsRun {
 export function buildConditions(run: ConditionsRun): ConditionsFile {
   const conditions = new Set(run.rounds.map((r) => r.condition))
   const tests: ConditionsFile['tests'] = {}
-  for (const { tally, verdict } of run.outcomes) {
+  const considered = run.outcomes.filter(({ tally, verdict }) => tally.fast.failures + tally.slow.failures > 0 && !hasNoRate(verdict))
+  const ranBefore = earlierTests(run.perTest)
+  // Every (test, earlier test) pair the order search tries in this run is one hypothesis: the
+  // family over which the chance of naming any innocent culprit is kept below 1 − confidence.
+  const candidates = new Map(considered.map(({ tally }) => [tally.id, run.shuffle ? orderCandidates(run.perTest.get(tally.id) ?? [], ranBefore) : new Map()]))
+  const hypotheses = Math.max(1, [...candidates.values()].reduce((sum, c) => sum + c.size, 0))
+  for (const { tally } of considered) {
     const rounds = run.perTest.get(tally.id) ?? []
-    const failed = tally.fast.failures + tally.slow.failures > 0
-    if (!failed || verdict === 'non-idempotent') continue
     const under = (condition: RoundCondition) => countFast(rounds.filter((r) => r.condition === condition))
     const comparisons: Comparison[] = []
     if (conditions.has('serial')) comparisons.push(compare(run, 'divergence', ['parallel (as configured)', under('base')], ['serial', under('serial')]))
@@ -50,7 +56,7 @@ export function buildConditions(run: ConditionsRun): ConditionsFile {
     // Against the fast repetitions interleaved with the gapped ones when there are: time held alike.
     const fast: [string, Counts] = tally.paired.trials > 0 ? ['fast (interleaved)', tally.paired] : ['fast', tally.fast]
     if (tally.slow.trials > 0) comparisons.push(compare(run, 'gap', fast, [`gapped ${tally.slow.gapMs} ms`, tally.slow]))
-    const order = run.shuffle ? findOrderDependence(run, rounds) : null
+    const order = run.shuffle ? findOrderDependence(run, rounds, candidates.get(tally.id) ?? new Map(), hypotheses) : null
     const tags: Tag[] = [...comparisons.flatMap((c) => (c.tag ? [c.tag] : [])), ...(order?.tag ? [order.tag] : [])]
     tests[tally.id] = { comparisons, order, tags }
   }
@@ -91,7 +97,7 @@ function countFast(rounds: readonly RoundResult[]): Counts {
   return { trials, failures }
 }
 
-const pct = (c: Counts): string => `${c.failures}/${c.trials}`
+const pct = (c: Counts): string => countOf(c.failures, c.trials)
 const p = (value: number): string => `p = ${value.toPrecision(3)}`
 
 function compare(run: ConditionsRun, kind: Comparison['kind'], [labelA, a]: [string, Counts], [labelB, b]: [string, Counts]): Comparison {
@@ -120,21 +126,31 @@ function seeing(needed: number | null, a: Counts, run: ConditionsRun, kind: Comp
 }
 
 /**
- * The test whose running earlier in the same file, worker and round the failures follow most
- * closely: for each candidate, this test's executions in rounds where it ran first against the
- * others, by Fisher's exact test at the confidence divided among the candidates (Bonferroni); the
- * smallest p-value wins. Null when no test ever ran before it.
+ * The tests that ran before this one in the same file, worker and round, each with the rounds it
+ * did: only those that ran before it in some rounds and not in others, since a test before it
+ * always (or never) gives nothing to compare, whatever the outcomes.
  */
-function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[]): OrderFinding | null {
+function orderCandidates(rounds: readonly RoundResult[], ranBefore: (result: RoundResult) => readonly string[]): Map<string, Set<number>> {
   const before = new Map<string, Set<number>>()
-  const ranBefore = earlierTests(run.perTest)
   for (const mine of rounds) {
     for (const other of ranBefore(mine)) before.set(other, (before.get(other) ?? new Set<number>()).add(mine.round))
   }
-  // Each earlier test is one more hypothesis: Bonferroni keeps the chance of naming an innocent
-  // culprit at 1 - confidence however many tests ran before it.
+  const measured = new Set(rounds.filter((r) => r.test.evidence.repetitions.some((x) => x.mode === 'fast')).map((r) => r.round))
+  return new Map([...before].filter(([, first]) => [...measured].some((r) => first.has(r)) && [...measured].some((r) => !first.has(r))))
+}
+
+/**
+ * The test whose running earlier in the same file, worker and round the failures follow most
+ * closely. Null hypothesis: this test fails alike whether or not the candidate ran before it; for
+ * each candidate, its executions in rounds where the candidate ran first against the others, by
+ * Fisher's exact test, the smallest p-value naming the culprit. Significant only below 1 − confidence
+ * divided by the hypotheses of the whole run (Bonferroni: every failing test times its candidates),
+ * so a run names an innocent culprit with chance below 1 − confidence however many tests it has.
+ * Null when no test ran before it in some rounds and not others.
+ */
+function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[], before: ReadonlyMap<string, Set<number>>, hypotheses: number): OrderFinding | null {
   const overall = complement(run.confidence.exact)
-  const alpha = { num: overall.num, den: overall.den * BigInt(Math.max(1, before.size)) }
+  const alpha = { num: overall.num, den: overall.den * BigInt(hypotheses) }
   let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined
   for (const [culprit, first] of [...before].sort(([a], [b]) => a.localeCompare(b))) {
     const after = countFast(rounds.filter((r) => first.has(r.round)))
@@ -149,11 +165,12 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[])
   const orderOf = (r: RoundResult | undefined) => (r ? { round: r.round, seed: r.test.evidence.seed } : null)
   const failing = orderOf(failedIn)
   const passing = orderOf(passedIn)
-  const sides = `after it ${pct(after)}, otherwise ${pct(otherwise)}, ${p(pValue)}`
+  const sides = `after it ${pct(after)}, otherwise ${pct(otherwise)}, ${p(pValue)}; ${hypotheses} culprit(s) tried in the run, so significant below ${(Number(overall.num) / Number(overall.den) / hypotheses).toPrecision(3)}`
   const replay = (o: { seed: number | null } | null, what: string) => (o === null || o.seed === null ? '' : ` ${what}: --flaky-seed ${o.seed}.`)
   const needed = significant ? null : trialsToSeeDifference(after.trials && after.failures / after.trials, otherwise.trials && otherwise.failures / otherwise.trials, alpha)
   const note = significant
     ? `Fails when ${culprit} runs before it (${sides}): state it leaves (module, global, mock, timer) breaks this test.${replay(failing, 'Replay a failing order')}${replay(passing, 'A passing order')}`
     : `No order dependence found with these counts (closest: ${culprit}, ${sides}); ${needed === null ? 'at these rates no practical number of rounds would show one' : `about ${needed} executions on each side would show one`}.`
-  return { culprit, after_culprit: after, otherwise, p_value: pValue, significant, tag: significant ? 'order-dependent' : null, failing_order: failing, passing_order: passing, note }
+  const adjusted = Math.min(1, pValue * hypotheses)
+  return { culprit, after_culprit: after, otherwise, p_value: pValue, significant, hypotheses, adjusted_p_value: adjusted, tag: significant ? 'order-dependent' : null, failing_order: failing, passing_order: passing, note }
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { type Fact, FactSchema } from '../artifacts/schemas.js'
 import { JsonLinesWriter } from '../artifacts/write.js'
+import { signatureMatches, signatureOfCommandFailure } from '../core/signature.js'
 import { type TrialPlan, type TrialRecord, runTrials } from '../runner/run-trials.js'
 import type { PipelineContext } from './context.js'
 
@@ -12,6 +13,8 @@ export interface TrialCounts {
   complete: boolean
   startedAt: Date
   durationMs: number
+  /** `--signature`: failed trials of other signatures, by signature (not in `trials`). */
+  others?: Map<string, number>
 }
 
 /**
@@ -25,27 +28,38 @@ export async function countTrials(
   label: string,
   factsPath?: string,
   keptFacts?: Fact[],
+  signature?: string,
 ): Promise<TrialCounts> {
   warnParallel(plan.jobs, context)
   const facts = factsPath === undefined ? undefined : new JsonLinesWriter(factsPath, FactSchema)
   const counts = { trials: 0, failures: 0, timedOut: 0, failureTrials: [] as number[] }
+  const others = new Map<string, number>()
+  let done = 0
   const started = performance.now()
   const onTrial = (record: TrialRecord): void => {
-    counts.trials++
-    if (record.outcome === 'failed') {
-      counts.failures++
-      counts.failureTrials.push(record.trial)
-    }
-    if (record.timedOut) counts.timedOut++
+    done++
     const fact = toFact(record, plan.gapMs)
-    facts?.append(fact)
-    keptFacts?.push(fact)
-    context.onProgress({ label, done: counts.trials, total: plan.trials, failures: counts.failures, elapsedMs: performance.now() - started })
+    // A failure of another signature is no trial of this measurement: kept in the facts, counted apart.
+    const excluded = signature !== undefined && record.outcome === 'failed' && !signatureMatches(fact.signature ?? '', signature)
+    if (excluded) others.set(fact.signature ?? '', (others.get(fact.signature ?? '') ?? 0) + 1)
+    else {
+      counts.trials++
+      if (record.outcome === 'failed') {
+        counts.failures++
+        // With a filter, trials are renumbered among those counted, so the runs test reads their order.
+        counts.failureTrials.push(signature === undefined ? record.trial : counts.trials)
+      }
+      if (record.timedOut) counts.timedOut++
+    }
+    const kept = excluded ? { ...fact, excluded: true as const } : fact
+    facts?.append(kept)
+    keptFacts?.push(kept)
+    context.onProgress({ label, done, total: plan.trials, failures: counts.failures, elapsedMs: performance.now() - started })
   }
   try {
     const summary = await runTrials(plan, context.control, onTrial)
     counts.failureTrials.sort((a, b) => a - b)
-    return { ...counts, complete: summary.complete, startedAt: summary.startedAt, durationMs: summary.durationMs }
+    return { ...counts, complete: summary.complete, startedAt: summary.startedAt, durationMs: summary.durationMs, ...(signature === undefined ? {} : { others }) }
   } finally {
     facts?.close()
   }
@@ -79,5 +93,7 @@ function toFact(record: TrialRecord, gapMs: number): Fact {
     concurrent: record.concurrent,
     stdout_bytes: record.stdoutBytes,
     stderr_bytes: record.stderrBytes,
+    // The command runs in this folder: its stack frames are named relative to it.
+    ...(record.outcome === 'failed' ? { signature: signatureOfCommandFailure(record, process.cwd()) } : {}),
   }
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { type HistoryLimits, type HistoryRecord, HISTORY_LIMITS, writeHistoryRun } from '../artifacts/history.js'
 
-/** One test of an ordinary run, as any runner's reporter sees it (Vitest's now, Jest's later). */
+/** One test of an ordinary run, as any runner's reporter sees it. */
 export interface HistoryTest {
   id: string
   project: string
@@ -11,6 +11,8 @@ export interface HistoryTest {
   outcome: HistoryRecord['outcome']
   retries: number
   durationMs: number
+  /** failed or flaky: the signature of its first failed attempt (src/core/signature.ts). */
+  signature?: string
 }
 
 /** Where the run happened: the commit and branch, when known. */
@@ -26,7 +28,7 @@ export interface Revision {
 export function recordHistory(
   outDir: string,
   tests: readonly HistoryTest[],
-  where: { root: string; env: NodeJS.ProcessEnv; now: Date; limits?: HistoryLimits },
+  where: { root: string; env: NodeJS.ProcessEnv; now: Date; limits?: HistoryLimits; runner?: string },
 ): string | undefined {
   if (tests.length === 0) return undefined
   const { commit, branch } = revisionOf(where.env, where.root)
@@ -43,6 +45,8 @@ export function recordHistory(
     branch,
     os: process.platform,
     at,
+    ...(t.outcome !== 'passed' && t.signature !== undefined ? { signature: t.signature } : {}),
+    ...(where.runner === undefined ? {} : { runner: where.runner }),
   }))
   return writeHistoryRun(join(outDir, 'history'), records, where.now, where.limits ?? HISTORY_LIMITS)
 }

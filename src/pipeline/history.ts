@@ -3,9 +3,9 @@ import type { HistoryFile, HistoryRecord, HistoryRun } from '../artifacts/histor
 import type { RunError } from '../artifacts/test-schemas.js'
 import { MAX_TRIALS } from '../config/flags.js'
 import { changePointPosterior, UNINFORMED } from '../core/change-point.js'
-import { fisherExactTwoSided } from '../core/fisher.js'
-import { complement, lessThan } from '../core/fraction.js'
+import { complement } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
+import { rateChangeAt } from '../core/rate-change.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { FlakeproofError } from '../errors.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
@@ -62,14 +62,20 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
   const runErrors: RunError[] = []
   const tallies = [...seen.values()].map(({ last, observations }) => {
     const split = splitByCommit(observations, confidence)
-    if (split) runErrors.push({ project: last.project, file: last.file, error: `${last.name}: ${split}` })
-    return { ...tallyOf(last, observations, confidence), cut: split !== undefined }
+    if (split) runErrors.push({ project: last.project, file: last.file, error: `${last.name}: ${split.message}` })
+    const tally = tallyOf(last, observations, confidence)
+    return split ? { ...tally, cut: true, split: split.split } : tally
   })
   const outcomes = tallies.map((tally) => outcomeOf(tally, tally.fast.trials, confidence)).sort(byConcern)
   const first = runs[0]?.at as Date
   const last = runs.at(-1)?.at as Date
+  // Suggested commands are in the syntax of the runner these everyday runs are of (records written
+  // before they named one are Vitest's, the only runner that kept history then); several: none named.
+  const runners = new Set(runs.flatMap((run) => run.records.map((r) => r.runner ?? 'vitest')))
+  const [runner] = runners
   const bundle = buildTestMeasurement({
     command: query.command,
+    ...(runners.size === 1 && runner !== undefined ? { runner: { name: runner } } : {}),
     repeat: runs.length,
     observe: false,
     confidence,
@@ -82,6 +88,8 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
   })
   const flakes = new Map([...seen].map(([id, { observations }]) => [id, observations.filter((o) => o.flaky).length]))
   const ranked = [...(bundle.rate.tests ?? [])].sort((a, b) => b.ci_low - a.ci_low || b.rate - a.rate || a.id.localeCompare(b.id))
+  const found = new Map([...seen].map(([id, { observations }]) => [id, findChange(observations)]))
+  const alpha = 1 - confidence.value
   return {
     bundle,
     history: {
@@ -92,7 +100,7 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
       branch: query.branch,
       since: query.since?.toISOString() ?? null,
       confidence: confidence.value,
-      tests: ranked.map(({ id, trials, failures, rate, ci_low, ci_high, verdict }) => ({
+      tests: ranked.map(({ id, trials, failures, rate, ci_low, ci_high, verdict, split }) => ({
         id,
         runs: seen.get(id)?.observations.length ?? 0,
         trials,
@@ -102,8 +110,11 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
         ci_high,
         flakes: flakes.get(id) ?? 0,
         verdict,
+        change_p_value: found.get(id)?.p_value ?? null,
+        ...(split ? { split: { failing: split.failing, passing: split.passing, p_value: split.p_value } } : {}),
       })),
-      changes: [...seen].flatMap(([id, { observations }]) => findChange(id, observations, confidence) ?? []),
+      // The comparison is of floats from an exact count of orders; ties at alpha are as unlikely as a p of exactly 0.05.
+      changes: [...found].flatMap(([id, change]) => (change && change.p_value < alpha ? [{ test_id: id, ...change }] : [])),
     },
   }
 }
@@ -139,11 +150,12 @@ function selectRuns(files: readonly HistoryRun[], query: HistoryQuery): { file: 
 
 /**
  * A test whose runs follow the commit: every attempt failed at some commits and none at the others,
- * and chance at the pooled rate explains that badly (the product over commits of pⁿ + (1 − p)ⁿ, n
- * attempts, below 1 − confidence). A change in the code, not a flake: its history is no rate, so the
- * test is `partial` and the run says why. Runs of unknown commit are left out of the check.
+ * and chance explains that badly (given its counts, every commit uniform has probability below
+ * 1 − confidence: splitByGroup). A change in the code, not a flake: its history is no rate, so the
+ * test is `partial` and the run says why, with the p-value in history.json and rate.json (`split`).
+ * Runs of unknown commit are left out of the check.
  */
-function splitByCommit(observations: readonly Observation[], confidence: Confidence): string | undefined {
+function splitByCommit(observations: readonly Observation[], confidence: Confidence): { message: string; split: NonNullable<TestTally['split']> } | undefined {
   const byCommit = new Map<string, OutcomeGroup>()
   for (const o of observations) {
     if (o.commit === null) continue
@@ -152,10 +164,13 @@ function splitByCommit(observations: readonly Observation[], confidence: Confide
     group.failures += o.failed
     byCommit.set(o.commit, group)
   }
-  const split = splitByGroup([...byCommit.values()], 1 - confidence.value)
+  const split = splitByGroup([...byCommit.values()], complement(confidence.exact))
   if (!split) return undefined
   const names = (groups: readonly OutcomeGroup[]) => groups.map((g) => g.key).join(', ')
-  return `failed every attempt at ${names(split.failing)} and passed every attempt at ${names(split.passing)}: a change in the code, not chance, so its history is no flake rate; measure it at one commit`
+  const message =
+    `failed every attempt at ${names(split.failing)} and passed every attempt at ${names(split.passing)} (p = ${split.pValue.toPrecision(3)} by chance): ` +
+    'a change in the code, not chance, so its history is no flake rate; measure it at one commit'
+  return { message, split: { by: 'commit', failing: split.failing.map((g) => g.key), passing: split.passing.map((g) => g.key), p_value: split.pValue } }
 }
 
 function tallyOf(last: HistoryRecord, observations: readonly Observation[], confidence: Confidence): TestTally {
@@ -188,43 +203,36 @@ function tallyOf(last: HistoryRecord, observations: readonly Observation[], conf
 }
 
 /**
- * The commit at which a test's rate changed most clearly: at each commit change in its sequence,
- * Fisher's exact test on runs before vs after (a run counts as failed if any attempt failed). Trying m commits makes m chances of a false alarm, so the
- * smallest p-value is multiplied by m (Bonferroni) before it is compared with 1 - confidence.
+ * The commit at which a test's rate changed most clearly (a run counts as failed if any attempt
+ * failed): at each commit change in its sequence, Fisher's exact test on runs before vs after; the
+ * smallest of those p-values, weighed by its exact distribution over all the boundaries tried
+ * (rateChangeAt), so trying many commits does not raise the chance of a false change. Undefined
+ * when its runs cross no boundary of known commits, or never (or always) failed.
  */
-function findChange(id: string, observations: readonly Observation[], confidence: Confidence): HistoryFile['changes'][number] | undefined {
-  const splits = observations.flatMap((o, i) => {
+function findChange(observations: readonly Observation[]): Omit<HistoryFile['changes'][number], 'test_id'> | undefined {
+  const boundaries = observations.flatMap((o, i) => {
     const previous = observations[i - 1]
     return i > 0 && o.commit !== null && previous?.commit !== null && o.commit !== previous?.commit ? [i] : []
   })
-  let best: { split: number; p: ReturnType<typeof fisherExactTwoSided> } | undefined
-  for (const split of splits) {
-    const before = observations.slice(0, split).filter((o) => o.failed > 0).length
-    const after = observations.slice(split).filter((o) => o.failed > 0).length
-    const p = fisherExactTwoSided({ failuresA: before, passesA: split - before, failuresB: after, passesB: observations.length - split - after })
-    if (best === undefined || lessThan(p.exact, best.p.exact)) best = { split, p }
-  }
-  if (best === undefined) return undefined
-  const m = BigInt(splits.length)
-  const adjusted = { num: best.p.exact.num * m, den: best.p.exact.den }
-  if (!lessThan(adjusted, complement(confidence.exact))) return undefined
-  const before = observations.slice(0, best.split)
-  const after = observations.slice(best.split)
+  const change = rateChangeAt(observations.map((o) => o.failed > 0), boundaries)
+  if (change === undefined) return undefined
+  const before = observations.slice(0, change.at)
+  const after = observations.slice(change.at)
   return {
-    test_id: id,
     commit: after[0]?.commit as string,
     before: { runs: before.length, failures: before.filter((o) => o.failed > 0).length },
     after: { runs: after.length, failures: after.filter((o) => o.failed > 0).length },
-    p_value: Math.min(1, best.p.pValue * splits.length),
-    change_point: changePointOf(observations, splits),
+    p_value: change.pValue,
+    split_p_value: change.splitPValue,
+    change_point: changePointOf(observations, boundaries),
   }
 }
 
 /**
  * Where the rate changed by bisect's change-point model (src/core/change-point.ts) over the same
  * runs: one stretch of runs per commit change, the posterior over which stretch starts the new rate,
- * with "no change" as one more hypothesis of prior ½. Fisher's test above decides whether the rate
- * changed (it has a stated null hypothesis and an exact false-alarm rate); this says where, weighing
+ * with "no change" as one more hypothesis of prior ½. The exact permutation test above decides
+ * whether the rate changed (it has a stated null hypothesis and an exact false-alarm rate); this says where, weighing
  * every split at once instead of taking the most extreme one (docs/bisect.md, "One model").
  */
 function changePointOf(observations: readonly Observation[], splits: readonly number[]): NonNullable<HistoryFile['changes'][number]['change_point']> {

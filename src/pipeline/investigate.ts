@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto'
 import { join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { Fact, SummaryFile } from '../artifacts/schemas.js'
@@ -5,10 +6,13 @@ import { writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, removeFiles } from '../artifacts/write.js'
 import type { InvestigateOptions } from '../config/options.js'
 import { fractionFromCounts } from '../core/fraction.js'
+import { hasNoRate } from '../core/verdict.js'
 import type { PipelineContext } from './context.js'
 import { analyzeFacts } from './facts.js'
 import { measureCommand, type TrialSettings } from './measure.js'
-import { compareObservations, toObservation } from './observe.js'
+import { compareInterleaved, toObservation } from './observe.js'
+import { observeInterleaved } from './observe-trials.js'
+import { MAX_ASSIGNMENT_SEED } from '../core/repetition.js'
 import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
 import { decidePolicy } from './policy.js'
 import { proveFix } from './proof.js'
@@ -38,7 +42,7 @@ export interface InvestigateResult {
 /**
  * The whole sequence into one folder: measure (also collecting facts from the same trials), plan,
  * facts, observe (gapped trials against the measurement), policy, proof of the fixed command with
- * the planned number of runs, report. A non-idempotent measurement stops after facts: its rate is
+ * the planned number of runs, report. A non-idempotent (or undetermined) measurement stops after facts: its rate is
  * no probability, so there is nothing to plan, observe or prove from it (the report says why).
  */
 export async function investigate(o: InvestigateOptions, context: PipelineContext): Promise<InvestigateResult> {
@@ -60,8 +64,8 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
 
   bundle.onlyWhenFail = analyzeFacts(facts)
   writeBundle(dir, { onlyWhenFail: bundle.onlyWhenFail })
-  if (rate.verdict === 'non-idempotent') {
-    context.log('non-idempotent: no plan, observation, policy or proof follows from a rate of trials that are not independent')
+  if (hasNoRate(rate.verdict)) {
+    context.log(`${rate.verdict}: no plan, observation, policy or proof follows from a rate of trials that ${rate.verdict === 'undetermined' ? 'may not be' : 'are not'} independent`)
     return finish(dir, bundle, o, true)
   }
   const basis = choosePlanningBasis(rate)
@@ -71,10 +75,12 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
   bundle.policy = policy
   writeBundle(dir, { runsNeeded: bundle.runsNeeded, policy })
 
-  context.log(`observe: ${o['slow-trials']} trials with ${o['gap-ms']} ms before each`)
-  const slow = await measureCommand({ ...settings, trials: o['slow-trials'], gapMs: o['gap-ms'], jobs: 1 }, confidence.value, context, {}, 'observe')
+  const seed = o.seed ?? randomInt(MAX_ASSIGNMENT_SEED)
+  context.log(`observe: ${o['slow-trials']} trials with ${o['gap-ms']} ms before each, interleaved with as many fast ones (coin seed ${seed})`)
+  const pairs = { command: o.cmd, pairs: o['slow-trials'], gapMs: o['gap-ms'], timeoutMs: o['timeout-ms'] ?? null, seed }
+  const { slow, paired } = await observeInterleaved(pairs, confidence.value, context)
   if (stopped()) return finish(dir, bundle, o, false)
-  bundle.observer = compareObservations(o.cmd, toObservation(rate, confidence.value), toObservation(slow, confidence.value), confidence)
+  bundle.observer = { ...compareInterleaved(o.cmd, toObservation(rate, confidence.value), paired, slow, confidence), assignment_seed: seed }
   writeBundle(dir, { observer: bundle.observer })
 
   context.log(`proof: ${policy.green_runs_required} runs of \`${o['fixed-cmd']}\``)

@@ -1,9 +1,9 @@
-import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
+import { decideAdviceFor, INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import { type Fact, type RateFile, RateFileSchema } from '../artifacts/schemas.js'
 import { writeRateFile } from '../artifacts/write-bundle.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
-import { computeVerdict } from '../core/verdict.js'
+import { computeVerdict, dependenceOf } from '../core/verdict.js'
 import { describeRate } from '../core/rate.js'
 import { zForConfidence } from '../core/wilson.js'
 import type { PipelineContext } from './context.js'
@@ -17,6 +17,8 @@ export interface TrialSettings {
   gapMs: number
   timeoutMs: number | null
   jobs: number
+  /** `--signature`: count only failed trials whose signature matches; the others are reported apart. */
+  signature?: string
 }
 
 /**
@@ -31,7 +33,7 @@ export async function measureCommand(
   paths: { rate?: string; facts?: string; keptFacts?: Fact[] },
   label = 'measure',
 ): Promise<RateFile> {
-  const { result: counts, sampled } = await whileSampling(commandSampler(settings), () => countTrials(settings, context, label, paths.facts, paths.keptFacts))
+  const { result: counts, sampled } = await whileSampling(commandSampler(settings), () => countTrials(settings, context, label, paths.facts, paths.keptFacts, settings.signature))
   const rate = { ...buildRateFile(settings, confidence, counts), measured_under: commandMeasuredUnder(settings, sampled) }
   if (label === 'measure') explainIndependence(rate, context)
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeRateFile(paths.rate, rate)
@@ -51,7 +53,7 @@ export function buildRateFile(settings: TrialSettings, confidence: number, count
     gap_ms: settings.gapMs,
     confidence,
     z: zForConfidence(confidence),
-    verdict: computeVerdict(counts.failures, counts.trials, independence?.pattern),
+    verdict: computeVerdict(counts.failures, counts.trials, dependenceOf(independence)),
     timed_out: counts.timedOut,
     timeout_ms: settings.timeoutMs,
     jobs: settings.jobs,
@@ -60,6 +62,8 @@ export function buildRateFile(settings: TrialSettings, confidence: number, count
     started_at: counts.startedAt.toISOString(),
     duration_ms: Math.round(counts.durationMs),
     independence,
+    ...(settings.signature === undefined ? {} : { signature_filter: settings.signature }),
+    ...(counts.others && counts.others.size > 0 ? { other_failures: otherFailures(counts.others) } : {}),
   }
 }
 
@@ -81,6 +85,12 @@ export function commandStress(settings: TrialSettings, sampled: SampledCondition
   return { ...sampled, workers: settings.jobs, pool: null, isolate: null }
 }
 
+/** The failures a signature filter left out, most frequent signature first. */
+function otherFailures(others: ReadonlyMap<string, number>): NonNullable<RateFile['other_failures']> {
+  const signatures = [...others].map(([signature, count]) => ({ signature, count })).sort((a, b) => b.count - a.count)
+  return { count: signatures.reduce((sum, s) => sum + s.count, 0), signatures }
+}
+
 // --- internal ---
 
 function explainIndependence(rate: RateFile, context: PipelineContext): void {
@@ -88,5 +98,8 @@ function explainIndependence(rate: RateFile, context: PipelineContext): void {
   if (rate.jobs > 1) context.log(text.notTested(rate.jobs))
   else if (rate.verdict === 'non-idempotent' && rate.independence) {
     context.log(`non-idempotent: ${text.cause(rate.independence, 'trial')} ${text.freshEnvironment(rate.command)}`)
+  } else if (rate.verdict === 'undetermined' && rate.independence) {
+    const decide = decideAdviceFor(text, { runner: 'command' }, { command: rate.command, switchAt: rate.independence.switch_at, trials: rate.trials })
+    context.log(`undetermined: ${text.undetermined(rate.independence, 'trial')} ${decide}`)
   }
 }

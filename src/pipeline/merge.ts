@@ -2,9 +2,9 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import type { MergeSource } from '../artifacts/merge-source.js'
 import type { Fact } from '../artifacts/schemas.js'
 import type { RunError, TestFact } from '../artifacts/test-schemas.js'
-import { fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { complement, fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
-import { computeVerdict } from '../core/verdict.js'
+import { computeVerdict, hasNoRate } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
 import { giveWay } from './context.js'
 import { analyzeFacts } from './facts.js'
@@ -102,17 +102,19 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
-    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => ({ ...line, origin: line.origin ?? dir })))
+    // The lines are fresh from linesOf and this merge's own: labelled and numbered in place, not copied
+    // (a copy per line and step was most of a merge's garbage).
+    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => withOrigin(line, dir)))
     const split = splitByOrigin(own, confidence)
     if (split) {
       const { project, file, name } = own[0] as TestFact
-      byOrigin.push({ project: project ?? '', file, error: `${name}: ${split}` })
+      byOrigin.push({ project: project ?? '', file, error: `${name}: ${split.message}` })
       cut.add(id)
     }
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
     // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
     // never counted, so the counted ones' trials are their rounds.
-    const ordered = own.sort((a, b) => orderOf(a) - orderOf(b)).map((line, i) => ({ ...line, trial: i + 1, repeat: i }))
+    const ordered = inMergedOrder(own).map(renumber)
     const counted = ordered.filter((line) => line.outcome !== 'skipped')
     emit(ordered)
     yield
@@ -134,14 +136,15 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
       },
     }
     const tally = tallyTest(test, confidence.exact)
+    const withSplit = split ? { ...tally, split: split.split } : tally
     const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
     if (fast.some((l) => l.attempt !== undefined)) {
       const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
       const failed = [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b)
-      tallies.push({ ...tally, fast: { ...tally.fast, failureTrials: failed } })
+      tallies.push({ ...withSplit, fast: { ...withSplit.fast, failureTrials: failed } })
       seen.push(new Set(fast.map(roundOf)).size)
     } else {
-      tallies.push(tally)
+      tallies.push(withSplit)
       seen.push(tally.fast.trials)
     }
   }
@@ -202,7 +205,7 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
   const bundle: ReportBundle = { rate }
   if (rate.trials === 0) return bundle
   if (ordered) bundle.onlyWhenFail = analyzeFacts(facts)
-  if (rate.verdict === 'non-idempotent') return bundle
+  if (hasNoRate(rate.verdict)) return bundle
   const basis = choosePlanningBasis(rate)
   bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
   bundle.policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
@@ -211,11 +214,12 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
 
 /**
  * A test whose outcome follows the folder it ran in: every folder all passes or all failures, both
- * kinds present, and chance at the pooled rate explains that badly (every folder uniform has
- * probability below 1 − confidence). A platform or environment difference between the jobs, not a
- * flake: the sum is no rate, so the test is `partial` and the run says why. Undefined otherwise.
+ * kinds present, and chance explains that badly (given its counts, every folder uniform has
+ * probability below 1 − confidence: splitByGroup). A platform or environment difference between the
+ * jobs, not a flake: the sum is no rate, so the test is `partial` and the run says why, with the
+ * p-value in rate.json (`split`). Undefined otherwise.
  */
-function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): string | undefined {
+function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): { message: string; split: NonNullable<TestTally['split']> } | undefined {
   const counts = new Map<string, OutcomeGroup>()
   for (const line of lines) {
     if ((line.mode !== 'fast' && line.mode !== 'single') || line.outcome === 'skipped') continue
@@ -225,14 +229,26 @@ function splitByOrigin(lines: readonly TestFact[], confidence: Confidence): stri
     if (line.outcome === 'failed') group.failures++
     counts.set(key, group)
   }
-  const split = splitByGroup([...counts.values()], 1 - confidence.value)
+  const split = splitByGroup([...counts.values()], complement(confidence.exact))
   if (!split) return undefined
   const executions = (groups: readonly OutcomeGroup[]) => groups.reduce((sum, g) => sum + g.trials, 0)
   const names = (groups: readonly OutcomeGroup[]) => groups.map((g) => g.key).join(', ')
-  return (
-    `failed all ${executions(split.failing)} executions in ${names(split.failing)} and passed all ${executions(split.passing)} in ${names(split.passing)}: ` +
-    'the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own'
-  )
+  const message =
+    `failed all ${executions(split.failing)} executions in ${names(split.failing)} and passed all ${executions(split.passing)} in ${names(split.passing)} ` +
+    `(p = ${split.pValue.toPrecision(3)} by chance): the jobs differ (platform, environment), not chance, so the merged count is no flake rate; measure each job on its own`
+  return { message, split: { by: 'origin', failing: split.failing.map((g) => g.key), passing: split.passing.map((g) => g.key), p_value: split.pValue } }
+}
+
+function withOrigin(line: TestFact, dir: string): TestFact {
+  line.origin ??= dir
+  return line
+}
+
+/** The i-th of a test's merged executions: trial i + 1, repetition i. */
+function renumber(line: TestFact, i: number): TestFact {
+  line.trial = i + 1
+  line.repeat = i
+  return line
 }
 
 function orderOf(line: TestFact): number {
@@ -240,16 +256,19 @@ function orderOf(line: TestFact): number {
 }
 const SKIPPED_LAST = 3
 
-function toRepetition(line: TestFact): Repetition {
-  return {
-    ok: line.outcome === 'passed',
-    elapsedMs: line.elapsed_ms,
-    ...(line.error === null ? {} : { error: line.error }),
-    stdout: line.stdout,
-    stderr: line.stderr,
-    mode: line.mode,
-    gapMs: line.gap_ms,
+/** `lines` sorted by orderOf, stably; lines already in that order (usually all of them fast ones) are not sorted again. */
+function inMergedOrder(lines: TestFact[]): TestFact[] {
+  for (let i = 1; i < lines.length; i++) {
+    if (orderOf(lines[i - 1] as TestFact) > orderOf(lines[i] as TestFact)) return lines.sort((a, b) => orderOf(a) - orderOf(b))
   }
+  return lines
+}
+
+function toRepetition(line: TestFact): Repetition {
+  // Built field by field, not spread: this runs once per execution merged.
+  const repetition: Repetition = { ok: line.outcome === 'passed', elapsedMs: line.elapsed_ms, stdout: line.stdout, stderr: line.stderr, mode: line.mode, gapMs: line.gap_ms }
+  if (line.error !== null) repetition.error = line.error
+  return repetition
 }
 
 /** The one command when every folder ran the same, else each once, in folder order. */

@@ -1,4 +1,6 @@
+import { countOf } from '../artifacts/counts-text.js'
 import type { ObserverFile, RateFile } from '../artifacts/schemas.js'
+import { compareCounts } from '../core/difference.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, type Fraction, lessThan } from '../core/fraction.js'
 import { describeRate } from '../core/rate.js'
@@ -40,9 +42,30 @@ export function compareObservations(
   }
 }
 
+/**
+ * One observation: the first block against the gapped repetitions, and, with pairs, the randomised
+ * comparison (paired fast against gapped) that decides `changed` and leads the note (test mode, and
+ * command mode's observe and investigate alike); the drift of the fast rate between the first
+ * block and the pairs is said when significant. Null hypothesis of `changed`: the gap does nothing,
+ * so a pair's two executions are exchangeable (Fisher's exact test, two-sided, below 1 − confidence).
+ */
+export function compareInterleaved(command: string, fast: Observation, paired: Observation, slow: Observation, confidence: { value: number; exact: Fraction }): ObserverFile {
+  const blocks = compareObservations(command, fast, slow, confidence)
+  if (paired.trials === 0) return blocks
+  const randomised = compareObservations(command, paired, slow, confidence)
+  const drift = compareCounts(fast, paired, complement(confidence.exact))
+  const moved = drift.significant
+    ? ` The fast rate itself moved between the first block (${countOf(fast.failures, fast.trials)}) and the interleaved repetitions (p = ${drift.pValue.toPrecision(3)}): load or time changed during the run.`
+    : ''
+  const note =
+    `Gapped and fast repetitions interleaved, a seeded coin deciding the order in each pair, so time, load and any cycle of its own fall on both alike: ${randomised.note}${moved}` +
+    ` (The first fast block against the gapped ones, not interleaved: p = ${blocks.p_value.toPrecision(3)}.)`
+  return { ...blocks, changed: randomised.changed, note, paired, paired_p_value: randomised.p_value, drift_p_value: drift.pValue }
+}
+
 // --- internal ---
 
-const percent = (o: Observation): string => `${(o.rate * 100).toFixed(1)}% (${o.failures}/${o.trials})`
+const percent = (o: Observation): string => `${(o.rate * 100).toFixed(1)}% (${countOf(o.failures, o.trials)})`
 
 function explain(fast: Observation, slow: Observation, changed: boolean, pValue: number): string {
   if (fast.trials === 0 || slow.trials === 0) {

@@ -1,7 +1,8 @@
-import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
+import { decideAdviceFor, INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { RunsNeededFile } from '../artifacts/schemas.js'
 import { type Fraction, fractionFromCounts, fractionFromNumber, lnFraction, quotient } from '../core/fraction.js'
 import type { Independence } from '../core/independence.js'
+import { dependenceOf, type Verdict } from '../core/verdict.js'
 import { computeRunsNeeded, type TooMany, type Unplannable } from '../core/planning.js'
 import { FlakeproofError } from '../errors.js'
 
@@ -18,6 +19,8 @@ export interface MeasuredCounts {
   command?: string
   /** The runs test on the trial order, when the measurement has one. */
   independence?: Independence | null | undefined
+  /** The verdict, when the measurement gave one: it holds what fresh-state evidence decided. */
+  verdict?: Verdict
 }
 
 /** The rate a plan or policy rests on, and why that one. */
@@ -32,8 +35,9 @@ export interface PlanningBasis {
  * The rate to plan from. Normally the observed f/N, exactly. With no failure the observed rate says
  * nothing, so plan from ci_high (a flake that common would have been caught); with every trial
  * failing it is no flake, so plan from ci_low (one pass already refutes a rate that high).
- * Refused, with the reason, when no trial ran or the trials were not independent (one switch);
- * `source` names the measurement in that message, e.g. `--from out/rate.json`.
+ * Refused, with the reason, when no trial ran, the trials were not independent (one switch unlikely
+ * by chance) or that is undetermined; `source` names the measurement in that message, e.g.
+ * `--from out/rate.json`.
  */
 export function choosePlanningBasis(measured: MeasuredCounts, source = 'rate.json'): PlanningBasis {
   const { trials, failures, independence } = measured
@@ -41,9 +45,15 @@ export function choosePlanningBasis(measured: MeasuredCounts, source = 'rate.jso
     throw new FlakeproofError(`${source}: no trial ran (trials = 0), so there is nothing to plan from; measure with --trials 1 or more first`, 'E_UNDEFINED')
   }
   const text = INDEPENDENCE_TEXT.en
-  if (failures > 0 && failures < trials && independence?.pattern === 'one-switch') {
+  const mixed = failures > 0 && failures < trials
+  const dependence = !mixed ? null : measured.verdict === undefined ? dependenceOf(independence) : measured.verdict === 'non-idempotent' || measured.verdict === 'undetermined' ? measured.verdict : null
+  if (dependence === 'non-idempotent' && independence) {
     const advice = text.freshEnvironment(measured.command ?? '<command>').replace(/\.$/, '')
     throw new FlakeproofError(`${source}: non-idempotent. ${text.cause(independence, 'trial')} ${text.noNumber('trial')} ${advice}`, 'E_UNDEFINED')
+  }
+  if (dependence === 'undetermined' && independence) {
+    const decide = decideAdviceFor(text, { runner: 'command' }, { command: measured.command, switchAt: independence.switch_at, trials })
+    throw new FlakeproofError(`${source}: undetermined. ${text.undetermined(independence, 'trial')} ${decide}`, 'E_UNDEFINED')
   }
   if (failures > 0 && failures < trials) {
     const note = independence ? text.clue(independence, 'trial') : null

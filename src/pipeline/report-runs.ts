@@ -8,6 +8,7 @@ import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type CaseNames, type Dialect, detectDialect, identityFixFor, identityOf, repeatsAreAttempts } from '../core/junit-dialect.js'
 import { IdentityTable } from '../core/report-identity.js'
+import { signatureOfText } from '../core/signature.js'
 import type { TestIdentity } from '../core/test-id.js'
 import type { ReportLanguage } from './report.js'
 import { writeReportFor } from './report.js'
@@ -286,6 +287,8 @@ class RunWriter {
       gap_ms: this._gapMs,
       mode: 'fast' as const,
       ...(attempt === undefined ? {} : { attempt }),
+      // Reports are read in the checkout they were written in: frames are named relative to it.
+      ...(outcome === 'failed' ? { signature: signatureOfText(error ?? '', process.cwd()) } : {}),
     })
     if (c.skipped) {
       this._facts.append(fact('skipped', null, true, c.elapsedMs, undefined))

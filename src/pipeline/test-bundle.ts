@@ -1,12 +1,11 @@
 import type { ReportBundle } from '../artifacts/bundle.js'
-import type { ProofFile, RateFile } from '../artifacts/schemas.js'
+import type { ObserverFile, ProofFile, RateFile } from '../artifacts/schemas.js'
 import type { RunError, TestProof } from '../artifacts/test-schemas.js'
-import { compareCounts } from '../core/difference.js'
-import { complement, type Fraction, fractionFromCounts } from '../core/fraction.js'
+import { type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
-import { computeVerdict, type Verdict } from '../core/verdict.js'
+import { CONCERN, computeVerdict, dependenceOf, hasNoRate, type Verdict } from '../core/verdict.js'
 import { zForConfidence } from '../core/wilson.js'
-import { compareObservations } from './observe.js'
+import { compareInterleaved } from './observe.js'
 import { buildRunsNeeded, choosePlanningBasis, type PlanningBasis, runsAt } from './plan.js'
 import { decidePolicy } from './policy.js'
 import type { TestTally } from './test-tally.js'
@@ -43,16 +42,16 @@ interface TestPlan {
 export function outcomeOf(tally: TestTally, rounds: number, confidence: Confidence): TestOutcome {
   const rate = describeRate(tally.fast.failures, tally.fast.trials, confidence.value)
   const short = tally.cut || (tally.fast.trials < rounds && !tally.once)
-  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, tally.independence.pattern)
-  // A non-idempotent test's rate is no probability: no runs needed, no policy (omitted from their maps).
-  const basis = tally.fast.trials === 0 || verdict === 'non-idempotent' ? undefined : choosePlanningBasis(rate)
+  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, dependenceOf(tally.independence, tally.freshEvidence?.decided))
+  // A non-idempotent or undetermined test's rate is no probability: no runs needed, no policy (omitted from their maps).
+  const basis = tally.fast.trials === 0 || hasNoRate(verdict) ? undefined : choosePlanningBasis(rate)
   const plan = basis && { rate, basis, runs: runsAt(basis.rate, confidence.exact) }
   return { tally, verdict, ci: { low: rate.ci_low, high: rate.ci_high }, greenRuns: plan?.runs ?? null, plan }
 }
 
-/** Flaky first, then non-idempotent, broken, partial, stable; then by failures. */
+/** By CONCERN, then by failures. */
 export function byConcern(a: TestOutcome, b: TestOutcome): number {
-  const rank = (o: TestOutcome): number => ({ flaky: 0, 'non-idempotent': 1, broken: 2, partial: 3, stable: 4 })[o.verdict]
+  const rank = (o: TestOutcome): number => CONCERN[o.verdict]
   return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
 }
 
@@ -63,6 +62,8 @@ export interface TestMeasurement {
   /** Rounds requested. */
   repeat: number
   observe: boolean
+  /** Seed of the coin that ordered each gapped/fast pair (observer.json `assignment_seed`). */
+  assignmentSeed?: number
   confidence: Confidence
   startedAt: Date
   durationMs: number
@@ -74,14 +75,14 @@ export interface TestMeasurement {
 }
 
 /**
- * Rounds (1-based) in which some test failed. A non-idempotent test's failures are left out: they
- * follow from the state its own earlier repetitions left, not from chance, and must not make the
- * whole run look flaky.
+ * Rounds (1-based) in which some test failed. A non-idempotent or undetermined test's failures are
+ * left out: they follow (or may follow) from the state its own earlier repetitions left, not from
+ * chance, and must not make the whole run look flaky. The headline says how many were left out.
  */
 export function failedRoundsOf(outcomes: readonly TestOutcome[]): number[] {
   const failed = new Set<number>()
   for (const { verdict, tally } of outcomes) {
-    if (verdict === 'non-idempotent') continue
+    if (hasNoRate(verdict)) continue
     for (const trial of tally.fast.failureTrials) failed.add(trial)
   }
   return [...failed].sort((a, b) => a - b)
@@ -123,6 +124,8 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
       verdict,
       independence: tally.independence,
       ...(tally.fresh ? { fresh: { ...describeRate(tally.fresh.failures, tally.fresh.trials, confidence.value), failure_rounds: tally.fresh.failureTrials } } : {}),
+      ...(tally.freshEvidence ? { fresh_evidence: tally.freshEvidence } : {}),
+      ...(tally.split ? { split: tally.split } : {}),
     })),
     ...(m.runErrors.length > 0 ? { run_errors: [...m.runErrors] } : {}),
   }
@@ -179,9 +182,9 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
     ),
   }
 
-  return { rate, runsNeeded, onlyWhenFail, policy, ...(m.observe ? { observer: buildTestObserver(m.command, measured, confidence) } : {}) }
+  const observer = m.observe ? buildTestObserver(m.command, measured, confidence) : undefined
+  return { rate, runsNeeded, onlyWhenFail, policy, ...(observer ? { observer: m.assignmentSeed === undefined ? observer : { ...observer, assignment_seed: m.assignmentSeed } } : {}) }
 }
-
 
 export interface TestProofRun {
   command: string
@@ -239,44 +242,32 @@ export function buildTestProof(p: TestProofRun): ProofFile {
 
 // --- internal ---
 
-/** observer.json: every observed test's fast and gapped counts compared, and all of them summed. */
-function buildTestObserver(command: string, measured: readonly TestOutcome[], confidence: Confidence) {
+/**
+ * observer.json: every observed test's fast and gapped counts compared, and all of them summed.
+ * With paired repetitions (fast ones interleaved with the gapped ones, a seeded coin deciding the
+ * order in each pair), `changed` is that randomised comparison: time, load and any period of the
+ * test's own fall on both sides alike, so only the gap can make them differ (docs/contracts.md §13.4).
+ */
+function buildTestObserver(command: string, measured: readonly TestOutcome[], confidence: Confidence): ObserverFile {
   const observed = measured.filter((o) => o.tally.slow.trials > 0)
   const side = (trials: number, failures: number, gapMs: number) => ({ ...describeRate(failures, trials, confidence.value), gap_ms: gapMs })
   const sum = (pick: (o: TestOutcome) => number): number => observed.reduce((acc, o) => acc + pick(o), 0)
-  const overall = compareObservations(
+  const gapMs = observed[0]?.tally.slow.gapMs ?? 0
+  const overall = compareInterleaved(
     `${command} (${observed.length} observed test${observed.length === 1 ? '' : 's'})`,
     side(sum((o) => o.tally.fast.trials), sum((o) => o.tally.fast.failures), 0),
-    side(sum((o) => o.tally.slow.trials), sum((o) => o.tally.slow.failures), observed[0]?.tally.slow.gapMs ?? 0),
+    side(sum((o) => o.tally.paired.trials), sum((o) => o.tally.paired.failures), 0),
+    side(sum((o) => o.tally.slow.trials), sum((o) => o.tally.slow.failures), gapMs),
     confidence,
   )
   const tests = Object.fromEntries(
     observed.map(({ tally }) => {
       const fast = side(tally.fast.trials, tally.fast.failures, 0)
-      const slow = side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs)
-      const { p_value, changed, note } = compareObservations(tally.id, fast, slow, confidence)
-      if (tally.paired.trials === 0) return [tally.id, { fast, slow, p_value, changed, note }]
       const paired = side(tally.paired.trials, tally.paired.failures, 0)
-      const interleaved = explainInterleaved(fast, paired, slow, confidence)
-      return [tally.id, { fast, slow, p_value, changed, note: `${note} ${interleaved.note}`, paired, paired_p_value: interleaved.pairedP, drift_p_value: interleaved.driftP }]
+      const slow = side(tally.slow.trials, tally.slow.failures, tally.slow.gapMs)
+      const { schema_version, command: _, confidence: __, ...entry } = compareInterleaved(tally.id, fast, paired, slow, confidence)
+      return [tally.id, entry]
     }),
   )
   return { ...overall, tests }
 }
-
-/**
- * The gapped repetitions against the fast ones interleaved with them (same span of time, same
- * load), and the first fast block against those interleaved ones: when the fast rate itself moved
- * between the two phases, time or load explains the fast/gapped difference better than the gap.
- */
-function explainInterleaved(fast: RateDescription, paired: RateDescription, slow: RateDescription, confidence: Confidence): { pairedP: number; driftP: number; note: string } {
-  const alpha = complement(confidence.exact)
-  const gap = compareCounts(paired, slow, alpha)
-  const drift = compareCounts(fast, paired, alpha)
-  const counts = `interleaved fast ${paired.failures}/${paired.trials} against gapped ${slow.failures}/${slow.trials}, p = ${gap.pValue.toPrecision(3)}`
-  const moved = drift.significant
-    ? ` The fast rate itself moved between the first block (${fast.failures}/${fast.trials}) and the interleaved repetitions (p = ${drift.pValue.toPrecision(3)}): load or time explains the difference better than the gap.`
-    : ''
-  return { pairedP: gap.pValue, driftP: drift.pValue, note: `With time held alike (${counts}): ${gap.significant ? 'the gap itself changes it' : 'no difference found with these counts'}.${moved}` }
-}
-

@@ -1,5 +1,6 @@
 import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { TestFact } from '../artifacts/test-schemas.js'
+import { signatureOfText } from '../core/signature.js'
 import type { ReportedTest } from './test-evidence.js'
 
 /** Where a test's executions fall in the run: after `before` earlier ones, and in which whole-run round. */
@@ -26,6 +27,7 @@ export function toFactLines(test: ReportedTest, place: FactPlace = { before: 0 }
     elapsed_ms: repetition.elapsedMs,
     error: repetition.error ?? null,
     ...(repetition.stack === undefined ? {} : { stack: repetition.stack }),
+    ...(repetition.attachments === undefined ? {} : { attachments: repetition.attachments }),
     stdout: repetition.stdout ?? '',
     stderr: repetition.stderr ?? '',
     repeat: index,
@@ -37,5 +39,6 @@ export function toFactLines(test: ReportedTest, place: FactPlace = { before: 0 }
     gap_ms: repetition.gapMs,
     mode: repetition.mode,
     ...(round === undefined ? {} : { round, condition: condition ?? 'base' }),
+    ...(repetition.ok ? {} : { signature: repetition.signature ?? signatureOfText(repetition.error ?? '') }),
   }))
 }

@@ -21,7 +21,7 @@ export type Unfinished =
 export function recoverUnfinished(
   open: ReadonlyMap<string, JournalTest>,
   ended: Unfinished,
-  modeOf: (index: number) => RepetitionMode,
+  modeOf: (index: number, id: string) => RepetitionMode,
 ): ReportedTest[] {
   const recovered: ReportedTest[] = []
   for (const [id, test] of open) {
@@ -32,7 +32,7 @@ export function recoverUnfinished(
         ok: false,
         elapsedMs: Math.max(0, ended.at - test.running.at),
         error: `the worker running this test ended during repetition ${test.running.index + 1} (elapsed time is until the crash was noticed): ${ended.cause}`,
-        mode: modeOf(test.running.index),
+        mode: modeOf(test.running.index, id),
         gapMs: 0,
       })
     }

@@ -1,5 +1,5 @@
-import { complement, type Fraction } from '../core/fraction.js'
-import { type Independence, testIndependence } from '../core/independence.js'
+import { complement, type Fraction, lessThan, quotient } from '../core/fraction.js'
+import { type Independence, switchChance, testIndependence } from '../core/independence.js'
 import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
 import { type Tally, type TestTally, tallyTest } from './test-tally.js'
@@ -16,8 +16,9 @@ export interface RoundResult {
  * together, plus `fresh`, the first fast execution of each round — fresh module state, what one
  * ordinary `vitest run` sees, so a test that breaks its own later repetitions still gets a true rate.
  * Repetition dependence is judged inside rounds: a test that switched once, the same way, in every
- * round (passed, then failed every later repetition) is non-idempotent; the rounds joined end
- * to end would read as an alternation, and calling a deterministic test flaky is the worst mistake.
+ * round (passed, then failed every later repetition) has the shape of a state switch; the rounds
+ * joined end to end would read as an alternation. It is non-idempotent when chance explains that
+ * badly, otherwise fresh-state evidence decides it (fresh-evidence.ts).
  */
 export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction, ranBefore: (round: RoundResult) => readonly string[] = () => []): TestTally {
   const [first] = rounds
@@ -81,46 +82,37 @@ export function earlierTests(perTest: ReadonlyMap<string, readonly RoundResult[]
 
 /**
  * One switch in the same direction in every round, as a one-switch result: PF PF PF, or PPFFF and
- * PPPFF when state builds up with time, is a pattern, not chance, even though one round's second
- * block may be too short for the one-switch rule alone. `switch_at` is the earliest round's switch.
- * Only when chance explains it badly: were the repetitions independent at the pooled rate, every
- * round being one such switch must have probability below 1 − confidence (a flaky test repeated
- * 3 times in 2 rounds would do it one time in 8). Undefined otherwise, and for one round.
+ * PPPFF when state builds up with time, is the shape of a state switch, even though one round's
+ * second block may be too short for the one-switch rule alone. `switch_at` is the earliest round's
+ * switch. Its chance given each round's counts (switchChance: every order of a round equally
+ * likely) is `switch_p_value`; `switch_significant` when below 1 − confidence, exactly (PFF in each
+ * of 4 rounds: 2/3⁴ = 0.025), otherwise a suggestive shape that fresh-state evidence decides.
+ * Undefined when some round is no single switch, or they switch different ways, and for one round.
  */
 function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Fraction): Independence | undefined {
   if (rounds.length < 2) return undefined
+  const alpha = complement(confidence)
   const switches = rounds.map(({ test }) => {
     const fast = test.evidence.repetitions.filter((r) => r.mode === 'fast')
     const failures = fast.flatMap((r, i) => (r.ok ? [] : [i + 1]))
-    const independence = testIndependence(fast.length, failures, complement(confidence))
+    const independence = testIndependence(fast.length, failures, alpha)
     if (independence.runs !== 2) return undefined
     const toPassed = failures[0] === 1
-    return { independence, at: toPassed ? failures.length + 1 : (failures[0] as number), to: toPassed ? ('passed' as const) : ('failed' as const) }
+    return { independence, counts: { trials: fast.length, failures: failures.length }, at: toPassed ? failures.length + 1 : (failures[0] as number), to: toPassed ? ('passed' as const) : ('failed' as const) }
   })
   const found = switches.filter((s) => s !== undefined)
   const [first] = found
   if (!first || found.length < switches.length || found.some((s) => s.to !== first.to)) return undefined
-  const lengths = rounds.map(({ test }) => test.evidence.repetitions.filter((r) => r.mode === 'fast').length)
-  const trials = lengths.reduce((a, b) => a + b, 0)
-  const failures = rounds.reduce((sum, { test }) => sum + test.evidence.repetitions.filter((r) => r.mode === 'fast' && !r.ok).length, 0)
-  const alpha = complement(confidence)
-  if (chanceOfOneSwitchEach(lengths, failures / trials) >= Number(alpha.num) / Number(alpha.den)) return undefined
+  const chance = switchChance(found.map((s) => s.counts))
+  // The block after the switches holds fewer than two executions in all: no switch that stayed.
+  if (chance.num === 0n) return undefined
   const earliest = found.reduce((a, b) => (b.at < a.at ? b : a))
-  return { ...earliest.independence, pattern: 'one-switch', switch_at: earliest.at, switched_to: first.to }
-}
-
-/**
- * The probability that independent repetitions failing at rate `p` make every round (of these
- * lengths) a single switch, all in one direction: per round, the sum over the switch point k of
- * (1−p)^k·p^(n−k) (passes then failures), or the mirror; multiplied over rounds, for either direction.
- */
-function chanceOfOneSwitchEach(lengths: readonly number[], p: number): number {
-  const oneRound = (n: number, first: number, second: number): number => {
-    let sum = 0
-    for (let k = 1; k < n; k++) sum += first ** k * second ** (n - k)
-    return sum
+  return {
+    ...earliest.independence,
+    pattern: 'one-switch',
+    switch_at: earliest.at,
+    switched_to: first.to,
+    switch_p_value: quotient(chance.num, chance.den),
+    switch_significant: lessThan(chance, alpha),
   }
-  const toFailed = lengths.reduce((product, n) => product * oneRound(n, 1 - p, p), 1)
-  const toPassed = lengths.reduce((product, n) => product * oneRound(n, p, 1 - p), 1)
-  return toFailed + toPassed
 }

@@ -2,10 +2,14 @@ import { basename, join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
-import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
+import { complement } from '../core/fraction.js'
+import { readHistoryFolder } from '../artifacts/history.js'
+import { type RunError, type TestFact, TestFactSchema } from '../artifacts/test-schemas.js'
 import { bundleFileNames, DERIVED_FILES, MEASUREMENT_FILES, REPORT_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertAllReplaceable, assertWritable, JsonLinesWriter, PartialWriteError, removeFiles, WriteLog } from '../artifacts/write.js'
+import { signatureMatches, signatureOfText } from '../core/signature.js'
 import { FlakeproofError } from '../errors.js'
+import { compareWithHistory } from './history-comparison.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
 import {
@@ -20,12 +24,16 @@ import {
 } from './test-bundle.js'
 import type { ConditionsFile, MeasuredUnder, RoundCondition, RunStress } from '../artifacts/conditions-schema.js'
 import { judgeProofStrength } from './proof-conditions.js'
-import type { ReportedTest } from './test-evidence.js'
+import type { Repetition, ReportedTest } from './test-evidence.js'
 import { toFactLines } from './test-facts.js'
 import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
+import { freshRoundsBudget, type FreshRounds, suspectsOf, withFreshEvidence } from './fresh-evidence.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
+
+/** The fresh-state executions gathered as evidence after a measurement: one line each, apart from its facts. */
+export const EVIDENCE_FACTS = 'evidence_facts.jsonl'
 
 export interface TestRunSettings {
   /** measure: repetitions and observing; proof: required repetitions of flaky tests. */
@@ -46,6 +54,8 @@ export interface TestRunSettings {
   seed?: number
   /** Rest before each gapped repetition, when observing. */
   gapMs?: number
+  /** Seed of the coin that ordered each gapped/fast pair, when observing (observer.json `assignment_seed`). */
+  assignmentSeed?: number
   /** Proof mode: conditions of the measurement this proof does not replay (it then fails). */
   unreproduced?: string[]
   observe: boolean
@@ -59,6 +69,10 @@ export interface TestRunSettings {
   /** Proof mode: a proof weaker than its measurement fails (`--flaky-proof-strict`, the committed policy's `proof_strict`). */
   proofStrict?: boolean
   lang: ReportLanguage
+  /** `--flaky-signature`: a measurement counts only failures whose signature matches; others are reported apart. */
+  signature?: string
+  /** Where a measurement is compared with the history in `<dir>/history` (docs/attribution.md). */
+  history?: { base?: string | undefined; env: Readonly<Record<string, string | undefined>>; currentBranch: string | null }
 }
 
 export interface TestRunResult {
@@ -91,12 +105,17 @@ export class TestRunRecorder {
   private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
+  /** Fresh-state rounds run after the measurement for its suspects (fresh-evidence.ts): their budget and repetitions. */
+  private _fresh: { budget: number; byTest: Map<string, Repetition[][]>; facts: JsonLinesWriter<typeof TestFactSchema> } | undefined
   /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
   private readonly _twins: RunError[] = []
   private readonly _startedAt = new Date()
   private readonly _dir: string
   private readonly _run: RunDir
   private readonly _settings: TestRunSettings
+  /** Per test: signatures of the failures left out by `signature`, and of those counted. */
+  private readonly _others = new Map<string, Map<string, number>>()
+  private readonly _signatures = new Map<string, Set<string>>()
 
   constructor(dir: string, run: RunDir, settings: TestRunSettings) {
     this._dir = dir
@@ -109,23 +128,52 @@ export class TestRunRecorder {
   }
 
   /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based) and its condition. */
-  record(test: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
-    const { evidence } = test
+  record(reported: ReportedTest, round = 1, condition: RoundCondition = 'base'): void {
+    const { evidence } = reported
     const earlier = this._rounds.get(evidence.id) ?? []
     const twin = this._settings.wholeRuns === undefined ? this._tallies.has(evidence.id) : earlier.some((r) => r.round === round)
     if (twin) {
-      this._twins.push(twinError(test))
+      this._twins.push(twinError(reported))
       return
     }
     const before = earlier.reduce((sum, r) => sum + r.test.evidence.repetitions.length, 0)
-    const lines = toFactLines(test, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
-    this._facts.appendAll(lines)
+    const lines = toFactLines(reported, { before, ...(this._settings.wholeRuns === undefined ? {} : { round, condition }) })
+    const counts = (line: TestFact): boolean => this._counts(line.outcome === 'failed', line.signature)
+    this._facts.appendAll(lines.map((line) => (counts(line) ? line : { ...line, excluded: true as const })))
+    const test = this._counted(reported)
     if (this._settings.wholeRuns === undefined) this._tallies.set(evidence.id, tallyTest(test, this._settings.confidence.exact))
     else {
       // Kept whole until the end: repetition dependence is judged inside each round (test-rounds.ts).
       earlier.push({ round, condition, test })
       this._rounds.set(evidence.id, earlier)
     }
+  }
+
+  /**
+   * After the measurement, before finish: the tests whose single switch chance explains too well to
+   * decide alone, and the fresh-state rounds that would decide them (fresh-evidence.ts). The runner
+   * adapter runs those rounds of their files and hands each result to `recordFreshEvidence`; one that
+   * cannot leaves them `undetermined`. Nothing to gather: undefined.
+   */
+  freshEvidenceRequest(): { rounds: number; tests: { id: string; project: string; file: string }[] } | undefined {
+    if (this._settings.mode !== 'measure') return undefined
+    const suspects = suspectsOf(this._outcomes())
+    if (suspects.length === 0) return undefined
+    const perRound = Math.max(1, Math.floor(this._settings.repeat / (this._settings.wholeRuns ?? 1)))
+    const rounds = freshRoundsBudget(perRound, complement(this._settings.confidence.exact))
+    this._fresh = { budget: rounds, byTest: new Map(), facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema) }
+    return { rounds, tests: suspects.map(({ tally }) => ({ id: tally.id, project: tally.project, file: tally.file })) }
+  }
+
+  /** One test's results in fresh-state round `round` (1-based) of the evidence asked for: kept apart from the measurement. */
+  recordFreshEvidence(test: ReportedTest, round: number): void {
+    const fresh = this._fresh
+    if (!fresh) return
+    const earlier = fresh.byTest.get(test.evidence.id) ?? []
+    const before = earlier.reduce((sum, r) => sum + r.length, 0)
+    fresh.facts.appendAll(toFactLines(test, { before, round }))
+    earlier.push(test.evidence.repetitions.filter((r) => r.mode === 'fast'))
+    fresh.byTest.set(test.evidence.id, earlier)
   }
 
   /**
@@ -138,23 +186,22 @@ export class TestRunRecorder {
   finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = [], stress: RunStress = {}): TestRunResult {
     try {
       this._facts.close()
+      this._fresh?.facts.close()
     } catch (error) {
       discardRunDir(this._run)
       throw error
     }
     const runErrors = [...adapterErrors, ...this._twins]
-    const ranBefore = earlierTests(this._rounds)
-    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
     const measuring = this._settings.mode === 'measure'
-    if (measuring && this._tallies.size === 0 && runErrors.length === 0) {
+    if (measuring && this._tallies.size === 0 && this._rounds.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
       return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
     }
     const { confidence, lang } = this._settings
-    const ran = this._roundsRan()
-    // A test is measured against the rounds asked for (fewer is partial); the run's rate against those that ran.
-    const asked = ran === 0 ? ran : Math.max(this._settings.repeat, ran)
-    const outcomes = [...this._tallies.values()].map((tally) => outcomeOf(tally, asked, confidence)).sort(byConcern)
+    const fresh: FreshRounds | undefined = this._fresh && { budget: this._fresh.budget, byTest: this._fresh.byTest }
+    const measured = this._outcomes()
+    const asked = this._asked()
+    const outcomes = withFreshEvidence(measured, fresh, (tally) => outcomeOf(tally, asked, confidence), confidence.exact).sort(byConcern)
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
@@ -166,23 +213,26 @@ export class TestRunRecorder {
           runner: this._settings.runner,
           repeat: this._settings.repeat,
           observe: this._settings.observe,
+          ...(this._settings.assignmentSeed === undefined ? {} : { assignmentSeed: this._settings.assignmentSeed }),
           confidence,
           startedAt: this._startedAt,
           durationMs: Date.now() - this._startedAt.getTime(),
           complete: whole,
           runErrors,
           outcomes,
-          rounds: ran,
+          rounds: this._roundsRan(),
         }, stress)
+    if (report && !proof) this._annotateTests(report)
     const written = proof ? { proof } : (report ?? {})
-    const planned = [this._factsName, ...bundleFileNames(written), ...(report ? REPORT_FILES : [])]
+    const promoted = this._fresh ? [this._factsName, EVIDENCE_FACTS] : [this._factsName]
+    const planned = [...promoted, ...bundleFileNames(written), ...(report ? REPORT_FILES : [])]
     const log = new WriteLog()
     let summary: SummaryFile | undefined
     try {
       log.run(() => {
         // A new measurement makes every file of the previous one meaningless, including those it may not rewrite.
         if (measuring) removeFiles(this._dir, DERIVED_FILES)
-        promoteRunFiles(this._run, this._dir, [this._factsName])
+        promoteRunFiles(this._run, this._dir, promoted)
         discardRunDir(this._run)
         writeBundle(this._dir, written)
         summary = report && writeReportFor(this._dir, report, lang)
@@ -202,6 +252,70 @@ export class TestRunRecorder {
   }
 
   // --- internal ---
+
+  /** Every test's outcome as measured, whole-run rounds tallied together. */
+  private _outcomes(): TestOutcome[] {
+    const ranBefore = earlierTests(this._rounds)
+    for (const [id, rounds] of this._rounds) this._tallies.set(id, tallyRounds(rounds, this._settings.confidence.exact, ranBefore))
+    const asked = this._asked()
+    return [...this._tallies.values()].map((tally) => outcomeOf(tally, asked, this._settings.confidence))
+  }
+
+  /** A test is measured against the rounds asked for (fewer is partial); the run's rate against those that ran. */
+  private _asked(): number {
+    const ran = this._roundsRan()
+    return ran === 0 ? ran : Math.max(this._settings.repeat, ran)
+  }
+
+  /** Whether an execution counts: a pass always; a failure unless `signature` leaves it out (measuring only; a proof fails on any). */
+  private _counts(failed: boolean, signature: string | undefined): boolean {
+    const wanted = this._settings.signature
+    return !failed || wanted === undefined || this._settings.mode !== 'measure' || signatureMatches(signature ?? '', wanted)
+  }
+
+  /** The test as counted: failures of other signatures left out and noted apart; the counted failures' signatures kept. */
+  private _counted(test: ReportedTest): ReportedTest {
+    const { id } = test.evidence
+    const kept = test.evidence.repetitions.filter((r) => {
+      const signature = r.signature ?? signatureOfText(r.error ?? '')
+      if (this._counts(!r.ok, signature)) {
+        if (!r.ok) this._signatures.set(id, (this._signatures.get(id) ?? new Set()).add(signature))
+        return true
+      }
+      const others = this._others.get(id) ?? new Map<string, number>()
+      others.set(signature, (others.get(signature) ?? 0) + 1)
+      this._others.set(id, others)
+      return false
+    })
+    return kept.length === test.evidence.repetitions.length ? test : { ...test, evidence: { ...test.evidence, repetitions: kept } }
+  }
+
+  /**
+   * rate.json's tests gain what was left out by `signature`, and how their failures compare with
+   * the history of everyday runs in the output folder.
+   */
+  private _annotateTests(bundle: ReportBundle): void {
+    const tests = bundle.rate.tests
+    if (!tests) return
+    const history = this._settings.history
+    const compared = history
+      ? compareWithHistory(
+          tests.map((t) => ({ id: t.id, trials: t.trials, failures: t.failures, signatures: this._signatures.get(t.id) ?? new Set() })),
+          readHistoryFolder(join(this._dir, 'history')).runs,
+          { confidence: this._settings.confidence.value, ...history },
+        )
+      : new Map()
+    if (this._settings.signature !== undefined) bundle.rate.signature_filter = this._settings.signature
+    for (const test of tests) {
+      const others = this._others.get(test.id)
+      if (others) {
+        const signatures = [...others].map(([signature, count]) => ({ signature, count })).sort((a, b) => b.count - a.count)
+        test.other_failures = { count: signatures.reduce((sum, s) => sum + s.count, 0), signatures }
+      }
+      const comparison = compared.get(test.id)
+      if (comparison) test.compared_with_history = comparison
+    }
+  }
 
   /**
    * The measurement's files: policy.json says under which conditions it was measured, and

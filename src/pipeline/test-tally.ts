@@ -3,7 +3,8 @@ import { type Independence, testIndependence } from '../core/independence.js'
 import type { RankedPredicate } from '../core/isolation.js'
 import { rankPredicates, type TrialFacts } from '../core/isolation.js'
 import { isMeaningfulWord } from '../core/plain-words.js'
-import { discriminateTokens, wordsInOrder } from '../core/tokens.js'
+import { discriminateTokens, memoWordsInOrder } from '../core/tokens.js'
+import type { FreshEvidence } from '../artifacts/test-schemas.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
 
 /** Categorical facts a caller knows of one execution; undefined: not observed (test-rounds.ts). */
@@ -35,10 +36,14 @@ export interface TestTally {
   once: boolean
   /** Its worker died or the run stopped under it: fewer repetitions than planned, whatever the count. */
   cut: boolean
-  /** Runs test on the order of the fast repetitions; `one-switch` makes the test non-idempotent. */
+  /** Runs test on the order of the fast repetitions; a significant `one-switch` makes the test non-idempotent. */
   independence: Independence
   /** Whole-run rounds only: the first fast execution of each round, with fresh module state (test-rounds.ts). */
   fresh?: Tally
+  /** A suggestive switch decided from fresh processes after the measurement (fresh-evidence.ts). */
+  freshEvidence?: FreshEvidence
+  /** Its outcome followed the merged folder or the commit, unlikely by chance: no flake rate (it is `partial`). */
+  split?: { by: 'origin' | 'commit'; failing: string[]; passing: string[]; p_value: number }
 }
 
 /**
@@ -64,13 +69,16 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
     }
   })
   const repetitions = test.evidence.repetitions
+  const words = memoWordsInOrder()
   // The failure's own message first: a console dump (a DOM, a config) is full of words that merely
   // happen to differ between executions. The console only when the messages say nothing.
   const fromMessages = discriminateTokens(
     repetitions.map((r) => ({ failed: !r.ok, stdout: `${r.stdout ?? ''}\n${r.stderr ?? ''}`, stderr: r.error ?? '' })),
+    words,
   )
   const tokens = fromMessages.token !== null ? fromMessages : discriminateTokens(
     repetitions.map((r) => ({ failed: !r.ok, stdout: r.stdout ?? '', stderr: `${r.error ?? ''}\n${r.stderr ?? ''}` })),
+    words,
   )
   const candidates = tokens.candidates.filter(isMeaningfulWord)
   const messages = repetitions.some((r) => !r.ok && r.error)
@@ -82,7 +90,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
     ...tally,
     token: candidates[0] ?? null,
     tokenCandidates: candidates,
-    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, facts[i]))),
+    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, words, facts[i]))),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,
@@ -97,7 +105,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
  * console would otherwise rule out nothing and add dump words). `extra`: facts the caller knows of
  * this execution (its round's condition, the test before it, its worker).
  */
-function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, messages: boolean, extra: ExtraFacts = {}): TrialFacts {
+function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, messages: boolean, words: (text: string) => readonly string[], extra: ExtraFacts = {}): TrialFacts {
   const text = messages ? (repetition.error ?? '') : `${repetition.error ?? ''}\n${repetition.stderr ?? ''}\n${repetition.stdout ?? ''}`
   return {
     failed: !repetition.ok,
@@ -108,6 +116,6 @@ function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, 
       stderr_bytes: repetition.stderr?.length ?? 0,
       gap_ms: repetition.gapMs,
     },
-    words: new Set(wordsInOrder(text).filter(isMeaningfulWord)),
+    words: new Set(words(text).filter(isMeaningfulWord)),
   }
 }

@@ -9,6 +9,8 @@ export interface TrialPlan {
   trials: number
   /** Rest before each trial, the first included (nothing is known about what ran just before). */
   gapMs: number
+  /** The rest before trial k when it differs per trial (gapped and fast trials interleaved); `gapMs` otherwise. */
+  gapFor?: (trial: number) => number
   timeoutMs: number | null
   /** Trials at once. 1 keeps the timing of a lone run. */
   jobs: number
@@ -74,9 +76,10 @@ export async function runTrials(
   const worker = async (slot: number): Promise<void> => {
     while (!stop.aborted && next <= plan.trials) {
       const trial = next++
-      if (plan.gapMs > 0) {
+      const gapMs = plan.gapFor?.(trial) ?? plan.gapMs
+      if (gapMs > 0) {
         try {
-          await sleep(plan.gapMs, undefined, { signal: stop })
+          await sleep(gapMs, undefined, { signal: stop })
         } catch {
           return
         }

@@ -8,7 +8,9 @@ const QUIET_FOR_MS = 3_000
 /**
  * Progress of a long measurement, read from the workers' journal (which they write as each
  * repetition ends, even while a long synchronous test keeps Vitest's own updates waiting):
- * repetitions done, failures so far, and per test under way done/total, its failures and an ETA.
+ * one line each time: repetitions done and failed, the tests under way done/total and an ETA.
+ * Printed as lines through the runner's log, not redrawn in place: Vitest's window renderer and
+ * Jest's status line both intercept the terminal's streams and redraw its last lines themselves.
  */
 export class ProgressPrinter {
   private readonly _journal: JournalReader
@@ -37,25 +39,35 @@ export class ProgressPrinter {
     const now = Date.now()
     if (now - this._startedAt < QUIET_FOR_MS || now - this._lastPrinted < this._everyMs) return
     this._lastPrinted = now
-    for (const line of describeProgress(this._journal.read(), this._firstSeen, now)) this._log(line)
+    this._log(describeProgress(this._journal.read(), this._firstSeen, now))
   }
 }
 
-/** The progress lines for one moment; `firstSeen` remembers when each test was first seen, for its ETA. */
-export function describeProgress(progress: JournalProgress, firstSeen: Map<string, { at: number; done: number }>, now: number): string[] {
-  const lines = [`[flakeproof] ${progress.repetitions} repetition(s) done, ${progress.failures} failed`]
+/**
+ * The progress line for one moment: repetitions done and failed in all, then of the tests under
+ * way their repetitions done/planned and the time left for the slowest of them (they run side by
+ * side, in workers). One line, however many tests run at once: a run of 40 s prints 20 lines, not
+ * two per test. `firstSeen` remembers when each test was first seen, for its ETA.
+ */
+export function describeProgress(progress: JournalProgress, firstSeen: Map<string, { at: number; done: number }>, now: number): string {
+  let done = 0
+  let planned = 0
+  let running = 0
+  let leftMs: number | undefined
   for (const [id, test] of progress.tests) {
     if (test.ended) continue
-    const done = test.repetitions.length
-    const failed = test.repetitions.filter((r) => !r.ok).length
-    const seen = firstSeen.get(id) ?? { at: now, done }
+    const count = test.repetitions.length
+    running++
+    done += Math.min(count, test.planned)
+    planned += test.planned
+    const seen = firstSeen.get(id) ?? { at: now, done: count }
     firstSeen.set(id, seen)
-    const perRepetitionMs = done > seen.done ? (now - seen.at) / (done - seen.done) : undefined
-    const left = Math.max(0, test.planned - done)
-    const eta = perRepetitionMs === undefined ? '' : `, about ${formatDuration(left * perRepetitionMs)} left`
-    lines.push(`[flakeproof]   ${id}: ${done}/${test.planned}, ${failed} failed${eta}`)
+    if (count > seen.done) leftMs = Math.max(leftMs ?? 0, (Math.max(0, test.planned - count) * (now - seen.at)) / (count - seen.done))
   }
-  return lines
+  const all = `[flakeproof] ${progress.repetitions} repetition(s) done, ${progress.failures} failed`
+  if (running === 0) return all
+  const eta = leftMs === undefined ? '' : `, about ${formatDuration(leftMs)} left`
+  return `${all}; under way: ${done} of ${planned} repetitions of ${running} test(s)${eta}`
 }
 
 function formatDuration(ms: number): string {

@@ -10,9 +10,11 @@ export * from './worker.js'
 export type { RunnerAdapter, RunOnce, RunOutcome } from './runner-adapter.js'
 export { type RunEnd, type RunEnding, type RunShape, type SessionHost, type SessionSettings, type TestLocation, TestSession } from './test-session.js'
 export { type ProofSelection, selectProof } from './proof-selection.js'
+export { assignmentSeedOf } from './assignment-seed.js'
 export { type Enforcement, finishEnforcedRun, loadEnforcement } from './enforcement-run.js'
 export { type EverydayResult, recordEverydayRun } from './everyday-history.js'
-export { CONDITION_ENV, planRounds, type RoundsReporter } from './rounds.js'
+export { attributeRedRun, failedOf } from './attribution-run.js'
+export { CONDITION_ENV, type FreshRounds, planRounds, type RoundsReporter } from './rounds.js'
 export { warning } from './run-end-text.js'
 export { runWrapper } from './wrapper.js'
 
@@ -27,7 +29,7 @@ export {
   resolveOutDir,
   VitestOptionsSchema,
 } from '../config/vitest-options.js'
-export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, isFlakeproofError } from '../errors.js'
+export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, isFlakeproofError, oneLineError } from '../errors.js'
 
 // The output folder, before a run: held for the run, the journal's place, a path that must be writable.
 export { appendJournal, type JournalTest } from '../artifacts/journal.js'

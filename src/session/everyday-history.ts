@@ -14,6 +14,8 @@ export interface EverydayResult {
   /** The runner itself called the test flaky (Vitest's `diagnostic().flaky`, Playwright's `flaky` outcome). */
   flaky: boolean
   durationMs: number
+  /** Failed or flaky: the signature of its first failed attempt (src/core/signature.ts), where the runner gave its stack. */
+  signature?: string | undefined
 }
 
 /**
@@ -23,10 +25,11 @@ export interface EverydayResult {
  */
 export function recordEverydayRun(runner: RunnerInfo, outDir: string, root: string, results: readonly EverydayResult[]): string | undefined {
   if (!runner.can.history) return undefined
-  const tests: HistoryTest[] = results.map(({ failed, retries, flaky, ...test }) => ({
+  const tests: HistoryTest[] = results.map(({ failed, retries, flaky, signature, ...test }) => ({
     ...test,
     outcome: failed ? 'failed' : retries > 0 || flaky ? 'flaky' : 'passed',
     retries,
+    ...(signature === undefined ? {} : { signature }),
   }))
-  return recordHistory(outDir, tests, { root, env: process.env, now: new Date() })
+  return recordHistory(outDir, tests, { root, env: process.env, now: new Date(), runner: runner.name })
 }

@@ -6,6 +6,7 @@
  */
 export { forJournal, JOURNAL_ERROR_LIMIT, type JournalLine, type JournalRepetition } from '../artifacts/journal-line.js'
 export { stripAnsi } from '../core/ansi.js'
-export { CAPTURE_LIMIT, cap, messageOf } from '../core/evidence.js'
-export { measuringModeOf, type Repetition, type RepetitionMode } from '../core/repetition.js'
+export { CAPTURE_LIMIT, cap, failureOf, messageOf } from '../core/evidence.js'
+export { signatureOfError, signatureOfText } from '../core/signature.js'
+export { measuringModeOf, type PairOrder, pairOrder, type Repetition, type RepetitionMode } from '../core/repetition.js'
 export { assignTestIds, formatTestId, type TestIdentity, type TestMode } from '../core/test-id.js'

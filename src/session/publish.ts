@@ -1,10 +1,13 @@
 import { join } from 'node:path'
+import type { AttributionFile } from '../artifacts/attribution-schema.js'
 import type { RunnerInfo } from '../config/runners.js'
 import { publishToGithub, writeJunit, writeProofJunit } from '../pipeline/github.js'
 import type { TestRunResult } from '../pipeline/test-run.js'
 
 export interface PublishOptions {
   runner: RunnerInfo
+  /** A red everyday run's attribution (docs/attribution.md): a column of the step summary, the annotations' words. */
+  attribution?: AttributionFile | undefined
   /** The root a project's test files are relative to. */
   rootOf: (project: string) => string
   /** Where the runner said each test is, by id. */
@@ -21,7 +24,7 @@ export interface PublishOptions {
  * and with `junit` the JUnit file — the measurement's, or a proof's beside the last measurement.
  */
 export function publishRun(result: TestRunResult, options: PublishOptions): string[] {
-  const bundle = result.bundle ?? (result.proof ? { proof: result.proof } : undefined)
+  const bundle = result.bundle ? { ...result.bundle, attribution: options.attribution } : result.proof ? { proof: result.proof } : undefined
   if (!bundle) return []
   const { runner, junit, degrade } = options
   const github = { env: process.env, rootOf: (test: { project: string }) => options.rootOf(test.project), locations: options.locations }

@@ -2,12 +2,23 @@ import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
 
+/** Fresh-state rounds a measurement asks for (src/pipeline/fresh-evidence.ts): how many, and the files they run whole. */
+export interface FreshRounds {
+  rounds: number
+  files: readonly { project: string; file: string }[]
+}
+
 /** What the loop tells the reporter before each round, and asks of it. */
 export interface RoundsReporter {
   /** A measurement is under way: more rounds may join it. */
   readonly roundsOpen: boolean
   planRound(round: PlannedRound, of: number): void
   endRounds(): void
+  /** The loop can run fresh-state rounds when asked: whether this run may ask (a measurement, not a proof or a budget's calibration). */
+  expectFreshEvidence(): boolean
+  /** After the planned rounds: the fresh-state rounds the measurement asks for, if any. */
+  freshEvidence(): FreshRounds | undefined
+  planFreshRound(round: number, of: number): void
 }
 
 /** Set in the environment of each round's workers: a test or fixture may read its round's condition. */

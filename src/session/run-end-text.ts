@@ -1,5 +1,6 @@
 import { join, relative } from 'node:path'
 import pc from 'picocolors'
+import { proofRunsText } from '../artifacts/counts-text.js'
 import { freshRateText } from '../artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
@@ -7,9 +8,11 @@ import type { ProofFile } from '../artifacts/schemas.js'
 import type { RunError } from '../artifacts/test-schemas.js'
 import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
+import { shellLines, wrap } from '../core/text-layout.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
 import { renderTable } from './_table.js'
+import { signatureLines } from './attribution-run.js'
 
 export interface RunEndContext {
   /** Tests recovered from the journal: cut short by a crash or a stop. */
@@ -19,16 +22,23 @@ export interface RunEndContext {
   calibration: boolean
   /** Repetitions asked for (the calibration's count). */
   repeat: number
+  /** Whole-run rounds asked for (`--flaky-rounds`; 1 without). */
+  rounds?: number | undefined
   /** Of the intervals shown. */
   confidence: number
   /** Suggested commands, in the runner's syntax. */
   hints: Hints
+  /** Columns of the terminal: every line fits, but a command (src/core/text-layout.ts `terminalWidth`). */
+  width: number
+  /** What the runner's own ✓ and counts above meant in this measurement (RunnerInfo `ticks`), when it prints them. */
+  ticks?: string | undefined
 }
 
 /**
  * The end of a run in the terminal, for every runner: where the files are, tests cut short, the
  * run's errors, then a proof's verdict per test, or the flaky and broken tests, what the conditions
- * found, and for each non-idempotent test its cause and how to measure it afresh.
+ * found, for each non-idempotent test its cause and how to measure it afresh, and for each
+ * undetermined one the switch seen, what fresh-state rounds found and the run that would decide it.
  */
 export function renderRunEnd(result: TestRunResult, context: RunEndContext): string[] {
   const { unfinished, runErrors } = context
@@ -40,6 +50,8 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
   // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
   if (context.calibration) return [...lines, title + pc.dim(`calibration: ${result.tests.length} test(s), ${context.repeat} runs each`)]
+  // Right under the runner's summary, before flakeproof's numbers that may contradict its ticks.
+  if (context.ticks !== undefined && context.repeat > 1) lines.push(...wrap(context.ticks, context.width, 2, 2).map((line, i) => pc.dim(i === 0 ? `  ${line}` : line)))
   lines.push(title + pc.dim(`${result.tests.length} test(s), files in ${where}`))
   if (result.summary) lines.push(pc.dim(`  report: ${join(where, 'report.html')}`))
   for (const test of unfinished) {
@@ -52,7 +64,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   if (result.proof) {
     const proven = Object.entries(result.proof.tests ?? {})
     for (const [id, p] of proven) {
-      const status = p.status === 'ran' ? `${p.trials}/${p.required} runs, ${p.failures} failed` : p.status
+      const status = p.status === 'ran' ? `${proofRunsText(p.trials, p.required)}, ${p.failures} failed` : p.status
       lines.push(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
     }
     for (const missing of result.proof.unreproduced ?? []) lines.push(pc.red(`  ✗ not replayed: ${missing}`))
@@ -65,19 +77,33 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   const once = result.tests.filter((o) => o.tally.once).length
   if (once > 0) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
   const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
-  if (concerning.length > 0) lines.push(...renderTable(concerning))
+  if (concerning.length > 0) lines.push(...renderTable(concerning, { ...context, conditions: result.conditions }))
   else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
   else lines.push(pc.green('  no flaky or broken test'))
   lines.push(...conditionLines(result.conditions))
+  lines.push(...signatureLines(result.bundle))
+  const said = (text: string, first: number, rest: number): string[] => wrap(text, context.width, rest, first).map((line, i) => pc.dim(i === 0 ? `${' '.repeat(first)}${line}` : line))
   for (const { tally, verdict } of concerning) {
+    // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
+    const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''
+    if (verdict === 'undetermined') {
+      lines.push('', ...said(`undetermined: ${tally.id}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${evidence}`, 2, 4))
+      const subject = { test: { project: tally.project, file: tally.file, name: tally.name }, switchAt: tally.independence.switch_at, trials: tally.fast.trials }
+      const [advice = '', command] = INDEPENDENCE_TEXT.en.decide(context.hints.decide(subject), (c) => `${MARK}${c}${MARK}`).split(MARK)
+      if (advice !== '') lines.push(...said(advice, 4, 6))
+      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
+      continue
+    }
     if (verdict !== 'non-idempotent') continue
-    lines.push(pc.dim(`  ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}`))
+    lines.push('', ...said(`non-idempotent: ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
-    if (fresh) lines.push(pc.dim(`    ${freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials })}`))
+    if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
     else {
       const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
-      const advice = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole)
-      if (advice !== '') lines.push(pc.dim(`    ${advice}`))
+      // The command is set apart (MARK), to stand on lines of its own that still run when pasted.
+      const [advice = '', command] = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole, (c) => `${MARK}${c}${MARK}`).split(MARK)
+      if (advice !== '') lines.push(...said(advice, 4, 6))
+      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
     }
   }
   return lines
@@ -113,6 +139,8 @@ function proofVerdict(proof: ProofFile, proven: number): string {
   }
   return pc.red('  proof FAILED')
 }
+/** Sets a command apart inside a sentence, to be split out of it: no test name or command holds a NUL. */
+const MARK = '\u0000'
 
 /** Each test's findings from conditions.json: the tags first, then what was compared and found no difference. */
 function conditionLines(conditions: ConditionsFile | undefined): string[] {

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { basename, resolve } from 'node:path'
 import pc from 'picocolors'
 import { isProcessAlive } from '../artifacts/_process.js'
+import type { AttributionFile } from '../artifacts/attribution-schema.js'
 import { JournalReader, type JournalTest } from '../artifacts/journal.js'
 import { acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { discardRunDir, prepareRunDir, type RunDir, runDirOf } from '../artifacts/run-dir.js'
@@ -12,20 +13,23 @@ import type { RunnerInfo } from '../config/runners.js'
 import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-options.js'
 import { fractionFromNumber } from '../core/fraction.js'
 import type { Hints } from '../core/hints.js'
-import { measuringModeOf } from '../core/repetition.js'
+import { measuringModeOf, pairOrder } from '../core/repetition.js'
+import { terminalWidth } from '../core/text-layout.js'
 import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
 import { policyPathOf, releaseProvenInPolicy } from '../pipeline/committed-policy-file.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
+import { revisionOf } from '../pipeline/history-record.js'
 import type { RepetitionMode, ReportedTest } from '../pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../pipeline/test-recovery.js'
 import { type Collected, type TestRunResult, TestRunRecorder } from '../pipeline/test-run.js'
 import { ProgressPrinter } from './_progress.js'
+import { attributeRedRun, failedOf } from './attribution-run.js'
 import { type EverydayResult, recordEverydayRun } from './everyday-history.js'
 import type { ProofSelection } from './proof-selection.js'
 import { hintsOf } from './hints.js'
 import { publishRun } from './publish.js'
-import type { RoundsReporter } from './rounds.js'
+import type { FreshRounds, RoundsReporter } from './rounds.js'
 import { describeRound, renderRunEnd } from './run-end-text.js'
 import type { RunStress } from '../artifacts/conditions-schema.js'
 import type { ProofFile } from '../artifacts/schemas.js'
@@ -72,7 +76,12 @@ export interface SessionSettings {
   /** The order seed of the run, for tests recovered from the journal (null or unset: none known). */
   seed?: number | null | undefined
   /** How the runner lays out a test's repetitions (fast, gapped, proof), for recovered ones. */
-  modeOf?: ((index: number) => RepetitionMode) | undefined
+  modeOf?: ((index: number, id: string) => RepetitionMode) | undefined
+  /**
+   * Seed of the coin that orders each gapped/fast pair while observing (src/core/repetition.ts
+   * pairOrder; observer.json `assignment_seed`): the one the recording runner was given.
+   */
+  assignmentSeed?: number | undefined
   /**
    * The runner may exit before it reports the end of the run (Vitest 3.2 on a killed worker): the
    * session then writes what the journal holds, synchronously, from the process's 'exit'.
@@ -110,7 +119,9 @@ export interface TestLocation {
  * with how it ended — and the session records them (facts, rate, policy, report), shows progress
  * from the journal, recovers tests a crash cut short, prints the end of the run, publishes to GitHub
  * and JUnit, fails the run for a failed proof, releases proven quarantines and records everyday runs
- * in history. Its own errors never take the runner's run down: each hook runs through `guard`.
+ * in history. When the adapter's loop can run fresh-state rounds, it asks for them for tests whose
+ * single switch chance explains too well, and decides those tests from them before writing. Its own
+ * errors never take the runner's run down: each hook runs through `guard`.
  */
 export class TestSession implements RoundsReporter {
   private readonly _host: SessionHost
@@ -141,6 +152,15 @@ export class TestSession implements RoundsReporter {
   private _sampler: RunConditionsSampler | undefined
   /** Processes spinning for the whole run (`--flaky-load-procs` without load rounds). */
   private _spinning: { stop(): void } | undefined
+  /**
+   * Fresh-state evidence (src/pipeline/fresh-evidence.ts): whether the adapter's loop can run its
+   * rounds, what the measurement asked for, the round under way (1-based; 0: none), and the
+   * measurement's end, held while they run.
+   */
+  private _freshExpected = false
+  private _fresh: FreshRounds | undefined
+  private _freshRound = 0
+  private _pending: { end: RunEnd; unfinished: ReportedTest[] } | undefined
 
   constructor(host: SessionHost, settings: SessionSettings) {
     this._host = host
@@ -170,8 +190,31 @@ export class TestSession implements RoundsReporter {
   /** Whole-run rounds stopped before the last one ran: what ran is written, incomplete. */
   endRounds(): void {
     this.guard('endRounds', () => {
-      if (this._recorder) this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'interrupted' }, runErrors: [], complete: false })
+      // Fresh-state rounds cut short, or never run: the measurement is whole, its suspects undecided.
+      if (this._pending) this._finishPending()
+      else if (this._recorder) this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'interrupted' }, runErrors: [], complete: false })
     })
+  }
+
+  /**
+   * The adapter's loop can run fresh-state rounds after the measurement (new processes, the files
+   * asked for): whether this run may ask for them — a measurement, not a proof, nor a budget's
+   * calibration (three timing repetitions).
+   */
+  expectFreshEvidence(): boolean {
+    this._freshExpected = this._settings.mode === 'measure' && this._settings.options.budget === undefined
+    return this._freshExpected
+  }
+
+  /** After the planned rounds: the fresh-state rounds the measurement asks for, and the files they run; undefined when none. */
+  freshEvidence(): FreshRounds | undefined {
+    return this._fresh
+  }
+
+  /** The loop says a fresh-state round (1-based) of `of` begins. */
+  planFreshRound(round: number, of: number): void {
+    this._freshRound = round
+    this._log(pc.dim(`[flakeproof] fresh-state round ${round} of ${of}`))
   }
 
   /**
@@ -213,6 +256,10 @@ export class TestSession implements RoundsReporter {
     this._next = undefined
     this._condition = next?.condition ?? 'base'
     this._seedOfRound = next?.seed ?? null
+    if (this._recorder && this._freshRound > 0) {
+      this._journal?.nextRound()
+      return
+    }
     if (this._recorder && this._round < this._of) {
       this._round++
       this._journal?.nextRound()
@@ -226,6 +273,8 @@ export class TestSession implements RoundsReporter {
     this._roundsIncomplete = false
     this._lost = 0
     this._recordError = undefined
+    this._fresh = undefined
+    this._pending = undefined
     // An everyday run (no recording runner) writes history only: the measurement's files stay as it left them.
     if (this._settings.proof?.nothingToProve || this._settings.mode === 'single') return
     const { mode, command, options, proof } = this._settings
@@ -248,8 +297,12 @@ export class TestSession implements RoundsReporter {
         ...(proof?.unreproduced.length ? { unreproduced: proof.unreproduced } : {}),
         ...(proof ? { proofMeasured: proof.measured, proofStrict: proof.strict } : {}),
         ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(this._settings.assignmentSeed === undefined ? {} : { assignmentSeed: this._settings.assignmentSeed }),
         gapMs: options.gapMs,
         lang: 'en',
+        ...(options.signature === undefined ? {} : { signature: options.signature }),
+        // A measurement is compared with the everyday runs in its output folder's history (docs/attribution.md).
+        ...(mode === 'measure' ? { history: { base: options.base, env: process.env, currentBranch: revisionOf(process.env, this._host.root()).branch } } : {}),
       }))
     })
     if (next) this._recorder?.noteRound(next)
@@ -276,16 +329,21 @@ export class TestSession implements RoundsReporter {
     if (location) this._locations.set(id, location)
     this._journal?.forget(id)
     if (!test) return
-    this._recordQuietly(() => this._recorder?.record(test, this._round, this._condition))
+    if (this._freshRound > 0) this._recordQuietly(() => this._recorder?.recordFreshEvidence(test, this._freshRound))
+    else this._recordQuietly(() => this._recorder?.record(test, this._round, this._condition))
   }
 
-  /** The run, or a whole-run round, ended. The last round writes the files; an earlier one keeps its errors for it. */
+  /**
+   * The run, or a whole-run round, ended. The last round writes the files (or, when fresh-state
+   * rounds follow, holds them until the last of those ended); an earlier one keeps its errors for it.
+   */
   end(end: RunEnd): TestRunResult | undefined {
+    if (this._freshRound > 0) return this._endFreshRound(end.ending.kind === 'interrupted')
     if (end.ending.kind !== 'interrupted' && this._round < this._of) {
       this._endRound(end)
       return undefined
     }
-    return this._finish({ ...end, runErrors: [...this._roundErrors, ...end.runErrors], complete: end.complete && !this._roundsIncomplete })
+    return this._finish({ ...end, runErrors: [...this._roundErrors, ...end.runErrors], complete: end.complete && !this._roundsIncomplete }, end.ending.kind !== 'interrupted')
   }
 
   /**
@@ -298,12 +356,32 @@ export class TestSession implements RoundsReporter {
 
   private _endAbruptly(code: number): void {
     const stopped = `${this._settings.runner.title} stopped before the run ended (exit code ${code})`
+    if (this._pending) {
+      this._finishPending()
+      return
+    }
     this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'stopped', cause: stopped }, runErrors: [{ project: null, file: null, error: stopped }], complete: false })
   }
 
-  /** An everyday run (no repetitions) into `<outDir>/history/` (docs/contracts.md §11), when the runner's adapter keeps history. */
+  /**
+   * An everyday run (no repetitions) into `<outDir>/history/` (docs/contracts.md §11), when the
+   * runner's adapter keeps history. A red one is first judged against the history it joins and the
+   * committed policy (docs/attribution.md): attribution.json and one line per failed test; the
+   * measurement's files stay as they are.
+   */
   recordEveryday(results: readonly EverydayResult[]): void {
+    this._attribute(results)
     this.degradeGracefully(() => recordEverydayRun(this._settings.runner, this.outDir(), this._host.root(), results), 'history not recorded')
+  }
+
+  /** Whose failure each failed test of an everyday run is, before the run joins its history. */
+  private _attribute(results: readonly EverydayResult[]): AttributionFile | undefined {
+    const { options, runner } = this._settings
+    const root = this._host.root()
+    const run = { runner, outDir: this.outDir(), root, policyPath: policyPathOf(root, options).path, confidence: options.confidence, base: options.base }
+    const attributed = this.degradeGracefully(() => attributeRedRun(failedOf(results), run))
+    for (const line of attributed?.lines ?? []) this._log(line)
+    return attributed?.file
   }
 
   /**
@@ -381,7 +459,41 @@ export class TestSession implements RoundsReporter {
     this._log(pc.dim(`[flakeproof] round ${this._round} of ${this._of}${describeRound(this._condition, this._seedOfRound)} done${unfinished.length + runErrors.length > 0 ? ' (incomplete: see the end)' : ''}`))
   }
 
-  private _finish({ collected, ending, runErrors, complete }: RunEnd): TestRunResult | undefined {
+  /**
+   * The measurement ended (its last round, or a stop): tests a crash cut short are recovered. When it
+   * ended normally (`fresh`) and the adapter's loop can run fresh-state rounds, tests whose single
+   * switch chance explains too well hold the files back until those rounds ran; else they are written.
+   */
+  private _finish(end: RunEnd, fresh = false): TestRunResult | undefined {
+    const recorder = this._recorder
+    const unfinished = recorder ? this._recoverUnfinished(end.ending) : []
+    for (const test of unfinished) this._recordQuietly(() => recorder?.record(test, this._round, this._condition))
+    const request = recorder && fresh && this._freshExpected ? this.degradeGracefully(() => recorder.freshEvidenceRequest()) : undefined
+    if (!request) return this._write(end, unfinished)
+    const files = [...new Map(request.tests.map((t) => [JSON.stringify([t.project, t.file]), { project: t.project, file: t.file }])).values()]
+    this._fresh = { rounds: request.rounds, files }
+    this._pending = { end, unfinished }
+    this._log(
+      pc.dim(`[flakeproof] fresh-state evidence: ${request.rounds} more rounds of ${files.length} file(s), for ${request.tests.length} test(s) whose single switch chance explains too well to decide alone`),
+    )
+    return undefined
+  }
+
+  /** A fresh-state round ended; the last one (or a stop) writes the measurement held for it. */
+  private _endFreshRound(interrupted: boolean): TestRunResult | undefined {
+    if (interrupted || this._freshRound >= (this._fresh?.rounds ?? 0)) return this._finishPending()
+    return undefined
+  }
+
+  private _finishPending(): TestRunResult | undefined {
+    const pending = this._pending
+    this._pending = undefined
+    this._freshRound = 0
+    return pending && this._write(pending.end, pending.unfinished)
+  }
+
+  /** Writes the files, prints the end of the run, publishes it, and settles a proof. */
+  private _write({ collected, runErrors, complete }: RunEnd, unfinished: readonly ReportedTest[]): TestRunResult | undefined {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
     this._progress = undefined
@@ -390,8 +502,6 @@ export class TestSession implements RoundsReporter {
     if (!this._recorder) return undefined
     const recorder = this._recorder
     this._recorder = undefined
-    const unfinished = this._recoverUnfinished(ending)
-    for (const test of unfinished) this._recordQuietly(() => recorder.record(test, this._round, this._condition))
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
     const stress = this._stopSampling(collected)
@@ -408,7 +518,11 @@ export class TestSession implements RoundsReporter {
     if (failure || this._lost > 0) this._log(pc.yellow(this._describeUnwritten(failure, log.written)), 'warn')
     if (!result) return undefined
     const calibration = options.budget !== undefined
-    for (const line of renderRunEnd(result, { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, confidence: options.confidence, hints: this.hints() })) this._log(line)
+    const ticks = this._settings.mode === 'measure' ? runner.ticks?.[options.failOnFlaky ? 'failOnFlaky' : 'advisory'] : undefined
+    // Vitest's logger writes to stdout, Jest's adapter to stderr: the width of whichever is a terminal.
+    const width = terminalWidth(process.stdout.isTTY ? process.stdout : process.stderr, process.env)
+    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, rounds: this._of, confidence: options.confidence, hints: this.hints(), width, ticks }
+    for (const line of renderRunEnd(result, context)) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {
@@ -479,14 +593,14 @@ export class TestSession implements RoundsReporter {
       ending.kind === 'interrupted'
         ? ending
         : { kind: 'crashed', cause: ending.cause, at: Date.now(), died: ending.kind === 'crashed' ? () => true : workerIsGone }
-    const recovered = recoverUnfinished(open, unfinished, this._settings.modeOf ?? ((index) => this._modeOf(index)))
+    const recovered = recoverUnfinished(open, unfinished, this._settings.modeOf ?? ((index, id) => this._modeOf(index, id)))
     const seed = this._settings.seed ?? null
     return seed === null ? recovered : recovered.map((test) => ({ ...test, evidence: { ...test.evidence, seed } }))
   }
 
-  private _modeOf(index: number): RepetitionMode {
+  private _modeOf(index: number, id: string): RepetitionMode {
     if (this._settings.mode === 'proof') return 'proof'
-    return measuringModeOf(index, this._settings.options.repeat ?? 1)
+    return measuringModeOf(index, this._settings.options.repeat ?? 1, pairOrder(this._settings.assignmentSeed ?? 0, id))
   }
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { surefireViolations } from '../junit-schema.js'
 import { BIN, ROOT, runNodeIn, tempDir } from '../utils.js'
-import { readWorkflow, runWorkflow, type StepRun, workflowCommands, workflowProblems } from '../workflow-harness.js'
+import { type JobResult, readWorkflow, runWorkflow, type StepRun, type Workflow, workflowCommands, workflowProblems } from '../workflow-harness.js'
 
 /**
  * Every workflow in examples/ci, validated and its shell steps run locally against
@@ -23,10 +23,12 @@ interface Case {
   prepare?: (project: string) => void
   /** The step that must fail (the run is red); without it the run must be green. */
   failsAt?: string
-  check?: (runs: StepRun[], project: string) => void
+  /** Jobs that end before their first step (a lost runner, a timeout): see RunOptions.lost. */
+  lost?: (job: string, matrix: Record<string, string>) => boolean
+  check?: (runs: StepRun[], project: string, jobs: Record<string, JobResult>) => void
 }
 
-const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false' }
+const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false', 'inputs.everyday_runs || 3': '1', 'github.run_id': '1' }
 const pr = { 'github.base_ref': 'main' }
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
@@ -37,9 +39,11 @@ const CASES: Record<string, Case[]> = {
         const summary = readFileSync(runs[0]?.summary as string, 'utf8')
         // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
         // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
-        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10/40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
+        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10 of 40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
         expect(runs.at(-1)?.stdout).toContain('flaky: "tests/cart.test.ts > cart total survives a refresh" (10/40)')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
+        // The everyday run joined the history the next pull request is judged by.
+        expect(runs.find((r) => r.step === 'Everyday runs')?.stdout).toContain('history files: 1')
       },
     },
     { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
@@ -92,7 +96,7 @@ const CASES: Record<string, Case[]> = {
       prepare: (project) => pullRequest(project, 'tests/cart.test.ts'),
       env: { FIXTURE_FIXED: '1' },
       check: (runs, project) => {
-        expect(runs[0]?.stdout).toContain(`${CART}  11/11 runs, 0 failed`)
+        expect(runs[0]?.stdout).toContain(`${CART}  11 of 11 runs, 0 failed`)
         expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain('### Proof: **passed**')
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
       },
@@ -120,7 +124,25 @@ const CASES: Record<string, Case[]> = {
           ['cart total survives a refresh', 50, 200],
           ['prices add up', 0, 200],
         ])
-        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50/200')
+        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('Merged 10 of 10 shards.')
+        expect(readFileSync(runs.at(-1)?.summary as string, 'utf8')).toContain('50 of 200')
+      },
+    },
+    {
+      name: 'one job lost (a runner gone, a timeout): the merge still runs, over the 9 others, and says so',
+      expressions: { 'inputs.repeat || 1000': '20' },
+      lost: (job, matrix) => job === 'measure' && matrix.shard === '3',
+      check: (runs, project, jobs) => {
+        expect(jobs).toEqual({ measure: 'failure', merge: 'success' })
+        // 9 jobs of 20 calls, 5 failing in each: 45/180.
+        const rate = JSON.parse(readFileSync(join(project, 'merged/rate.json'), 'utf8')) as { tests: { name: string; trials: number; failures: number }[] }
+        expect(rate.tests.map((t) => [t.name, t.failures, t.trials])).toEqual([
+          ['cart total survives a refresh', 45, 180],
+          ['prices add up', 0, 180],
+        ])
+        const merge = runs.find((r) => r.step === 'Merge') as StepRun
+        expect(workflowCommands(merge.stdout).map((c) => [c.command, c.data])).toEqual([['warning', '9 of 10 shards finished; the merged counts are theirs alone']])
+        expect(readFileSync(merge.summary, 'utf8')).toContain('Merged 9 of 10 shards.')
       },
     },
   ],
@@ -134,8 +156,34 @@ describe('examples/ci workflows', () => {
     expect(files).toEqual(expect.arrayContaining(Object.keys(CASES)))
   })
 
-  it.each(files)('%s is valid YAML of a runnable, injection-safe workflow', (file) => {
+  it.each(files)('%s is valid YAML of a runnable, injection-safe workflow, ready to copy', (file) => {
     expect(workflowProblems(readWorkflow(join(DIR, file)))).toEqual([])
+  })
+
+  it('names what makes a workflow not ready to copy (the sharded example as it was before issue 21)', () => {
+    const old: Workflow = {
+      name: 'old',
+      on: { workflow_dispatch: {} },
+      jobs: {
+        measure: {
+          'runs-on': 'ubuntu-latest',
+          strategy: { matrix: { shard: [1, 2] } },
+          steps: [{ uses: 'actions/setup-node@v4', with: { 'node-version': 20 } }, { uses: 'actions/upload-artifact@v4', with: { name: 'a', path: 'a' } }],
+        },
+        merge: { needs: 'measure', 'runs-on': 'ubuntu-latest', 'timeout-minutes': 5, steps: [{ name: 'Merge', shell: 'bash', run: 'set -euo pipefail\necho ${{ matrix.shard }}' }] },
+      },
+    }
+    expect(workflowProblems(old)).toEqual([
+      'no `permissions` (the token would get the repository default, often write)',
+      'no `concurrency` (two runs on one branch would race)',
+      "job measure: no timeout-minutes (GitHub's default is 6 hours)",
+      'job measure, step 1: actions/setup-node@v4, not its current major v7',
+      'job measure, step 1: node-version 20 must be one of 22, 24',
+      'job measure, step 2: actions/upload-artifact@v4, not its current major v7',
+      'job measure, step 2: no retention-days (GitHub keeps artifacts 90 days by default)',
+      'job merge: needs the matrix job measure without `if: ${{ !cancelled() }}`, so one failed combination loses them all',
+      'job merge, step Merge: an expression is pasted into the script; pass it through env:',
+    ])
   })
 })
 
@@ -145,12 +193,42 @@ describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (
     for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
     c.prepare?.(project)
     const env = { npm_config_offline: 'true', ...c.env }
-    const runs = await runWorkflow(readWorkflow(join(DIR, file)), { cwd: project, env, expressions: c.expressions ?? {} })
+    const { steps: runs, jobs } = await runWorkflow(readWorkflow(join(DIR, file)), { cwd: project, env, expressions: c.expressions ?? {}, ...(c.lost ? { lost: c.lost } : {}) })
     const failed = runs.filter((r) => r.code !== 0)
     const shown = runs.map((r) => `${r.job} / ${r.step}: exit ${r.code}\n${r.stdout}${r.stderr}`).join('\n')
     expect(runs.length, shown).toBeGreaterThan(0)
     expect(failed.map((r) => r.step), shown).toEqual(c.failsAt === undefined ? [] : [c.failsAt])
-    c.check?.(runs, project)
+    c.check?.(runs, project, jobs)
+  })
+})
+
+describe('the nightly history reaches a pull request\'s attribution (actions cache)', { timeout: 600_000 }, () => {
+  it('a PR that breaks a test that passed 10 nightly everyday runs: new-failure in the step summary, the job red', async () => {
+    const project = projectCopy()
+    const cache = tempDir('flakeproof-cache-')
+    const env = { npm_config_offline: 'true' }
+    const { steps: nightly } = await runWorkflow(readWorkflow(join(DIR, 'nightly-flake-detection.yml')), {
+      cwd: project,
+      cache,
+      // A scheduled run is on the default branch.
+      env: { ...env, GITHUB_REF_NAME: 'main' },
+      expressions: { ...quick, 'inputs.everyday_runs || 3': '10', 'github.run_id': '41' },
+    })
+    expect(nightly.filter((r) => r.code !== 0).map((r) => `${r.step}: ${r.stdout}${r.stderr}`)).toEqual([])
+    // The pull request's checkout starts without .flakeproof: only the cache brings the history.
+    const pr = projectCopy()
+    const { steps: runs } = await runWorkflow(readWorkflow(join(DIR, 'pr-attribution.yml')), {
+      cwd: pr,
+      cache,
+      env: { ...env, FIXTURE_PRICE_BROKEN: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'fix-prices' },
+      expressions: {},
+    })
+    expect(runs.filter((r) => r.code !== 0).map((r) => r.step)).toEqual(['Tests'])
+    const tests = runs.find((r) => r.step === 'Tests')
+    // 0 of 10 runs failed on main: Jeffreys 0.5/11 = 4.5% < 5%. Wilson 95% upper end 3.8416/13.8416 = 27.8%.
+    expect(tests?.stdout).toContain('new-failure   tests/price.test.ts > prices add up: new failure: 0/10 on main [0.0%, 27.8%]; a failure had a 4.5% chance')
+    expect(readFileSync(tests?.summary as string, 'utf8')).toContain('| `tests/price.test.ts > prices add up` | 1 of 1 | 100.0% | 20.7% – 100.0% | new-failure: 0/10 on main, 4.5% |')
+    expect(existsSync(join(pr, '.flakeproof/attribution.json'))).toBe(true)
   })
 })
 

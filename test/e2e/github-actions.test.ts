@@ -39,8 +39,8 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
   it('appends flaky and broken tables with counts, intervals and runs required to the step summary', () => {
     const text = readFileSync(summary, 'utf8')
     expect(text).toContain('**2 flaky, 1 broken** of 4 tests, 20 rounds')
-    expect(text).toContain('| `tests/checkout.test.ts > checkout > fails on every fourth call` | 5/20 | 25.0% | 11.2% – 46.9% | flaky | 11 |')
-    expect(text).toContain('| `tests/checkout.test.ts > always fails` | 20/20 | 100.0% | 83.9% – 100.0% |')
+    expect(text).toContain('| `tests/checkout.test.ts > checkout > fails on every fourth call` | 5 of 20 | 25.0% | 11.2% – 46.9% | flaky | 11 |')
+    expect(text).toContain('| `tests/checkout.test.ts > always fails` | 20 of 20 | 100.0% | 83.9% – 100.0% |')
   })
 
   it('writes JUnit valid against the Surefire 3.0 schema, with a flakyFailure per failing repetition', () => {
@@ -57,8 +57,8 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
     const text = readFileSync(summary, 'utf8')
     expect(text).toContain('### Proof: **passed**')
     // 11 and 14 green runs required (the policy of the measurement above).
-    expect(text).toContain('| `tests/checkout.test.ts > checkout > fails on every fourth call` | 11/11 | 0 | passed |')
-    expect(text).toContain('| `tests/checkout.test.ts > 100%: a, b` | 14/14 | 0 | passed |')
+    expect(text).toContain('| `tests/checkout.test.ts > checkout > fails on every fourth call` | 11 of 11 runs | 0 | passed |')
+    expect(text).toContain('| `tests/checkout.test.ts > 100%: a, b` | 14 of 14 runs | 0 | passed |')
     // A passed proof has nothing to annotate, and the measurement's tests are not annotated again.
     expect(annotations(proof.stdout)).toEqual([])
     const xml = readFileSync(proofJunit, 'utf8')
@@ -99,7 +99,7 @@ describe('commands under GitHub Actions', { timeout: 60_000 }, () => {
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout).failures).toBe(4)
     expect(annotations(result.stderr)).toEqual([`::warning title=flakeproof%3A flaky command::${labCommand(dir)} failed 4 of 20 times (rate 20.0%25, interval 8.1%25 – 41.6%25)`])
-    expect(readFileSync(summary, 'utf8')).toContain('| flaky | 4/20 | 20.0% | 8.1% – 41.6% | – |')
+    expect(readFileSync(summary, 'utf8')).toContain('| flaky | 4 of 20 | 20.0% | 8.1% – 41.6% | – |')
   })
 
   it('report --junit: the same summary and JUnit from a folder', async () => {
@@ -111,7 +111,7 @@ describe('commands under GitHub Actions', { timeout: 60_000 }, () => {
     const result = await cli(['report', '--dir', out, '--junit', junit], env)
     expect(result.code).toBe(0)
     expect(annotations(result.stderr)).toHaveLength(1)
-    expect(readFileSync(summary, 'utf8')).toContain('| flaky | 2/10 |')
+    expect(readFileSync(summary, 'utf8')).toContain('| flaky | 2 of 10 |')
     const xml = readFileSync(junit, 'utf8')
     expect(surefireViolations(xml)).toEqual([])
     expect(xml).toContain('flakeproof: 2 of 10 repetitions failed')
@@ -126,7 +126,7 @@ describe('commands under GitHub Actions', { timeout: 60_000 }, () => {
     // 2 of 10 quick calls fail (every fifth); 95% Wilson [5.7%, 51.0%]; ln(0.05) / ln(0.8) = 13.4 → 14 runs (README, plan).
     expect(annotations(result.stderr)).toHaveLength(1)
     const text = readFileSync(summary, 'utf8')
-    expect(text).toContain('| flaky | 2/10 | 20.0% | 5.7% – 51.0% | 14 |')
+    expect(text).toContain('| flaky | 2 of 10 | 20.0% | 5.7% – 51.0% | 14 |')
     expect(text).toContain('### Proof: **passed**\n\n14 of 14 required runs, 0 failed')
   })
 

@@ -38,7 +38,8 @@ const TABLE: [string, string[], string | RegExp][] = [
   ['empty --cmd', ['measure', '--cmd', ' ', '--trials', '5', '--out', 'existing.json'], '--cmd must not be empty; e.g. --cmd "npm test"'],
   ['missing --cmd', ['measure', '--trials', '5', '--out', 'existing.json'], '--cmd is required; e.g. --cmd "npm test"'],
   ['--trials without value', ['measure', '--cmd', MARKS, '--out', 'existing.json', '--trials'], '--trials needs a value'],
-  ['unknown flag', measure('--trails', '5'), 'unknown flag --trails'],
+  ['unknown flag', measure('--trails', '5'), 'unknown flag --trails; did you mean --trials?'],
+  ['unknown flag, nothing close', measure('--frobnicate', '5'), 'unknown flag --frobnicate'],
   ['stray argument', ['measure', '--cmd', 'npm', 'test', '--trials', '5', '--out', 'existing.json'], 'unexpected argument test; quote a command with spaces: --cmd "npm test"'],
   ['--rate 1.5', ['plan', '--rate', '1.5', '--confidence', '0.95'], '--rate must be a number from 0 to 1 (got "1.5"); e.g. --rate 0.2'],
   ['--rate -0.1', ['plan', '--rate', '-0.1'], '--rate must be a number from 0 to 1 (got "-0.1"); e.g. --rate 0.2'],
@@ -103,14 +104,21 @@ const CASES: HostileCase[] = [
     scene,
     args: ['measur'],
     code: 2,
-    stderr: [/^flakeproof unknown command `measur`; commands: measure, plan, .* See `flakeproof --help`\.$/],
+    stderr: ['flakeproof: unknown command `measur`; did you mean `measure`? See `flakeproof --help`.'],
+  },
+  {
+    name: 'unknown command, nothing close: every command, the runners too',
+    scene,
+    args: ['frobnicate'],
+    code: 2,
+    stderr: [/^flakeproof: unknown command `frobnicate`; commands: measure, plan, .*, vitest, jest.* See `flakeproof --help`\.$/],
   },
   {
     name: 'escape codes in a value are not passed to the terminal',
     scene,
     args: ['\u001b[31mmeasur\u001b[39m'],
     code: 2,
-    stderr: [/^flakeproof unknown command `measur`; commands: /],
+    stderr: [/^flakeproof: unknown command `measur`; did you mean `measure`\?/],
   },
 ]
 

@@ -36,7 +36,7 @@ describe('commands under GITHUB_ACTIONS', () => {
     const result = await runCliIn(dir, [`measur${INJECTED}`], GITHUB)
     expect(result.code).toBe(2)
     expect(commandsIn(result)).toEqual([])
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^flakeproof unknown command `measur%0A::error::INJECTED ##%5Badd-mask\]MASKED`; commands: /)])
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^flakeproof: unknown command `measur%0A::error::INJECTED ##%5Badd-mask\]MASKED`; commands: /)])
   })
 
   it('##[add-mask] inside a JSON result is escaped in JSON, which still reads the same', async () => {
@@ -100,7 +100,7 @@ describe('Vitest runs under GITHUB_ACTIONS', { timeout: 60_000 }, () => {
     evilProject(dir, false)
     const result = await runCliIn(dir, ['vitest', '--flaky-proof', '--flaky-policy', 'flakeproof.policy.json'], GITHUB)
     expect(result.code, result.stdout + result.stderr).toBe(0)
-    expect(result.stdout).toContain('evil%0A::error::INJECTED ##%5Badd-mask]MASKED  3/3 runs, 0 failed')
+    expect(result.stdout).toContain('evil%0A::error::INJECTED ##%5Badd-mask]MASKED  3 of 3 runs, 0 failed')
     expect(commandsIn(result)).toEqual([])
   })
 

@@ -131,7 +131,7 @@ describe('report.html in headless Chromium', () => {
     expect(await shown.count()).toBe(rows.length)
     for (const s of rows) {
       const row = page.locator(`table.rates tr[data-id=${JSON.stringify(s.id)}]`)
-      expect(await row.locator('.failures').textContent(), s.id).toBe(`${s.failures}/${s.trials}`)
+      expect(await row.locator('.failures').textContent(), s.id).toBe(`${s.failures} of ${s.trials}`)
       expect(await row.locator('.rate').textContent(), s.id).toBe(pct(s.rate))
       expect(await row.locator('.interval').textContent(), s.id).toBe(`[${pct(s.ci_low)}, ${pct(s.ci_high)}]`)
       expect(Number(await row.getAttribute('data-ci-low')), s.id).toBe(s.ci_low)

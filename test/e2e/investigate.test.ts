@@ -84,15 +84,20 @@ describe('flakeproof investigate on the lab job', () => {
     })
   })
 
-  it('sees the failure vanish when slowed down, and calls that a clue, not a fix', () => {
+  it('interleaves the 20 gapped trials with 20 fast ones, a seeded coin ordering each pair, and decides `changed` from them', () => {
     const observer = read('observer.json', ObserverFileSchema)
     expect(observer.fast).toMatchObject({ trials: 200, failures: 40, gap_ms: 0 })
+    // Calls 201…240: a gapped call is never quick (2000 ms > the lab's 1500 ms), so it never races;
+    // a fast one right after another call does whenever it is a fifth call (205, 210, …, 240).
     expect(observer.slow).toMatchObject({ trials: 20, failures: 0, rate: 0, gap_ms: 2000 })
     expect(observer.slow.ci_high).toBeGreaterThan(0)
-    // Fisher two-sided on [[40,160],[0,20]]: 0.0287915 (exact sum in Python 3, math.comb).
+    expect(observer.paired?.trials).toBe(20)
+    expect(observer.paired?.failures).toBeLessThanOrEqual(8)
+    // Fisher two-sided on [[40,160],[0,20]]: 0.0287915 (exact sum in Python 3, math.comb), for the first block.
     expect(observer.p_value).toBeCloseTo(0.0287915313, 9)
-    expect(observer.changed).toBe(true)
-    expect(observer.note).toContain('not a fix')
+    expect(observer.changed).toBe((observer.paired_p_value ?? 1) < 0.05)
+    expect(observer.assignment_seed).toBeGreaterThanOrEqual(0)
+    expect(observer.note).toContain('a seeded coin deciding the order in each pair')
   })
 
   it('sets policy by calculation: retry 2 (0.2³ <= 0.01), quarantine 1, 14 green runs', () => {
@@ -108,8 +113,9 @@ describe('flakeproof investigate on the lab job', () => {
 
   it('summarises the numbers and reports them in the four sections, in order', () => {
     expect(read('summary.json', SummaryFileSchema)).toMatchObject({
-      trials: 200, failures: 40, rate: 0.2, token: 'STALE', green_runs_required: 14, proof_trials: 14, observer_changed: true,
+      trials: 200, failures: 40, rate: 0.2, token: 'STALE', green_runs_required: 14, proof_trials: 14,
     })
+    expect(read('summary.json', SummaryFileSchema).observer_changed).toBe(read('observer.json', ObserverFileSchema).changed)
     const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
     expect(report.match(/^## .*/gm)).toEqual([
       '## How often', '## True only when it fails', '## What observation changed', '## What it takes to say it is fixed',

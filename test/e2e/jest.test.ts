@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ObserverFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/jest-flaky')
@@ -106,12 +107,25 @@ describe('the reporter and setup file in a Jest config, turned on by FLAKEPROOF_
     rmSync(out, { recursive: true, force: true })
     const result = await runNodeIn(FIXTURE, [JEST, '--config', 'jest.reporter.config.js'], { FLAKEPROOF_REPEAT: '200' })
     expect(result.stderr).toContain('FLAKY')
+    // The end of the run suggests Jest's commands only (src/core/hints.ts), never Vitest's.
+    const end = result.stderr.slice(result.stderr.lastIndexOf('\n flakeproof '))
+    expect(end).toContain('npx flakeproof jest --flaky-proof')
+    expect(end).not.toContain('vitest')
     for (const name of ['rate.json', 'facts.jsonl', 'only_when_fail.json', 'runs_needed.json', 'policy.json', 'summary.json', 'flaky_report.md']) {
       expect(existsSync(join(out, name)), name).toBe(true)
     }
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 200, failures: 40 })
     rmSync(out, { recursive: true, force: true })
   }, 120_000)
+
+  it('a misspelt reporter option is one line saying what was meant, with no stack', async () => {
+    const config = join(tempDir(), 'jest.config.js')
+    const reporter = join(ROOT, 'dist/plugin/jest/reporter.js')
+    writeFileSync(config, `module.exports = ${JSON.stringify({ rootDir: FIXTURE, testMatch: ['**/tests/counter.test.js'], reporters: ['default', [reporter, { confidense: 0.9 }]] })}\n`)
+    const result = await runNodeIn(FIXTURE, [JEST, '--config', config], { FLAKEPROOF_REPEAT: '3' })
+    expect(result.code).toBe(1)
+    expect(stripAnsi(result.stderr).trim()).toBe('flakeproof: unknown option `confidense` in the flakeproof/jest/reporter options; did you mean `confidence`?')
+  }, 60_000)
 })
 
 describe('Jest arguments pass through', () => {
@@ -151,8 +165,12 @@ describe('observe, then proof, on examples/jest-basic', () => {
     const result = await flakeproofJest(['--flaky-repeat', '200', '--flaky-observe', '--flaky-gap-ms', '10', '--flaky-out', out, '--flaky-out-anywhere'], {}, EXAMPLE)
     expect(result.code).toBe(0)
     const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
-    // 20 more calls: 201…220, of which 205, 210, 215, 220 fail.
-    expect(observer.tests?.[LIMITER]?.slow).toMatchObject({ trials: 20, failures: 4, gap_ms: 10 })
+    // 40 more calls, 201…240, in 20 gapped/fast pairs ordered by a coin: 205, 210, …, 240 fail, on
+    // whichever side each pair's coin put them.
+    const observed = observer.tests?.[LIMITER]
+    expect(observed).toMatchObject({ slow: { trials: 20, gap_ms: 10 }, paired: { trials: 20 } })
+    expect((observed?.slow.failures ?? 0) + (observed?.paired?.failures ?? 0)).toBe(8)
+    expect(observer.assignment_seed).toBeGreaterThanOrEqual(0)
   }, 120_000)
 
   it('fails the proof of the unfixed code (exit 1) and passes the fixed one (exit 0)', async () => {
@@ -174,6 +192,7 @@ describe('flakeproof jest refuses bad input before any test runs', () => {
   it.each([
     [['--flaky-seed', '3'], 2, "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
     [['--flaky-bogus'], 2, 'unknown flag --flaky-bogus'],
+    [['--flaky-repet', '5'], 2, 'unknown flag --flaky-repet; did you mean --flaky-repeat? See `flakeproof jest --help`.'],
     [['--flaky-repeat', '0'], 2, '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat'], 2, '--flaky-repeat needs a value'],
     [['--flaky-repeat', '5', '--flaky-confidence', '2'], 2, '--flaky-confidence must be a number strictly between 0 and 1 (got 2)'],

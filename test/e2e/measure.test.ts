@@ -81,30 +81,46 @@ function leavesState(dir: string): string {
 }
 
 describe('a command that breaks its own next trial', () => {
-  it('is measured non-idempotent, with the cause and how to measure it afresh', async () => {
+  it('at 10 trials is undetermined: the shape chance makes 1 time in 10, no number, and the command that decides it', async () => {
     const dir = tempDir()
     const out = join(dir, 'rate.json')
     const result = await runCli(['measure', '--cmd', leavesState(dir), '--trials', '10', '--out', out])
     expect(result.code).toBe(0)
-    // P F F F F F F F F F: one switch, at trial 2; p = 0.4 at n = 10 (2 of 10 places for the pass give 2 runs).
+    // P F F F F F F F F F: one switch, at trial 2; runs test p = 0.4 (2 of 10 places for the pass give 2
+    // runs); the shape itself is 1 of the C(10, 9) = 10 equally likely orders: 0.1 ≥ 0.05.
     expect(readArtifact(out, RateFileSchema)).toMatchObject({
-      trials: 10, failures: 9, verdict: 'non-idempotent',
-      independence: { runs: 2, pattern: 'one-switch', switch_at: 2, switched_to: 'failed', p_value: 0.4 },
+      trials: 10, failures: 9, verdict: 'undetermined',
+      independence: { runs: 2, pattern: 'one-switch', switch_at: 2, switched_to: 'failed', p_value: 0.4, switch_p_value: 0.1, switch_significant: false },
     })
+    expect(result.stderr).toContain('undetermined: Passed trial 1, then failed every trial from 2 on, but chance makes that shape too often')
+    // The same switch over 21 trials would be 1 order in 21 (< 0.05): twice that, 42.
+    expect(result.stderr).toContain(`Decide it with fresh-state runs: \`npx flakeproof measure --cmd "${leavesState(dir)}" --trials 42\``)
+  })
+
+  it('at 30 trials is non-idempotent, with the cause and how to measure it afresh', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'rate.json')
+    const result = await runCli(['measure', '--cmd', leavesState(dir), '--trials', '30', '--out', out])
+    expect(result.code).toBe(0)
+    // One pass then 29 failures: 1 of C(30, 29) = 30 orders, 0.033 < 0.05.
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 30, failures: 29, verdict: 'non-idempotent', independence: { switch_significant: true } })
     expect(result.stderr).toContain('non-idempotent: Passed trial 1, then failed every trial from 2 on: state left by one trial breaks the next')
     expect(result.stderr).toContain('Measure it with fresh runs instead: run it in a fresh environment each time')
   })
 
-  it('gets no runs needed and no retry budget, each refusal one line that says why', async () => {
+  it.each([
+    ['10', 'undetermined. Passed trial 1, then failed every trial from 2 on, but chance makes that shape too often', 'no runs needed, retry budget or quarantine is given'],
+    ['30', 'non-idempotent. Passed trial 1, then failed every trial from 2 on', 'No runs needed, retry budget or quarantine threshold is given'],
+  ])('at %s trials gets no runs needed and no retry budget, each refusal one line that says why', async (trials, why, none) => {
     const dir = tempDir()
     const rate = join(dir, 'rate.json')
-    await runCli(['measure', '--cmd', leavesState(dir), '--trials', '10', '--out', rate])
+    await runCli(['measure', '--cmd', leavesState(dir), '--trials', trials, '--out', rate])
     for (const step of [['plan', '--from', rate], ['policy', '--from', rate, '--out', join(dir, 'policy.json')]]) {
       const result = await runCli(step)
       expect(result.code).toBe(2)
       expect(result.stderr.trim().split('\n')).toHaveLength(1)
-      expect(result.stderr).toContain(`--from ${rate}: non-idempotent. Passed trial 1, then failed every trial from 2 on`)
-      expect(result.stderr).toContain('No runs needed, retry budget or quarantine threshold is given')
+      expect(result.stderr).toContain(`--from ${rate}: ${why}`)
+      expect(result.stderr).toContain(none)
     }
     expect(existsSync(join(dir, 'policy.json'))).toBe(false)
   })
@@ -112,7 +128,7 @@ describe('a command that breaks its own next trial', () => {
   it('investigate stops after the facts, exits 1 and says why in the report', async () => {
     const dir = tempDir()
     const out = join(dir, 'out')
-    const result = await runCli(['investigate', '--cmd', leavesState(dir), '--fixed-cmd', 'true', '--trials', '10', '--out-dir', out])
+    const result = await runCli(['investigate', '--cmd', leavesState(dir), '--fixed-cmd', 'true', '--trials', '30', '--out-dir', out])
     expect(result.code).toBe(1)
     expect(readArtifact(join(out, 'summary.json'), SummaryFileSchema)).toMatchObject({
       verdict: 'non-idempotent', token: 'LEFTOVER', green_runs_required: null, retry_budget: null, proof_trials: null,

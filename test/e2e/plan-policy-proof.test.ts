@@ -135,20 +135,25 @@ describe('flakeproof observe', () => {
     const dir = tempDir()
     const out = join(dir, 'observer.json')
     const fast = writeRate(dir, 40, 200, [0.150451, 0.260856])
-    const args = ['observe', '--cmd', labCommand(dir), '--fast', fast, '--slow-trials', '5', '--gap-ms', '1600', '--out', out]
+    const args = ['observe', '--cmd', labCommand(dir), '--fast', fast, '--slow-trials', '5', '--gap-ms', '1600', '--seed', '11', '--out', out]
     const result = await runCli(args)
     expect(result.code).toBe(0)
     const observer = readArtifact(out, ObserverFileSchema)
-    // Call 5 comes 1.6 s after call 4, so the lab's refresh race never fires: 0 of 5.
+    // Calls 1…10 in 5 gapped/fast pairs: a gapped call comes 1.6 s after the one before, so the lab's
+    // refresh race never fires there (0 of 5); calls 5 and 10 fail only if their pair's coin made them fast.
     expect(observer.fast).toMatchObject({ trials: 200, failures: 40, gap_ms: 0 })
     expect(observer.slow).toMatchObject({ trials: 5, failures: 0, gap_ms: 1600 })
+    expect(observer.paired?.trials).toBe(5)
+    expect(observer.paired?.failures).toBeLessThanOrEqual(2)
+    expect(observer.assignment_seed).toBe(11)
     // Fisher two-sided on [[40,160],[0,5]]: only x = 39 (one slow failure) is more likely than the
     // observed x = 40, so p = 1 − C(200,39)·C(5,1)/C(205,40) = 13670717/23352917 (Python 3, fractions)
     // = 0.5853965481057463 (scipy 1.17.1: scipy.stats.fisher_exact([[40, 160], [0, 5]])[1]).
     expect(observer.p_value).toBeCloseTo(0.5853965481057463, 12)
+    // At most 2 of 5 fast against 0 of 5 gapped: Fisher p = 2·C(5,2)/C(10,2) = 20/45 = 0.444 (1 of 5: p = 1), no change.
     expect(observer.changed).toBe(false)
-    expect(observer.note).toContain('too few')
-  }, 60_000) // five trials after 1.6 s gaps (8 s of rests) and the lab's node start-ups
+    expect(observer.note).toContain('a seeded coin deciding the order in each pair')
+  }, 60_000) // five trials after 1.6 s gaps (8 s of rests), five without, and the lab's node start-ups
 })
 
 describe('flakeproof proof', () => {

@@ -10,6 +10,7 @@ import {
 } from '../../src/artifacts/schemas.js'
 import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { type CliResult, readArtifact, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
 
 const FLAKY = 'tests/counter.test.ts > fails on every fifth call'
@@ -61,8 +62,24 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     const output = result.stdout + result.stderr
     expect(output.match(/FAIL .*always fails/g)).toHaveLength(1)
     expect(output).not.toMatch(/FAIL .*fails on every fifth call/)
-    expect(output).toMatch(/FLAKY\s+40\/200\s+\[15\.0%, 26\.1%\]\s+fix: 14 green runs\s+tests\/counter\.test\.ts > fails on every fifth call/)
-    expect(output).toMatch(/BROKEN\s+200\/200/)
+    expect(output).toMatch(/FLAKY\s+40 of 200\s+\[15\.0%, 26\.1%\]\s+fix: 14 green runs\s+tests\/counter\.test\.ts > fails on every fifth call/)
+    expect(output).toMatch(/BROKEN\s+200 of 200\s+\[98\.1%, 100\.0%\]\n/)
+    // A broken test gets no green runs: its next step says it is a plain bug.
+    expect(output).toContain('broken: it fails every time, a plain bug')
+  })
+
+  it("says after Vitest's summary what its ticks meant, and prints its own end in 80 columns", () => {
+    const output = result.stdout
+    // Vitest's `Tests  … passed` line, then flakeproof's line about the ticks above it (src/config/runners.ts).
+    const ticks = output.indexOf("Vitest's ✓ and its Tests count above are per test")
+    const summary = output.search(/^\s+Tests\s+\d/m)
+    expect(summary).toBeGreaterThan(-1)
+    expect(ticks).toBeGreaterThan(summary)
+    expect(output.slice(ticks).search(/^\s+Tests\s+\d/m)).toBe(-1)
+    // Not a terminal and no COLUMNS: 80 (src/core/text-layout.ts). Every line of flakeproof's end fits.
+    expect(output.slice(ticks).split('\n').filter((line) => line.length > 80)).toEqual([])
+    // The broken test's next step is its own runner's command for it alone.
+    expect(output).toContain("npx vitest run tests/counter.test.ts -t '^always fails$'")
   })
 
   it('streams one valid fact line per test execution', () => {
@@ -90,7 +107,7 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     expect(summary.tests?.[FLAKY]).toMatchObject({ trials: 200, failures: 40, token: 'STALE', green_runs_required: 14 })
     const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
     expect(report.match(/^## .*/gm)).toEqual(['## How often', '## True only when it fails', '## What observation changed', '## What it takes to say it is fixed'])
-    expect(report).toContain('| `tests/counter.test.ts > fails on every fifth call` | 40/200 | 20.0% | 15.0% – 26.1% | flaky |')
+    expect(report).toContain('| `tests/counter.test.ts > fails on every fifth call` | 40 of 200 | 20.0% | 15.0% – 26.1% | flaky |')
   })
 })
 
@@ -152,12 +169,15 @@ describe('the other ways to start it', { timeout: 60_000 }, () => {
   it.each([
     [['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [['--flaky-repeat', '20', '--flaky-confidence', '1'], '--flaky-confidence must be a number strictly between 0 and 1 (got 1)'],
-    [['--flaky-repaet', '20'], 'unknown flag --flaky-repaet'],
-  ])('rejects %j before any test runs', async (flags, message) => {
+    [['--flaky-repaet', '20'], 'unknown flag --flaky-repaet; did you mean --flaky-repeat?'],
+  ])('rejects %j before any test runs, in one line under Vitest\'s banner', async (flags, message) => {
     const out = tempDir()
     const result = await runVitest(['run', '--', ...flags, '--flaky-out', out, '--flaky-out-anywhere'])
     expect(result.code).toBe(1)
-    expect(result.stdout + result.stderr).toContain(message)
+    const output = stripAnsi(result.stdout + result.stderr)
+    // Once, as the line itself: no brackets around it, no stack under it, no `{ [cause] }`.
+    expect(output.split('\n').filter((line) => line.includes(message))).toEqual([`flakeproof: ${message}`])
+    expect(output).not.toMatch(/^\s+at |\[cause\]/m)
     expect(result.stdout).not.toMatch(/Test Files/)
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })

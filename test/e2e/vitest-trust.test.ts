@@ -48,10 +48,11 @@ describe('a suite with a worker-killing test, same-named tests and module state 
     const leaking = ['tests/module-state.test.ts > registers a plugin once', EMPTY_THROW]
     for (const id of leaking) expect(rateOf(id)).toMatchObject({ trials: 10, failures: 9, verdict: 'non-idempotent' })
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.filter((t) => t.verdict === 'flaky')).toEqual([])
-    const output = result.stdout + result.stderr
+    // The end of the run is wrapped to the terminal (80 columns here), its commands broken with ` \`: read as one text.
+    const output = unwrapped(result.stdout + result.stderr)
     expect(output).toContain('then failed every repetition from 2 on: state left by one repetition breaks the next')
     // It passed its first repetition among the file's tests, then broke its own: its file runs whole (src/core/hints.ts).
-    expect(output).toContain('its file run whole (it may need the tests before it): `npx flakeproof measure --cmd "npx vitest run tests/module-state.test.ts" --trials 20 --out .flakeproof/fresh-rate.json`.')
+    expect(output).toContain('its file run whole (it may need the tests before it): npx flakeproof measure --cmd "npx vitest run tests/module-state.test.ts" --trials 20 --out .flakeproof/fresh-rate.json')
   })
 
   it("records an empty-message throw as the error's name, never as `Expect test to fail`", () => {
@@ -168,3 +169,8 @@ describe('mistakes stop the run before any test, and change nothing', { timeout:
     expect(existsSync(join(out, 'summary.json'))).toBe(false)
   })
 })
+
+/** Terminal text as one line per paragraph: a command's ` \` continuations and wrapped lines joined by a space. */
+function unwrapped(text: string): string {
+  return text.replace(/ \\\n\s+/g, ' ').replace(/\n +/g, ' ')
+}

@@ -76,6 +76,26 @@ describe('buildConditions', () => {
     expect(order?.passing_order).toEqual({ round: 2, seed: 12 })
     expect(tags).toEqual([])
   })
+
+  it('divides the confidence among every culprit tried in the run, so a run names an innocent one at most 5% of the time', () => {
+    // 8 rounds; "reads" fails exactly in the 4 where "leaks" ran before it: 4/4 against 0/4, p = 2/70.
+    const first = new Set([1, 3, 5, 7])
+    const plan = Array.from({ length: 8 }, (_, i): PlannedRound => ({ round: i + 1, condition: 'base', seed: 20 + i }))
+    const leaks = plan.map((r) => result('leaks', r.round, 'base', true, first.has(r.round) ? 1 : 3, r.seed))
+    const reads = plan.map((r) => result('reads', r.round, 'base', !first.has(r.round), 2, r.seed))
+    // Alone, "leaks" is the one culprit tried: 0.0286 < 0.05.
+    const alone = build(new Map([['a.test.ts > leaks', leaks], ['a.test.ts > reads', reads]]), plan, true).tests['a.test.ts > reads']?.order
+    expect(alone).toMatchObject({ significant: true, tag: 'order-dependent', hypotheses: 1 })
+    expect(alone?.p_value).toBeCloseTo(2 / 70, 12)
+    // A third test, "other", runs last in the rounds "leaks" opens and first in the others, and fails
+    // once (round 2). Tried now: "reads" against "leaks" and "other", "other" against "leaks" and
+    // "reads": 4 hypotheses in the run. "reads" is still best explained by "leaks" (a tie with
+    // "other" at 2/70, by name), but 2/70 is not below 0.05 / 4.
+    const other = plan.map((r) => result('other', r.round, 'base', r.round !== 2, first.has(r.round) ? 3 : 1, r.seed))
+    const tests = build(new Map([['a.test.ts > leaks', leaks], ['a.test.ts > reads', reads], ['a.test.ts > other', other]]), plan, true).tests
+    expect(tests['a.test.ts > reads']?.order).toMatchObject({ culprit: 'a.test.ts > leaks', significant: false, tag: null, hypotheses: 4 })
+    expect(tests['a.test.ts > reads']?.order?.adjusted_p_value).toBeCloseTo(8 / 70, 12)
+  })
 })
 
 describe('unreproducedConditions', () => {

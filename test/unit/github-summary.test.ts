@@ -42,13 +42,13 @@ describe('renderGithubSummary', () => {
 
       | Test | Failed | Rate | 95% interval | Verdict | Runs a fix must pass |
       | --- | --- | --- | --- | --- | --- |
-      | \`tests/a.test.ts > cart > fails \\| sometimes\` | 5/20 | 25.0% | 11.2% – 46.9% | flaky | 11 |
+      | \`tests/a.test.ts > cart > fails \\| sometimes\` | 5 of 20 | 25.0% | 11.2% – 46.9% | flaky | 11 |
 
       ### Broken (1)
 
       | Test | Failed | Rate | 95% interval |
       | --- | --- | --- | --- |
-      | \`tests/a.test.ts > always fails\` | 20/20 | 100.0% | 83.9% – 100.0% |
+      | \`tests/a.test.ts > always fails\` | 20 of 20 | 100.0% | 83.9% – 100.0% |
 
       Broken tests failed every repetition: fix them as normal bugs.
 
@@ -56,13 +56,13 @@ describe('renderGithubSummary', () => {
 
       | Test | Since | Reason | Failed |
       | --- | --- | --- | --- |
-      | \`tests/b.test.ts > slow \\| socket\` | 2026-11-01 | failed beyond its budget on 3 runs | 7/200 |
+      | \`tests/b.test.ts > slow \\| socket\` | 2026-11-01 | failed beyond its budget on 3 runs | 7 of 200 |
 
       ### Proof: **FAILED**
 
       | Test | Runs | Failed | Result |
       | --- | --- | --- | --- |
-      | \`tests/a.test.ts > cart > fails \\| sometimes\` | 11/11 | 1 | FAILED |
+      | \`tests/a.test.ts > cart > fails \\| sometimes\` | 11 of 11 runs | 1 | FAILED |
 
       Required runs from \`.flakeproof/policy.json\`.
 
@@ -72,7 +72,7 @@ describe('renderGithubSummary', () => {
 
   it('renders a command measurement as one row, and a proof on its own', () => {
     const command = rateFile({ trials: 20, failures: 5, rate: 0.25, ci_low: 0.112, ci_high: 0.469 }, { command: 'node job.js' })
-    expect(renderGithubSummary({ rate: command })).toContain('| flaky | 5/20 | 25.0% | 11.2% – 46.9% | – |')
+    expect(renderGithubSummary({ rate: command })).toContain('| flaky | 5 of 20 | 25.0% | 11.2% – 46.9% | – |')
     const alone = renderGithubSummary({ proof: { ...proof, tests: undefined, failures: 0, passed: true } })
     expect(alone).toContain('### Proof: **passed**\n\n11 of 11 required runs, 0 failed')
   })

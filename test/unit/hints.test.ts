@@ -18,6 +18,11 @@ describe('runTest: one test in a fresh process, in its runner’s own syntax', (
     ['Jest', { runner: 'jest', version: '29.7.0' }, { ...plain, file: 'test/a.test.js' }, false, "npx jest test/a.test.js -t '^cache refresh$'"],
     ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, false, "npx jest a.test.ts -t '^cache refresh$' --selectProjects dom"],
     ['Jest, its file whole', { runner: 'jest' }, plain, true, 'npx jest a.test.ts'],
+    // Playwright's grep reads `project file suites name @tags` (spaces between); `/…/` keeps the case, the space and `$` the whole name.
+    ['Playwright', { runner: 'playwright' }, { project: 'desktop', file: 'tests/cart.spec.ts', name: 'cart > shows the total' }, false, "npx playwright test tests/cart.spec.ts --grep '/ cart shows the total$/' --project desktop"],
+    ['Playwright, escaped, no project', { runner: 'playwright' }, marked, false, `npx playwright test b.test.ts --grep '/ f\\(x\\) "ok"\\.$/' --project web`],
+    ['Playwright, a slash in the name', { runner: 'playwright' }, { project: '', file: 'a.spec.ts', name: 'GET /cart' }, false, "npx playwright test a.spec.ts --grep '/ GET \\/cart$/'"],
+    ['Playwright, its file whole', { runner: 'playwright' }, { project: 'mobile', file: 'a.spec.ts', name: 'x' }, true, 'npx playwright test a.spec.ts --project mobile'],
     ['command mode: every trial is a fresh process', { runner: 'command' }, plain, false, null],
     // After repeat every run was a fresh process already (no fresh-run measurement), but the producer's command still looks at the test alone.
     ['repeat: the producer looks at the test alone', { runner: 'reports', via: 'repeat', producer: 'pytest' }, { project: '', file: 'tests.test_cart.TestCart', name: 'test_total[2]' }, false, 'python3 -m pytest -k test_total'],
@@ -65,11 +70,66 @@ describe('again: the next flakeproof run, in the form the run was started with',
     [vitest, '--flaky-repeat 200', 'npx flakeproof vitest --flaky-repeat 200'],
     [vitestConfig, '--flaky-proof', 'npx vitest run -- --flaky-proof'],
     [{ runner: 'jest' }, '--flaky-proof', 'npx flakeproof jest --flaky-proof'],
+    [{ runner: 'playwright' }, '--flaky-repeat 20', 'npx flakeproof playwright --flaky-repeat 20'],
     [{ runner: 'reports', via: 'repeat' }, '--flaky-proof', 'npx flakeproof proof --cmd "<fixed test command>" --policy policy.json'],
     [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200 --flaky-observe', 'npx flakeproof observe --cmd "<test command>" --slow-trials 20 --gap-ms 2000'],
     [{ runner: 'reports', via: 'ingest' }, '--flaky-repeat 200', 'npx flakeproof repeat --runs 200 --junit <report path> -- <test command>'],
   ])('%j %s', (context, flags, command) => {
     expect(hintsFor(context).again(flags)).toBe(command)
+  })
+})
+
+describe('decide: the run that would decide an undetermined switch, in the runner’s syntax', () => {
+  // A switch after the first trial (PFFF… or FPPP…): `first` = switchAt − 1 = 1 trial in the first block.
+  const passedOnce = { switchAt: 2, trials: 10 }
+  it.each<[string, HintContext, Parameters<ReturnType<typeof hintsFor>['decide']>[0], string]>([
+    // Vitest: whole-run rounds of the file, run whole (a test may need its siblings); each round is fresh module state.
+    ['Vitest, the wrapper', vitest, { test: plain, ...passedOnce }, 'npx flakeproof vitest --flaky-rounds 3 --flaky-repeat 10 a.test.ts'],
+    ['Vitest, a project and a file with spaces', vitest, { test: { project: 'web ui', file: 'a b.test.ts', name: 'x' }, ...passedOnce }, "npx flakeproof vitest --flaky-rounds 3 --flaky-repeat 10 --project 'web ui' 'a b.test.ts'"],
+    ['Vitest, the plugin in the config', vitestConfig, { test: marked, ...passedOnce }, 'npx vitest run b.test.ts --project web -- --flaky-rounds 3 --flaky-repeat 10'],
+    // The same single switch over n trials is 1 order in C(n, 1) = n: below 1/20 from n = 21; twice that, 42 (more than 2 × 10).
+    ['Jest: more copies, no rounds yet', { runner: 'jest' }, { test: { ...plain, file: 'test/a.test.js' }, ...passedOnce }, 'npx flakeproof jest --flaky-repeat 42 test/a.test.js'],
+    ['Jest, a project', { runner: 'jest', version: '29.7.0' }, { test: { ...plain, project: 'dom' }, ...passedOnce }, 'npx flakeproof jest --flaky-repeat 42 a.test.ts --selectProjects dom'],
+    // Twice the trials seen when that is more: 2 × 30 = 60 > 42.
+    ['Jest, more trials seen than the shape needs', { runner: 'jest' }, { test: plain, switchAt: 2, trials: 30 }, 'npx flakeproof jest --flaky-repeat 60 a.test.ts'],
+    // Playwright has whole-run rounds too (each round new workers): the file whole, in its project.
+    ['Playwright, a project', { runner: 'playwright' }, { test: { project: 'desktop', file: 'tests/cart.spec.ts', name: 'x' }, ...passedOnce }, 'npx flakeproof playwright --flaky-rounds 3 --flaky-repeat 10 tests/cart.spec.ts --project desktop'],
+    ['command mode', { runner: 'command' }, { command: 'node job.js', ...passedOnce }, 'npx flakeproof measure --cmd "node job.js" --trials 42'],
+    // Two failures first (FFPP…) and its mirror: 2 orders in C(n, 2), below 1/20 once C(n, 2) > 40: n = 10 (45); twice that, 20 (more than 2 × 5).
+    ['command mode, a block of two', { runner: 'command' }, { command: 'node job.js', switchAt: 3, trials: 5 }, 'npx flakeproof measure --cmd "node job.js" --trials 20'],
+    ['command mode, command not known', { runner: 'command' }, passedOnce, 'npx flakeproof measure --cmd "<command>" --trials 42'],
+    // Every run a fresh process already: more runs.
+    ['repeat', { runner: 'reports', via: 'repeat', producer: 'pytest' }, { test: plain, ...passedOnce }, 'npx flakeproof repeat --runs 42 --junit <report path> -- <test command>'],
+  ])('%s', (_name, context, subject, command) => {
+    expect(hintsFor(context).decide(subject)).toBe(command)
+  })
+
+  it('gives sh back the project and the file as written', () => {
+    const line = hintsFor(vitest).decide({ test: { project: 'web ui', file: "it's a.test.ts", name: 'x' }, switchAt: 2, trials: 10 })
+    const words = execFileSync('sh', ['-c', `printf '%s\\n' ${line}`], { encoding: 'utf8' }).split('\n').slice(0, -1)
+    expect(words.slice(-3)).toEqual(['--project', 'web ui', "it's a.test.ts"])
+  })
+})
+
+describe('againFor: one test with flakeproof flags, selected in the runner’s own syntax', () => {
+  it.each<[string, HintContext, { project: string; file: string; name: string }, string, string | null]>([
+    ['Vitest through the wrapper', vitest, plain, '--flaky-repeat 200', "npx flakeproof vitest --flaky-repeat 200 a.test.ts -t '^cache refresh$'"],
+    // The plugin in the config reads flakeproof's flags after `--`; the file, -t and --project are Vitest's.
+    ['Vitest, the plugin in the config', vitestConfig, marked, '--flaky-proof', `npx vitest run b.test.ts -t '^f\\(x\\) "ok"\\.$' --project web -- --flaky-proof`],
+    ['Jest', { runner: 'jest', version: '30.0.0' }, { ...plain, file: 'test/a.test.js' }, "--flaky-proof --flaky-out '.flakeproof'", "npx flakeproof jest --flaky-proof --flaky-out '.flakeproof' test/a.test.js -t '^cache refresh$'"],
+    ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, '--flaky-repeat 200', "npx flakeproof jest --flaky-repeat 200 a.test.ts -t '^cache refresh$' --selectProjects dom"],
+    // Playwright's grep matches project, file, suites and name joined by spaces: the leading space and `$` anchor the whole name.
+    ['Playwright', { runner: 'playwright' }, { project: 'desktop', file: 'tests/cart.spec.ts', name: 'cart > shows the total' }, '--flaky-repeat 200', "npx flakeproof playwright --flaky-repeat 200 tests/cart.spec.ts --grep '/ cart shows the total$/' --project desktop"],
+    // No command selects one test there: the caller falls back to `again`.
+    ['command mode', { runner: 'command' }, plain, '--flaky-repeat 200', null],
+    ['reports', { runner: 'reports', via: 'ingest', producer: 'pytest' }, plain, '--flaky-repeat 200', null],
+  ])('%s', (_name, context, test, flags, command) => {
+    expect(hintsFor(context).againFor(test, flags)).toBe(command)
+  })
+
+  it('gives sh back, word for word, the flags, the file and the anchored pattern', () => {
+    const words = (line: string): string[] => execFileSync('sh', ['-c', `printf '%s\\n' ${line}`], { encoding: 'utf8' }).split('\n').slice(0, -1)
+    expect(words(hintsFor({ runner: 'jest' }).againFor(marked, '--flaky-repeat 200') as string)).toEqual(['npx', 'flakeproof', 'jest', '--flaky-repeat', '200', 'b.test.ts', '-t', '^f\\(x\\) "ok"\\.$', '--selectProjects', 'web'])
   })
 })
 
@@ -80,6 +140,7 @@ describe('seededOrder: the runner’s own seeded order, where its version has on
     [{ runner: 'jest', version: '29.5.0' }, '--randomize --seed 7'],
     [{ runner: 'jest', version: '30.0.5' }, '--randomize --seed 7'],
     [{ runner: 'jest' }, '--randomize --seed 7'],
+    [{ runner: 'playwright' }, '--shuffle 7'],
     [{ runner: 'command' }, null],
   ])('%j', (context, option) => {
     expect(hintsFor(context).seededOrder('7')).toBe(option)
@@ -92,6 +153,7 @@ describe('hintContextOf: the context from rate.json', () => {
     ['the plugin in the config', { command: 'vitest run -- --flaky-repeat 20', tests: [] }, vitestConfig],
     ['Jest recorded with its version', { command: 'jest --ci', tests: [], runner: { name: 'jest', version: '29.4.3' } }, { runner: 'jest', version: '29.4.3' }],
     ['Jest before `runner` was recorded', { command: 'flakeproof jest --flaky-repeat 20', tests: [] }, { runner: 'jest', version: undefined }],
+    ['Playwright', { command: 'flakeproof playwright --flaky-repeat 20', tests: [], runner: { name: 'playwright', version: '1.65.1' } }, { runner: 'playwright' }],
     ['command mode', { command: 'node job.js' }, { runner: 'command' }],
     ['repeat', { command: 'python3 -m pytest', tests: [], reports: 'junit' }, { runner: 'reports', via: 'repeat', producer: undefined }],
     ['ingest of cargo logs', { command: 'flakeproof ingest --libtest "logs/*.log"', tests: [], reports: 'libtest' }, { runner: 'reports', via: 'ingest', producer: 'libtest' }],
@@ -132,5 +194,10 @@ describe('the sentences that carry the commands', () => {
     expect(INDEPENDENCE_TEXT.en.freshRun(command, true)).toBe(`Measure it with fresh runs instead, its file run whole (it may need the tests before it): \`${command}\`.`)
     expect(INDEPENDENCE_TEXT.en.freshRun(command, false, (c) => `<code>${c}</code>`)).toBe(`Measure it with fresh runs instead: <code>${command}</code>.`)
     expect(INDEPENDENCE_TEXT.en.freshRun(null, false)).toBe('')
+  })
+
+  it('set the deciding command off the same way', () => {
+    expect(INDEPENDENCE_TEXT.en.decide('npx flakeproof measure --cmd "node job.js" --trials 42')).toBe('Decide it with fresh-state runs: `npx flakeproof measure --cmd "node job.js" --trials 42`.')
+    expect(INDEPENDENCE_TEXT.en.decide('npx vitest run a.test.ts -- --flaky-rounds 3', (c) => `<code>${c}</code>`)).toBe('Decide it with fresh-state runs: <code>npx vitest run a.test.ts -- --flaky-rounds 3</code>.')
   })
 })

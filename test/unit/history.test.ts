@@ -86,10 +86,11 @@ describe('analyzeHistory notices a changed rate at a commit', () => {
     expect(changes[0]?.change_point?.commit).toBe('c2')
     expect(changes[0]?.change_point?.probability).toBeCloseTo(184756 / 184757, 12)
     expect(changes[0]?.change_point?.no_change).toBeCloseTo(1 / 184757, 12)
-    // Not a flake: every run at c2 failed and none at c1; (½¹⁰ + ½¹⁰)² ≈ 3.8e-6 by chance. Partial, with the reason.
+    // Not a flake: every run at c2 failed and none at c1; given 10 failures of 20, 2 of the C(20, 10)
+    // choices of the failing runs leave each commit uniform: 2 / 184756 = 1.08e-5. Partial, with the reason.
     expect(bundle.rate.tests?.map((t) => [t.failures, t.trials, t.verdict])).toEqual([[10, 20, 'partial']])
     expect(bundle.rate.run_errors?.map((e) => e.error)).toEqual([
-      't: failed every attempt at c2 and passed every attempt at c1: a change in the code, not chance, so its history is no flake rate; measure it at one commit',
+      't: failed every attempt at c2 and passed every attempt at c1 (p = 0.0000108 by chance): a change in the code, not chance, so its history is no flake rate; measure it at one commit',
     ])
   })
 
@@ -138,7 +139,8 @@ describe('history files', () => {
     const files = readdirSync(dir)
     expect(files).toHaveLength(300)
     for (const file of files) expect(HistoryRecordSchema.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')))).toEqual({ ...rec, run_id: expect.any(String) })
-  })
+    // Six Node processes at once: seconds on a loaded 2-core machine, past the unit default.
+  }, 60_000)
 
   it('name the file and line of a record that is not one', () => {
     const dir = tempDir()

@@ -194,9 +194,9 @@ describe('drilling into a test', () => {
       ['flaky', '2'],
       ['broken', '1'],
       ['non-idempotent', '1'],
+      ['undetermined', '1'],
       ['partial', '1'],
       ['stable', '1'],
-      ['undetermined', '1'],
       ['mystery', '1'],
     ])
   })
@@ -245,9 +245,9 @@ describe('drilling into a test', () => {
   it('says the order finding and every condition comparison in the order-dependent test', () => {
     const order = article(IDS.order)
     expect(order?.querySelector('[data-order="dependent"]')?.textContent).toBe(
-      "Fails when tests/a.test.ts > writes the shared file runs before it: 5/10 failed after it, 0/10 otherwise (Fisher's exact p = 0.0325, corrected for the tests that could have run before it). Replay a failing order with --flaky-seed 102; a passing one: --flaky-seed 101.",
+      "Fails when tests/a.test.ts > writes the shared file runs before it: 5 of 10 failed after it, 0 of 10 otherwise (Fisher's exact p = 0.0325, corrected for the tests that could have run before it). Replay a failing order with --flaky-seed 102; a passing one: --flaky-seed 101.",
     )
-    expect([...(order?.querySelectorAll('table.conditions td') ?? [])].map((td) => td.textContent)).toEqual(['parallel (as configured) 3/10', 'serial 2/10', '1.00', '–'])
+    expect([...(order?.querySelectorAll('table.conditions td') ?? [])].map((td) => td.textContent)).toEqual(['parallel (as configured) 3 of 10', 'serial 2 of 10', '1.00', '–'])
   })
 
   it('shows a command as code, without backquotes', () => {
@@ -260,7 +260,7 @@ describe('drilling into a test', () => {
   it('carries the search, filter and sort controls hidden, for the script to show', () => {
     const form = document.querySelector('form#find')
     expect(form?.hasAttribute('hidden')).toBe(true)
-    expect([...document.querySelectorAll('#verdict option')].map((o) => o.getAttribute('value'))).toEqual(['', 'flaky', 'broken', 'non-idempotent', 'partial', 'stable', 'undetermined', 'mystery', 'order-dependent'])
+    expect([...document.querySelectorAll('#verdict option')].map((o) => o.getAttribute('value'))).toEqual(['', 'flaky', 'broken', 'non-idempotent', 'undetermined', 'partial', 'stable', 'mystery', 'order-dependent'])
     expect([...document.querySelectorAll('#sort option')].map((o) => o.getAttribute('value'))).toEqual(['concern', 'rate', 'failures', 'name'])
   })
 

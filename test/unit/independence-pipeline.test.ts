@@ -99,17 +99,19 @@ describe('test mode: a test that breaks its own next repetition', () => {
     const dir = tempDir('flakeproof-unit-')
     const run = runDirOf(dir)
     prepareRunDir(run)
-    const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
-    recorder.record(test('leaks state', '.xxxxxxxxx'))
-    recorder.record(test('every fifth', '....x....x'))
+    const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 21, observe: false, confidence, proofRuns: {}, lang: 'en' })
+    // One pass, then 20 failures: 1 order in C(21, 20) = 21 by chance (0.048 < 0.05), so the shape decides.
+    recorder.record(test('leaks state', `.${'x'.repeat(20)}`))
+    recorder.record(test('every fifth', `${'....x'.repeat(4)}.`))
     const result = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() })
+    // Every fifth: 4 of 21; (17/21)^n <= 0.05 from n = ln 0.05 / ln(17/21) = 14.18, so 15.
     expect(result.tests.map((t) => [t.tally.id, t.verdict, t.greenRuns])).toEqual([
-      ['a.test.ts > every fifth', 'flaky', 14],
+      ['a.test.ts > every fifth', 'flaky', 15],
       ['a.test.ts > leaks state', 'non-idempotent', null],
     ])
     const read = <T>(name: string, schema: { parse: (x: unknown) => T }): T => schema.parse(JSON.parse(readFileSync(join(dir, name), 'utf8')))
     const rate = read('rate.json', RateFileSchema)
-    expect(rate.tests?.find((t) => t.name === 'leaks state')?.independence).toMatchObject({ pattern: 'one-switch', switch_at: 2, switched_to: 'failed' })
+    expect(rate.tests?.find((t) => t.name === 'leaks state')?.independence).toMatchObject({ pattern: 'one-switch', switch_at: 2, switched_to: 'failed', switch_significant: true })
     expect(Object.keys(read('runs_needed.json', RunsNeededFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
     expect(Object.keys(read('policy.json', PolicyFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
     const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
@@ -117,5 +119,42 @@ describe('test mode: a test that breaks its own next repetition', () => {
     // It passed its first repetition among the file's tests, then broke its own: its file runs whole (src/core/hints.ts).
     expect(report).toContain('Measure it with fresh runs instead, its file run whole (it may need the tests before it): `npx flakeproof measure --cmd "npx vitest run a.test.ts" --trials 20 --out .flakeproof/fresh-rate.json`.')
     expect(report).toContain('`a.test.ts > leaks state`: No runs needed, retry budget or quarantine threshold is given')
+  })
+
+  it('at 10 repetitions, with no fresh-state evidence gathered, is undetermined: no number, and the command that decides it', () => {
+    const dir = tempDir('flakeproof-unit-')
+    const run = runDirOf(dir)
+    prepareRunDir(run)
+    const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
+    recorder.record(test('leaks state', '.xxxxxxxxx'))
+    const result = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() })
+    expect(result.tests.map((t) => [t.verdict, t.greenRuns])).toEqual([['undetermined', null]])
+    const read = <T>(name: string, schema: { parse: (x: unknown) => T }): T => schema.parse(JSON.parse(readFileSync(join(dir, name), 'utf8')))
+    expect(read('policy.json', PolicyFileSchema).tests).toEqual({})
+    const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
+    expect(report).toContain('`a.test.ts > leaks state`: **undetermined**. Passed repetition 1, then failed every repetition from 2 on, but chance makes that shape too often')
+    expect(report).toContain('1 order in 10 with these counts (p = 0.100)')
+    // Started as `vitest run` (the plugin in the config): the deciding run in that form (src/core/hints.ts).
+    expect(report).toContain('`npx vitest run a.test.ts -- --flaky-rounds 3 --flaky-repeat 10`')
+  })
+
+  it('with fresh-state rounds that repeat the switch, is non-idempotent; with a fresh start that does not, flaky', () => {
+    const decide = (fresh: string[]) => {
+      const dir = tempDir('flakeproof-unit-')
+      const run = runDirOf(dir)
+      prepareRunDir(run)
+      const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
+      recorder.record(test('switch', '.xxxxxxxxx'))
+      // 10 repetitions: 2 fresh rounds would decide a real switch (1/C(20, 2) = 1/190 < 0.05).
+      expect(recorder.freshEvidenceRequest()).toEqual({ rounds: 2, tests: [{ id: 'a.test.ts > switch', project: '', file: 'a.test.ts' }] })
+      fresh.forEach((pattern, i) => recorder.recordFreshEvidence(test('switch', pattern), i + 1))
+      const [outcome] = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() }).tests
+      return [outcome?.verdict, outcome?.tally.freshEvidence?.decided, outcome?.greenRuns]
+    }
+    expect(decide(['.xxxxxxxxx', '.xxxxxxxxx'])).toEqual(['non-idempotent', 'non-idempotent', null])
+    // A fresh start failed as the later repetitions did: the first pass was chance.
+    expect(decide(['xxxxxxxxxx', '.xxxxxxxxx'])?.slice(0, 2)).toEqual(['flaky', 'flaky'])
+    // No fresh round ran (a filter, a crash): still undetermined.
+    expect(decide([])).toEqual(['undetermined', 'undetermined', null])
   })
 })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Fraction } from '../../src/core/fraction.js'
-import { EXACT_MAX_MINORITY, testIndependence } from '../../src/core/independence.js'
+import { EXACT_MAX_MINORITY, switchChance, testIndependence } from '../../src/core/independence.js'
 import { normalCdf } from '../../src/core/normal.js'
-import { computeVerdict } from '../../src/core/verdict.js'
+import { computeVerdict, dependenceOf } from '../../src/core/verdict.js'
 
 const ALPHA: Fraction = { num: 1n, den: 20n }
 
@@ -53,24 +53,40 @@ describe('testIndependence: the exact runs distribution', () => {
     const result = testIndependence(200, failures, ALPHA)
     expect(result).toMatchObject({ runs: 80, expected_runs: 65, pattern: 'regular', period: 5, method: 'exact', switch_at: null })
     expect(result.p_value).toBeCloseTo(1.0533434591e-4, 12)
-    expect(computeVerdict(40, 200, result.pattern)).toBe('flaky')
+    expect(computeVerdict(40, 200, dependenceOf(result))).toBe('flaky')
   })
 })
 
 describe('testIndependence: one switch', () => {
+  // switch_p_value: of the C(n, k) equally likely orders of k failures in n trials, the share that
+  // is a single switch with a second block of two or more (failures first: n − k >= 2; passes
+  // first: k >= 2). PFFFFFFFFF: 1 of C(10, 9) = 10; PPPFF: PPPFF and FFPPP, 2 of C(5, 2) = 10;
+  // FPP: 1 of C(3, 1) = 3 (FPP; PPF's second block is one trial); FFFF then 12 P: 2 of C(16, 4) = 1820.
   it.each([
-    // P F F F F F F F F F: R = 2 with 9 F and 1 P has P(R <= 2) = 2/10 (of the 10 places for the P,
-    // only the two ends give 2 runs), so p = 0.4: not significant, still the textbook signature.
-    ['PFFFFFFFFF', 2, 'failed', 0.4],
-    ['PPPFF', 4, 'failed', 0.4],
-    ['FPP', 2, 'passed', 1], // 1 F, 2 P: P(R <= 2) = 2/3 (the F at an end), so p = min(1, 2·2/3) = 1
-    ['FFFFPPPPPPPPPPPP', 5, 'passed', null],
-  ])('%s switches at trial %i to %s', (sequence, at, to, p) => {
+    // Runs test: R = 2 with 9 F and 1 P has P(R <= 2) = 2/10 (only the two ends give 2 runs), p = 0.4.
+    ['PFFFFFFFFF', 2, 'failed', 0.4, 1 / 10, 'undetermined'],
+    ['PPPFF', 4, 'failed', 0.4, 2 / 10, 'undetermined'],
+    ['FPP', 2, 'passed', 1, 1 / 3, 'undetermined'], // 1 F, 2 P: P(R <= 2) = 2/3 (the F at an end), so p = min(1, 2·2/3) = 1
+    ['FFFFPPPPPPPPPPPP', 5, 'passed', null, 2 / 1820, 'non-idempotent'],
+    // One failure first of 21: 1/21 < 0.05 (1/20 would be equal to 0.05, not below).
+    [`F${'P'.repeat(20)}`, 2, 'passed', null, 1 / 21, 'non-idempotent'],
+    [`F${'P'.repeat(19)}`, 2, 'passed', null, 1 / 20, 'undetermined'],
+  ])('%s switches at trial %i to %s (switch p = %d, %s)', (sequence, at, to, p, chance, verdict) => {
     const result = run(sequence)
-    expect(result).toMatchObject({ pattern: 'one-switch', switch_at: at, switched_to: to, runs: 2 })
+    expect(result).toMatchObject({ pattern: 'one-switch', switch_at: at, switched_to: to, runs: 2, switch_significant: verdict === 'non-idempotent' })
     if (p !== null) expect(result.p_value).toBeCloseTo(p, 12)
+    expect(result.switch_p_value).toBeCloseTo(chance, 15)
     const [trials, failures] = parse(sequence)
-    expect(computeVerdict(failures.length, trials, result.pattern)).toBe('non-idempotent')
+    expect(computeVerdict(failures.length, trials, dependenceOf(result))).toBe(verdict)
+  })
+
+  it.each([
+    ['no evidence', undefined, 'undetermined'],
+    ['fresh processes repeat it', 'non-idempotent', 'non-idempotent'],
+    ['a fresh start did what the later ones did', 'flaky', 'flaky'],
+    ['fresh processes too few to tell', 'undetermined', 'undetermined'],
+  ] as const)('a suggestive PFFFFFFFFF with %s is %s', (_case, fresh, verdict) => {
+    expect(computeVerdict(9, 10, dependenceOf(run('PFFFFFFFFF'), fresh))).toBe(verdict)
   })
 
   it.each([
@@ -142,3 +158,35 @@ function failuresWithRuns(n1: number, n2: number, runs: number): number[] {
   const p = blocks(n2, Math.floor(runs / 2))
   return parse(f.map((size, i) => 'F'.repeat(size) + 'P'.repeat(p[i] ?? 0)).join(''))[1]
 }
+
+describe('switchChance: every round a single switch the same way, given each round\'s counts', () => {
+  it.each([
+    // One round of 10 with 1 failure: only FPPPPPPPPP (PPPPPPPPPF's second block is one trial): 1/10.
+    { case: 'FPPPPPPPPP', rounds: [{ trials: 10, failures: 1 }], chance: { num: 1n, den: 10n } },
+    // PF three times: either direction, (1/2)³ each: 2/8; the blocks after the switches hold 3.
+    { case: 'PF PF PF', rounds: [{ trials: 2, failures: 1 }, { trials: 2, failures: 1 }, { trials: 2, failures: 1 }], chance: { num: 2n, den: 8n } },
+    // PFF, PPFF, PPPF: C(3,2)·C(4,2)·C(4,1) = 72 orders, two of them all one way.
+    { case: 'PFF PPFF PPPF', rounds: [{ trials: 3, failures: 2 }, { trials: 4, failures: 2 }, { trials: 4, failures: 1 }], chance: { num: 2n, den: 72n } },
+    // One PF: neither direction keeps two executions after the switch.
+    { case: 'PF alone', rounds: [{ trials: 2, failures: 1 }], chance: { num: 0n, den: 2n } },
+    { case: 'a round that never failed', rounds: [{ trials: 3, failures: 2 }, { trials: 3, failures: 0 }], chance: { num: 0n, den: 1n } },
+  ])('$case', ({ rounds, chance }) => {
+    const { num, den } = switchChance(rounds)
+    expect(num * chance.den).toBe(chance.num * den)
+  })
+})
+
+describe('testIndependence: a period is a clue only when chance explains it badly', () => {
+  it.each([
+    // 3 failures in 10 at 3, 6, 9: the orders exactly periodic for some d are 4 of C(10, 3) = 120
+    // (d = 3: first 2 or 3; d = 4: first 1 or 2): 0.033 < 0.05.
+    [[3, 6, 9], 10, 3, 4 / 120],
+    // 3 failures in 7 at 2, 4, 6: d = 2 only from trial 2 (1, 3, 5 leaves trial 7 missing); d = 3
+    // only 1, 4, 7: 2 of C(7, 3) = 35 = 0.057 ≥ 0.05, so no period is named.
+    [[2, 4, 6], 7, null, 2 / 35],
+  ])('failures at %j of %i: period %s (p = %d)', (failures, trials, period, p) => {
+    const result = testIndependence(trials, failures, ALPHA)
+    expect(result.period).toBe(period)
+    expect(result.period_p_value).toBeCloseTo(p, 12)
+  })
+})

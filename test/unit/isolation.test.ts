@@ -56,4 +56,31 @@ describe('rankPredicates', () => {
     expect(top?.predicate).toBe('previous_outcome = failed')
     expect(top?.increase).toBeCloseTo(2 / 3, 12)
   })
+
+  // A numeric fact's thresholds are its distinct observed values but the largest; trials sharing a
+  // value fall on one side together. 15 failures of 40 observed trials: Context = 15/40 = 0.375.
+  const elapsed = (runs: [failed: boolean, ms: number | undefined, count: number][]): TrialFacts[] =>
+    runs.flatMap(([failed, ms, count]) => Array.from({ length: count }, () => ({ failed, categorical: {}, numeric: ms === undefined ? {} : { elapsed_ms: ms }, words: new Set<string>() })))
+  it.each([
+    {
+      // t = 10: 10 failures + 5 passes (the tie at 10 counted together): Failure 2/3, Increase 0.292,
+      // log 10 / log 15 = 0.850, Importance 0.434; t = 20: 15 + 5: Failure 0.75, Increase 0.375,
+      // coverage 1, Importance 2 / (1/0.375 + 1) = 6/11. No `>` side beats 0. 30, the largest, is no threshold.
+      case: '`<= t` at the second distinct value, past a tie of failures and passes',
+      trials: elapsed([[true, 10, 10], [true, 20, 5], [false, 10, 5], [false, 30, 20]]),
+      expected: { predicate: 'elapsed_ms <= 20', true_in_failures: 15, true_in_successes: 5, observed_in: 40 },
+    },
+    {
+      // Mirrored, with 3 trials that did not record the fact (not observed: outside the counts):
+      // `> 10`: 15 failures + 5 passes, Importance 6/11; `> 30`: 10 + 5, Importance 0.434.
+      case: '`> t` at the smallest value, unobserved trials left out',
+      trials: elapsed([[true, 40, 10], [true, 30, 5], [false, 40, 5], [false, 10, 20], [false, undefined, 3]]),
+      expected: { predicate: 'elapsed_ms > 10', true_in_failures: 15, true_in_successes: 5, observed_in: 40 },
+    },
+  ])('chooses numeric thresholds: $case', ({ trials: given, expected }) => {
+    const ranked = rankPredicates(given)
+    expect(ranked).toHaveLength(1)
+    expect(ranked[0]).toMatchObject({ ...expected, failure: 0.75, context: 0.375, increase: 0.375 })
+    expect(ranked[0]?.importance).toBeCloseTo(6 / 11, 12)
+  })
 })

@@ -20,6 +20,10 @@ describe('resolveRunnerOptions for Jest', () => {
     ['flags, Jest arguments around them', {}, ['-t', 'name$', '--flaky-repeat', '200', '--flaky-observe', '--randomize', '--seed', '7'], {}, { repeat: 200, observe: true }],
     ['flags over env over options', { repeat: 1, outDir: 'a' }, ['--flaky-repeat=3'], { FLAKEPROOF_REPEAT: '2' }, { repeat: 3, outDir: 'a' }],
     ['proof alone', {}, ['--flaky-proof'], {}, { proof: true }],
+    // Jest's adapter gives every failed copy its signature, and attributes its everyday runs (docs/attribution.md).
+    ['a signature filter and a base branch', { repeat: 5 }, ['--flaky-signature', 'STALE', '--flaky-base', 'trunk'], {}, { repeat: 5, signature: 'STALE', base: 'trunk' }],
+    // Jest's everyday runs keep history (docs/contracts.md §11): the option is Jest's too.
+    ['history off', { repeat: 5, history: false }, [], {}, { repeat: 5, history: false }],
   ])('%s', (_name, options, args, env, expected) => {
     const resolved = resolveJestOptions(options, args, env)
     // What `flakeproof jest` hands its reporter: the options Jest's adapter takes.
@@ -30,11 +34,14 @@ describe('resolveRunnerOptions for Jest', () => {
   it.each([
     [{}, ['--flaky-seed', '3'], "--flaky-seed is not available with Jest: it needs an adapter that orders the tests inside each file by a seed of its own, which flakeproof's Jest adapter does not; pass Jest's own `--randomize --seed <n>` instead"],
     [{}, ['--flaky-seed=3'], '--flaky-seed is not available with Jest'],
-    [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; flakeproof\'s Jest flags are --flaky-repeat,'],
+    // `rep` begins one flag's name only; `--flaky-xyz` is near none, so every flag Jest takes is named.
+    [{}, ['--flaky-rep', '3'], 'unknown flag --flaky-rep; did you mean --flaky-repeat?'],
+    [{}, ['--flaky-xyz', '3'], 'unknown flag --flaky-xyz; flakeproof\'s Jest flags are --flaky-repeat,'],
+    [{ repeat: 5, confidense: 0.9 } as FlakeproofVitestOptions, [], 'unknown option `confidense` in the flakeproof/jest/reporter options; did you mean `confidence`?'],
     [{ repeat: 5, seed: 1 }, [], 'option `seed` in the flakeproof/jest/reporter options is not available with Jest'],
     [{}, ['--flaky-enforce'], "--flaky-enforce is not available with Jest: it needs an adapter that gives each test the committed policy's retry budget and keeps quarantined failures from failing the run, which flakeproof's Jest adapter does not do yet"],
     [{}, ['--flaky-junit', 'j.xml'], "--flaky-junit is not available with Jest: it needs an adapter that writes the measurement as JUnit XML, which flakeproof's Jest adapter does not do yet"],
-    [{ repeat: 5, rounds: 3 }, [], "option `rounds` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that runs the selection again as whole-run rounds with fresh module state, which flakeproof's Jest adapter does not do yet"],
+    [{ repeat: 5, rounds: 2 }, [], "option `rounds` in the flakeproof/jest/reporter options is not available with Jest: it needs an adapter that runs the selection again as whole-run rounds with fresh module state, which flakeproof's Jest adapter does not do yet"],
     [{ repeat: 5, bogus: 1 } as FlakeproofVitestOptions, [], 'unknown option `bogus` in the flakeproof/jest/reporter options; options are repeat, gapMs,'],
     [{}, ['--flaky-repeat', '0'], '--flaky-repeat must be a whole number from 1 to 1000000 (got 0)'],
     [{ repeat: 5, confidence: 1 }, [], 'must be a number strictly between 0 and 1 (got 1)'],
@@ -44,10 +51,11 @@ describe('resolveRunnerOptions for Jest', () => {
 })
 
 describe('the Jest flags', () => {
-  // What the Jest adapter does: measure, observe, prove (the committed policy's quarantines too), and a proof under load (docs/contracts.md §12).
+  // What the Jest adapter does: measure, observe, prove (the committed policy's quarantines too), and a proof under load (docs/contracts.md §12),
+  // by signature and against a base branch's history (docs/attribution.md).
   const shared = [
     ...['--flaky-repeat', '--flaky-gap-ms', '--flaky-observe', '--flaky-slow-repeat', '--flaky-confidence', '--flaky-out', '--flaky-out-anywhere', '--flaky-fail-on-flaky', '--flaky-proof'],
-    ...['--flaky-policy', '--flaky-update-policy', '--flaky-proof-required', '--flaky-proof-strict', '--flaky-load-procs'],
+    ...['--flaky-policy', '--flaky-update-policy', '--flaky-proof-required', '--flaky-proof-strict', '--flaky-load-procs', '--flaky-base', '--flaky-signature'],
   ]
 
   it("are Vitest's own entries for the options Jest shares", () => {
@@ -56,7 +64,8 @@ describe('the Jest flags', () => {
   })
 
   it("print in `flakeproof jest --help` as Vitest's lines for those flags", () => {
-    expect(renderRunnerFlags(RUNNERS.jest)).toEqual(renderVitestFlags().filter((line) => shared.includes(line.trimStart().split(' ')[0] as string)))
-    expect(renderRunnerFlags(RUNNERS.jest)).toHaveLength(shared.length)
+    expect(renderRunnerFlags(RUNNERS.jest, 80)).toEqual(renderVitestFlags(80, shared))
+    const listed = renderRunnerFlags(RUNNERS.jest, 80).flatMap((line) => /^ {2}(--flaky-[a-z-]+)/.exec(line)?.[1] ?? [])
+    expect(listed.sort()).toEqual([...shared].sort())
   })
 })

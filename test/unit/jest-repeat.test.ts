@@ -34,7 +34,7 @@ const counters = new Map<string, number>()
 let handler: Handler
 
 beforeAll(() => {
-  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, proofRuns: {}, journalDir, rootDir: '/project' }
+  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, journalDir, rootDir: '/project' }
   process.env.FLAKEPROOF_JEST = JSON.stringify(options)
   const globals = {
     expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState: { _counters: counters } }) },

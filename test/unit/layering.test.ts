@@ -152,6 +152,18 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect([...reached.keys()].filter((to) => to === 'zod' || to.startsWith('zod/') || to.startsWith('src/pipeline/'))).toEqual([])
   })
 
+  it('src/cli/main.ts loads a command only when it runs, and a short command reaches no parser, glob or renderer it does not use', () => {
+    // Start-up is paid by every trial of a short command and every CI step (bench/startup.mjs).
+    const commands = files.filter((f) => /^src\/cli\/commands\/[a-z][\w-]*\.ts$/.test(f))
+    const fromMain = edges.filter((e) => e.from === 'src/cli/main.ts' && commands.includes(e.to))
+    expect(fromMain.filter((e) => !e.dynamic).map((e) => violation(e, 'import commands with import() from the COMMANDS table'))).toEqual([])
+    expect(fromMain.map((e) => e.to).sort()).toEqual(commands)
+    const planReaches = [...runtimeClosure('src/cli/main.ts', { staticOnly: true }).keys(), ...runtimeClosure('src/cli/commands/plan.ts', { staticOnly: true }).keys()]
+    const heavy = (to: string): boolean =>
+      ['sax', 'fast-glob', 'src/artifacts/html.ts', 'src/artifacts/history-schemas.ts', 'src/artifacts/junit-read.ts', 'src/config/vitest-options.ts'].includes(to)
+    expect([...new Set(planReaches.filter(heavy))]).toEqual([])
+  })
+
   it('src/session/worker.ts reaches, at run time, only pure src/core, the journal and node built-ins', () => {
     const bad = [...runtimeClosure('src/session/worker.ts').values()]
       .filter((e) => (e.local ? !(layerOf(e.to) === 'core' || JOURNAL.includes(e.to) || e.to === 'src/session/page.ts') : !e.to.startsWith('node:')))
@@ -293,12 +305,12 @@ function namesIn(clause: string): string[] {
     .filter(Boolean)
 }
 
-/** Every edge reachable from `start` through run-time imports (type-only ones are erased), by target. */
-function runtimeClosure(start: string): Map<string, Edge> {
+/** Every edge reachable from `start` through run-time imports (type-only ones are erased), by target; `staticOnly`: what loads before any `import()`. */
+function runtimeClosure(start: string, { staticOnly = false } = {}): Map<string, Edge> {
   const reached = new Map<string, Edge>()
   const queue = [start]
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    for (const e of edges.filter((x) => x.from === file && !x.typeOnly)) {
+    for (const e of edges.filter((x) => x.from === file && !x.typeOnly && !(staticOnly && x.dynamic))) {
       if (reached.has(e.to)) continue
       reached.set(e.to, e)
       if (e.local) queue.push(e.to)

@@ -30,7 +30,7 @@ describe('renderConditionsSection', () => {
       '',
       '| test | compared | a | b | p | tag |',
       '| --- | --- | --- | --- | --- | --- |',
-      '| `a.test.ts > uses \\| the temp file` | divergence | parallel (as configured) 4/4 | serial 0/4 | 0.0286 | parallel-only |',
+      '| `a.test.ts > uses \\| the temp file` | divergence | parallel (as configured) 4 of 4 | serial 0 of 4 | 0.0286 | parallel-only |',
       '',
       '- `a.test.ts > uses \\| the temp file` (**parallel-only**): Fails parallel.',
       '',
@@ -45,7 +45,7 @@ describe('renderConditionsSection', () => {
       '',
       '| 테스트 | 비교 | a | b | p | 태그 |',
       '| --- | --- | --- | --- | --- | --- |',
-      '| `a.test.ts > uses \\| the temp file` | 병렬 대 직렬 | 병렬 (설정대로) 4/4 | 직렬 0/4 | 0.0286 | 병렬에서만 |',
+      '| `a.test.ts > uses \\| the temp file` | 병렬 대 직렬 | 병렬 (설정대로) 4번 중 4번 | 직렬 4번 중 0번 | 0.0286 | 병렬에서만 |',
       '',
       // p = 2/70 = 0.0286 (Fisher, 4/4 against 0/4: 1/C(8,4) = 1/70 per tail).
       '- `a.test.ts > uses \\| the temp file` (**병렬에서만**): 병렬 (설정대로)에서만 실패하고 직렬에서는 실패하지 않았습니다 (병렬 (설정대로) 4/4, 직렬 0/4, p = 0.0286): 프로세스나 머신 전체의 상태(임시 파일, 포트, 환경 변수, 전역 변수)를 통해 테스트끼리 얽혀 있습니다.',
@@ -62,7 +62,7 @@ describe('freshRateText', () => {
   it('gives the count, the failing rounds and the interval', () => {
     // 2 of 6 rounds; the interval is passed in as computed by describeRate.
     expect(freshRateText({ trials: 6, failures: 2, rate: 2 / 6, ci_low: 0.0968, ci_high: 0.7, failure_rounds: [3, 6] })).toBe(
-      'With fresh module state (its first execution in each of 6 rounds) it failed 2/6 (rounds 3, 6): rate 33.3%, interval [9.7%, 70.0%]; that is its rate in an ordinary run.',
+      'With fresh module state (its first execution in each of 6 rounds) it failed 2 of 6 (rounds 3, 6): rate 33.3%, interval [9.7%, 70.0%]; that is its rate in an ordinary run.',
     )
   })
 })

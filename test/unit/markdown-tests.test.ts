@@ -17,7 +17,7 @@ describe('the test-mode report', () => {
     const id = 'a.test.ts > a name\nwith a newline | and a pipe'
     const report = renderReport({ rate: rateWith([{ id, project: '', file: 'a.test.ts', name: 'a name\nwith a newline | and a pipe', ...measured, verdict: 'flaky', independence: independent }]) }, 'en')
     const row = report.split('\n').find((line) => line.startsWith('| `a.test.ts'))
-    expect(row).toBe('| `a.test.ts > a name\\nwith a newline \\| and a pipe` | 9/10 | 90.0% | 59.6% – 98.2% | flaky |')
+    expect(row).toBe('| `a.test.ts > a name\\nwith a newline \\| and a pipe` | 9 of 10 | 90.0% | 59.6% – 98.2% | flaky |')
   })
 
   it('says a run with errors outside tests is incomplete, and lists them with their file', () => {
@@ -77,9 +77,9 @@ describe('the test-mode report: sections and rows', () => {
     const rows = report.split('\n').filter((line) => line.startsWith('| `'))
     // Percentages by hand: 3/10 = 30.0%, 9/10 = 90.0%, 10/10 = 100.0%; interval cells as given above.
     expect(rows).toEqual([
-      '| `a.test.ts > flaky` | 3/10 | 30.0% | 10.0% – 50.0% | flaky |',
-      '| `a.test.ts > leaves state` | 9/10 | 90.0% | 10.0% – 50.0% | non-idempotent |',
-      '| `a.test.ts > broken` | 10/10 | 100.0% | 72.2% – 100.0% | broken |',
+      '| `a.test.ts > flaky` | 3 of 10 | 30.0% | 10.0% – 50.0% | flaky |',
+      '| `a.test.ts > leaves state` | 9 of 10 | 90.0% | 10.0% – 50.0% | non-idempotent |',
+      '| `a.test.ts > broken` | 10 of 10 | 100.0% | 72.2% – 100.0% | broken |',
     ])
     expect(report).toContain('| Test | failures/trials | rate | interval | verdict |')
     expect(report).toContain('- 2 stable test(s) not listed (no failure).')
@@ -95,7 +95,7 @@ describe('the test-mode report: sections and rows', () => {
     expect(report).toContain('- 1 stable test(s) not listed (no failure).')
   })
 
-  it('plans the flaky and broken tests in the last section and gives the non-idempotent one no number', () => {
+  it('plans the flaky test in the last section, gives the broken one no green runs and the non-idempotent one no number', () => {
     const policyFor = (failures: number, verdict: TestRate['verdict']) => ({
       observed_rate: failures / 10, trials: 10, failures, verdict,
       green_runs_required: failures === 10 ? 3 : 9, retry_budget: failures === 10 ? null : 3, quarantine_after: failures === 10 ? null : 1,
@@ -109,7 +109,7 @@ describe('the test-mode report: sections and rows', () => {
     const fixed = report.slice(report.indexOf('## What it takes to say it is fixed'))
     expect(fixed.split('\n').filter((line) => line.startsWith('| `'))).toEqual([
       '| `a.test.ts > flaky` | 9 | 3 | 1 | – |',
-      '| `a.test.ts > broken` | 3 | – | – | – |',
+      '| `a.test.ts > broken` | none: it fails every time, fix it as a bug | – | – | – |',
     ])
     expect(fixed).toContain('- `a.test.ts > leaves state`: ')
     expect(fixed).not.toContain('stable one')

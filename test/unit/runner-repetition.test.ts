@@ -49,21 +49,23 @@ describe('the runner, repetition by repetition (plugin/vitest/_repetition.ts)', 
   describe('outcomeOf: `test.fails` inverts the outcome', () => {
     it.each([
       // [fresh errors, fails, Vitest 5 attempt state, expected]
-      ['threw, plain test', [{ message: 'boom' }], false, undefined, { ok: false, error: 'boom' }],
+      ['threw, plain test', [{ message: 'boom' }], false, undefined, { ok: false, error: 'boom', signature: 'boom' }],
       ['did not throw, plain test', [], false, undefined, { ok: true }],
       // The expected error: a passing repetition carries no error (it would read as a failure's token).
       ['threw, fails test', [{ message: 'boom' }], true, undefined, { ok: true }],
       // What Vitest itself reports when a `fails` test does not throw.
-      ['did not throw, fails test', [], true, undefined, { ok: false, error: 'Expect test to fail' }],
+      ['did not throw, fails test', [], true, undefined, { ok: false, error: 'Expect test to fail', signature: 'Expect test to fail' }],
       // Vitest 5 flips per attempt and drops the expected error: its record decides.
       ['Vitest 5: fails test passed its attempt', [], true, 'pass', { ok: true }],
-      ['Vitest 5: fails test failed its attempt', [], true, 'fail', { ok: false, error: 'Expect test to fail' }],
+      ['Vitest 5: fails test failed its attempt', [], true, 'fail', { ok: false, error: 'Expect test to fail', signature: 'Expect test to fail' }],
       // An empty message is the error's name; colour codes are stripped.
-      ['empty message', [{ message: '', name: 'TypeError' }], false, undefined, { ok: false, error: 'TypeError' }],
-      ['coloured message', [{ message: '\u001b[31mred\u001b[39m' }], false, undefined, { ok: false, error: 'red' }],
+      ['empty message', [{ message: '', name: 'TypeError' }], false, undefined, { ok: false, error: 'TypeError', signature: 'TypeError' }],
+      ['coloured message', [{ message: '\u001b[31mred\u001b[39m' }], false, undefined, { ok: false, error: 'red', signature: 'red' }],
+      // The signature keeps the name and the user frame of the stack the message alone lacks.
+      ['with a stack', [{ name: 'Error', message: 'STALE on call 4', stack: 'Error: STALE on call 4\n    at load (/p/src/cache.ts:3:9)' }], false, undefined, { ok: false, error: 'STALE on call 4', stack: 'Error: STALE on call 4\n    at load (/p/src/cache.ts:3:9)', signature: 'Error: STALE on call <n> @ /p/src/cache.ts (load)' }],
       // The stack travels beside the message (for the HTML report), without colour codes; a blank one is left out.
-      ['threw with a stack', [{ message: 'boom', stack: 'Error: boom\n    at \u001b[36m/p/a.test.ts:3:9\u001b[39m' }], false, undefined, { ok: false, error: 'boom', stack: 'Error: boom\n    at /p/a.test.ts:3:9' }],
-      ['threw with an empty stack', [{ message: 'boom', stack: ' ' }], false, undefined, { ok: false, error: 'boom' }],
+      ['threw with a stack', [{ message: 'boom', stack: 'Error: boom\n    at \u001b[36m/p/a.test.ts:3:9\u001b[39m' }], false, undefined, { ok: false, error: 'boom', stack: 'Error: boom\n    at /p/a.test.ts:3:9', signature: 'boom @ /p/a.test.ts' }],
+      ['threw with an empty stack', [{ message: 'boom', stack: ' ' }], false, undefined, { ok: false, error: 'boom', signature: 'boom' }],
     ] as const)('%s', (_, fresh, fails, attemptState, expected) => {
       expect(outcomeOf(fresh, fails, attemptState)).toEqual(expected)
     })

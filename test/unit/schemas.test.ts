@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { renderReport } from '../../src/artifacts/markdown.js'
-import { ARTIFACT_SCHEMAS, type RateFile } from '../../src/artifacts/schemas.js'
+import { ARTIFACT_SCHEMAS } from '../../src/artifacts/artifact-schemas.js'
+import type { RateFile } from '../../src/artifacts/schemas.js'
 import { fractionFromCounts } from '../../src/core/fraction.js'
 import { analyzeFacts } from '../../src/pipeline/facts.js'
 import { compareObservations, toObservation } from '../../src/pipeline/observe.js'
@@ -96,11 +97,11 @@ describe('renderReport', () => {
 
       | Run | gap ms | failures/trials | rate | interval |
       | --- | --- | --- | --- | --- |
-      | fast | 0 | 4/20 | 20.0% | 8.1% – 41.6% |
-      | slow (gapped) | 2000 | 0/20 | 0.0% | 0.0% – 16.1% |
+      | fast | 0 | 4 of 20 | 20.0% | 8.1% – 41.6% |
+      | slow (gapped) | 2000 | 0 of 20 | 0.0% | 0.0% – 16.1% |
 
       - Fisher's exact test, two-sided: p = 0.106; not changed (p >= 0.05).
-      - The slow run saw no failure, but 20 slow trials are too few to tell it from the fast rate (fast 20.0% (4/20) at 0 ms gaps, slow 0.0% (0/20) at 2000 ms gaps, p = 0.106); run more slow trials before drawing a conclusion.
+      - The slow run saw no failure, but 20 slow trials are too few to tell it from the fast rate (fast 20.0% (4 of 20) at 0 ms gaps, slow 0.0% (0 of 20) at 2000 ms gaps, p = 0.106); run more slow trials before drawing a conclusion.
 
       ## What it takes to say it is fixed
 

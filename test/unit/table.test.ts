@@ -1,42 +1,131 @@
 import { describe, expect, it } from 'vitest'
 import { stripAnsi } from '../../src/core/ansi.js'
+import type { ConditionsFile } from '../../src/artifacts/conditions-schema.js'
+import { hintsFor } from '../../src/core/hints.js'
 import type { TestOutcome } from '../../src/pipeline/test-run.js'
-import { renderTable } from '../../src/session/_table.js'
+import { renderTable, type TableContext } from '../../src/session/_table.js'
+
+interface Given {
+  id: string
+  name: string
+  file?: string
+  verdict: TestOutcome['verdict']
+  fast: [number, number]
+  ci: [number, number]
+  greenRuns: number | null
+  slow?: [number, number]
+  errors?: string[]
+}
 
 /** Only the fields renderTable reads; the rest of a TestOutcome does not reach the terminal table. */
-function outcome(id: string, verdict: TestOutcome['verdict'], fast: [number, number], ci: [number, number], greenRuns: number | null, slow: [number, number] = [0, 0]): TestOutcome {
+function outcome({ id, name, file = 'a.test.ts', verdict, fast, ci, greenRuns, slow = [0, 0], errors = [] }: Given): TestOutcome {
   return {
-    tally: { id, fast: { failures: fast[0], trials: fast[1] }, slow: { failures: slow[0], trials: slow[1] } },
+    tally: { id, project: '', file, name, errors, fast: { failures: fast[0], trials: fast[1] }, slow: { failures: slow[0], trials: slow[1], gapMs: 2000 } },
     verdict,
     ci: { low: ci[0], high: ci[1] },
     greenRuns,
   } as unknown as TestOutcome
 }
 
+const VITEST = hintsFor({ runner: 'vitest', form: 'wrapper' })
+const at = (width: number, hints = VITEST): TableContext => ({ width, hints, confidence: 0.95, repeat: 200 })
 // Colour depends on the terminal; the layout is what is tested.
-const render = (outcomes: TestOutcome[]): string[] => renderTable(outcomes).map(stripAnsi)
+const render = (outcomes: TestOutcome[], context: TableContext): string[] => renderTable(outcomes, context).map(stripAnsi)
 
-describe('renderTable (the terminal summary of a Vitest run)', () => {
-  it('aligns the columns across rows and keeps the order it is given', () => {
-    const lines = render([
-      outcome('a.test.ts > flaky', 'flaky', [40, 200], [0.150451, 0.260856], 14, [0, 20]),
-      outcome('a.test.ts > broken', 'broken', [10, 10], [0.72246, 1], null),
-    ])
-    // Columns joined by two spaces after a one-space indent; widths by hand: verdict 6 (BROKEN),
-    // counts 6 (40/200, right-aligned), interval 15 ([72.2%, 100.0%]), runs 18 (fix: 14 green runs),
-    // slow 9 (slow 0/20); percentages: 15.0451 → 15.0%, 26.0856 → 26.1%, 72.246 → 72.2%.
+const FLAKY = outcome({ id: 'a.test.ts > flaky', name: 'flaky', verdict: 'flaky', fast: [40, 200], ci: [0.150451, 0.260856], greenRuns: 14, slow: [0, 20], errors: ['AssertionError: expected 5 to be 0\n    at a.test.ts:3:5'] })
+const BROKEN = outcome({ id: 'tests/deeply/nested/folder/cart.test.ts > checkout > keeps the total', name: 'checkout > keeps the total', file: 'tests/deeply/nested/folder/cart.test.ts', verdict: 'broken', fast: [10, 10], ci: [0.72246, 1], greenRuns: null })
+
+describe('renderTable (the terminal summary of a test run, every runner)', () => {
+  it('at 80 columns: a row per test, its id on its own line, its first error, the terms in words, one next step per verdict', () => {
+    const lines = render([FLAKY, BROKEN], at(80))
+    // Row: two-space indent, columns two apart; widths by hand: verdict 6 (BROKEN), counts 9 (40 of 200,
+    // right-aligned), interval 15 ([72.2%, 100.0%]), runs 18 (fix: 14 green runs), then slow 0 of 20:
+    // 2+6+2+9+2+15+2+18+2+12 = 70 ≤ 80, one line. Percentages: 15.0451 → 15.0%, 26.0856 → 26.1%, 72.246 → 72.2%.
+    // 5% = 1 − 0.95; 0.8¹⁴ = 0.044 ≤ 0.05 is where the 14 comes from (pipeline/plan.ts), not the table.
     expect(lines).toEqual([
-      '   FLAKY   40/200  [15.0%, 26.1%]   fix: 14 green runs  slow 0/20  a.test.ts > flaky',
-      '   BROKEN   10/10  [72.2%, 100.0%]  –                              a.test.ts > broken',
+      '  FLAKY   40 of 200  [15.0%, 26.1%]   fix: 14 green runs  slow 0 of 20',
+      '    a.test.ts > flaky',
+      '    AssertionError: expected 5 to be 0',
+      '  BROKEN   10 of 10  [72.2%, 100.0%]',
+      '    tests/deeply/nested/folder/cart.test.ts > checkout > keeps the total',
+      '',
+      '  fix: 14 green runs: once you fix it, the test must pass 14 runs in a row; a',
+      '    test still failing as often as measured would do that at most 5% of the',
+      '    time.',
+      '  slow 0 of 20: of 20 repetitions each after a pause of 2000 ms, 0 failed,',
+      '    against 40 of 200 without the pause; a difference means time between runs',
+      '    matters (observer.json says whether it is one).',
+      '',
+      '  next:',
+      '    broken: it fails every time, a plain bug; run it alone and read the error:',
+      // 6 + 83 > 80: broken between words with ` \`, so it still runs when pasted whole.
+      '      npx vitest run tests/deeply/nested/folder/cart.test.ts \\',
+      "        -t '^checkout keeps the total$'",
+      '    flaky: find the cause in report.html; once fixed, prove it (its green runs):',
+      '      npx flakeproof vitest --flaky-proof',
     ])
   })
 
-  it('writes a newline in a test name as \\n, so a row stays one line', () => {
-    const [line] = render([outcome('a.test.ts > two\nlines', 'flaky', [1, 10], [0.1, 0.5], 30)])
-    expect(line).toBe('   FLAKY  1/10  [10.0%, 50.0%]  fix: 30 green runs    a.test.ts > two\\nlines')
+  it('at 40 columns: the id cut from the left (its own name stays), the green runs after it, commands broken with \\', () => {
+    const lines = render([BROKEN, FLAKY], at(40, hintsFor({ runner: 'jest' })))
+    // Room for the id: 40 − 4 = 36, so … and its last 35 characters.
+    expect(lines.slice(0, 7)).toEqual([
+      '  BROKEN   10 of 10  [72.2%, 100.0%]',
+      '    …est.ts > checkout > keeps the total',
+      '  FLAKY   40 of 200  [15.0%, 26.1%]',
+      '    a.test.ts > flaky',
+      '    fix: 14 green runs  slow 0 of 20',
+      '    AssertionError: expected 5 to be 0',
+      '',
+    ])
+    // Only a command's one word may be wider than the terminal (a path cannot be broken and still run).
+    expect(lines.filter((line) => line.length > 40)).toEqual(['        tests/deeply/nested/folder/cart.test.ts \\'])
+    expect(lines.slice(-12)).toEqual([
+      '  next:',
+      '    broken: it fails every time, a plain',
+      '      bug; run it alone and read the',
+      '      error:',
+      '      npx jest \\',
+      '        tests/deeply/nested/folder/cart.test.ts \\',
+      "        -t '^checkout keeps the total$'",
+      '    flaky: find the cause in',
+      '      report.html; once fixed, prove it',
+      '      (its green runs):',
+      '      npx flakeproof jest \\',
+      '        --flaky-proof',
+    ])
+  })
+
+  it('suggests only the runner’s own commands: a Jest run never names vitest', () => {
+    const lines = render([BROKEN, FLAKY, outcome({ id: 'a.test.ts > p', name: 'p', verdict: 'partial', fast: [1, 3], ci: [0.1, 0.9], greenRuns: 5 })], at(80, hintsFor({ runner: 'jest' })))
+    expect(lines.filter((line) => line.includes('vitest'))).toEqual([])
+    expect(lines.filter((line) => line.startsWith('      npx'))).toEqual([
+      '      npx jest tests/deeply/nested/folder/cart.test.ts \\',
+      '      npx flakeproof jest --flaky-proof',
+      '      npx flakeproof jest --flaky-repeat 200',
+    ])
+  })
+
+  it('measures a cut-short test again as the run was made: its rounds too', () => {
+    const partial = outcome({ id: 'a.test.ts > p', name: 'p', verdict: 'partial', fast: [1, 16], ci: [0.011, 0.283], greenRuns: 47 })
+    const lines = render([partial], { ...at(80), repeat: 3, rounds: 6 })
+    expect(lines.slice(-2)).toEqual(['    partial: cut short before all its repetitions ran; measure it again:', '      npx flakeproof vitest --flaky-rounds 6 --flaky-repeat 3'])
+  })
+
+  it('writes a newline in a test name as \\n, so the id stays one line', () => {
+    const lines = render([outcome({ id: 'a.test.ts > two\nlines', name: 'two\nlines', verdict: 'flaky', fast: [1, 10], ci: [0.1, 0.5], greenRuns: 30 })], at(80))
+    expect(lines.slice(0, 2)).toEqual(['  FLAKY  1 of 10  [10.0%, 50.0%]  fix: 30 green runs', '    a.test.ts > two\\nlines'])
+  })
+
+  it('headlines a test the order search tagged order-dependent, with its culprit instead of green runs when it fails only after it', () => {
+    const order = (otherwise: number) => ({ culprit: 'a.test.ts > writer', otherwise: { trials: 3, failures: otherwise }, tag: 'order-dependent' as const })
+    const conditions = (otherwise: number) => ({ tests: { 'a.test.ts > reader': { comparisons: [], order: order(otherwise), tags: ['order-dependent' as const] } } }) as unknown as ConditionsFile
+    const reader = outcome({ id: 'a.test.ts > reader', name: 'reader', verdict: 'flaky', fast: [1, 4], ci: [0.046, 0.699], greenRuns: 11 })
+    expect(render([reader], { ...at(80), conditions: conditions(0) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fails after a.test.ts > writer', '    a.test.ts > reader'])
+    expect(render([reader], { ...at(80), conditions: conditions(1) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fix: 11 green runs', '    a.test.ts > reader'])
   })
 
   it('renders nothing for no test', () => {
-    expect(renderTable([])).toEqual([])
+    expect(renderTable([], at(80))).toEqual([])
   })
 })

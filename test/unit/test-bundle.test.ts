@@ -23,13 +23,17 @@ describe('outcomeOf', () => {
 })
 
 describe('buildTestMeasurement', () => {
-  it("leaves a non-idempotent test's failures out of the run's rounds", () => {
-    const leaking = outcomeOf(tally('leaks', '.xxxxxxxxx'), 10, confidence)
-    const stable = outcomeOf(tally('stable', '..........'), 10, confidence)
+  it("leaves a non-idempotent or undetermined test's failures out of the run's rounds", () => {
+    // One pass then 20 failures: 1 order in C(21, 20) = 21 by chance, below 0.05; one then 9: 1 in 10.
+    const leaking = outcomeOf(tally('leaks', `.${'x'.repeat(20)}`), 21, confidence)
+    const stable = outcomeOf(tally('stable', '.'.repeat(21)), 21, confidence)
+    const short = outcomeOf(tally('short', '.xxxxxxxxx'), 10, confidence)
     expect(leaking.verdict).toBe('non-idempotent')
+    expect(short.verdict).toBe('undetermined')
     expect(failedRoundsOf([leaking, stable])).toEqual([])
-    const { rate } = measure([leaking, stable], 10)
-    expect(rate).toMatchObject({ trials: 10, failures: 0, verdict: 'stable' })
+    expect(failedRoundsOf([short])).toEqual([])
+    const { rate } = measure([leaking, stable], 21)
+    expect(rate).toMatchObject({ trials: 21, failures: 0, verdict: 'stable' })
   })
 
   it('counts the rounds that ran, not those asked for, when a run stops early', () => {

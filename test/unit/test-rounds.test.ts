@@ -28,24 +28,26 @@ const rounds = (...patterns: string[]): RoundResult[] => patterns.map((p, i) => 
 
 describe('tallyRounds: a test over whole-run rounds', () => {
   // Expected counts are the P/F strings counted by hand; `fresh` is the first letter of each round.
+  // `significant`: the chance, given each round's counts, that every round is a single switch the
+  // same way is 2 / Π C(n, k) (either direction): PFF ×4 2/3⁴ = 0.0247; PF ×3 2/2³ = 0.25 (a shape
+  // for fresh-state evidence to decide); PFF, PPFF, PPPF 2/(3·6·4) = 0.0278; PFF, PPF 2/(3·3) = 0.222.
   it.each([
-    { case: 'self-polluting, 3 repetitions: PFF in every round', given: rounds('PFF', 'PFF', 'PFF', 'PFF'), fast: [12, 8], fresh: [4, 0, []], pattern: 'one-switch', at: 2 },
-    { case: 'self-polluting, 2 repetitions: PF in every round (too short alone, a pattern across rounds)', given: rounds('PF', 'PF', 'PF'), fast: [6, 3], fresh: [3, 0, []], pattern: 'one-switch', at: 2 },
+    { case: 'self-polluting, 3 repetitions: PFF in every round', given: rounds('PFF', 'PFF', 'PFF', 'PFF'), fast: [12, 8], fresh: [4, 0, []], pattern: 'one-switch', at: 2, significant: true },
+    { case: 'self-polluting, 2 repetitions: PF in every round (too short alone, a shape across rounds)', given: rounds('PF', 'PF', 'PF'), fast: [6, 3], fresh: [3, 0, []], pattern: 'one-switch', at: 2, significant: false },
     { case: 'fails by round: FF in rounds 3 and 6', given: rounds('PP', 'PP', 'FF', 'PP', 'PP', 'FF'), fast: [12, 4], fresh: [6, 2, [3, 6]], pattern: 'independent', at: null },
-    { case: 'switches at different repetitions, the same way (state that builds up): the earliest switch', given: rounds('PFF', 'PPFF', 'PPPF'), fast: [11, 5], fresh: [3, 0, []], pattern: 'one-switch', at: 2 },
+    { case: 'switches at different repetitions, the same way (state that builds up): the earliest switch', given: rounds('PFF', 'PPFF', 'PPPF'), fast: [11, 5], fresh: [3, 0, []], pattern: 'one-switch', at: 2, significant: true },
     { case: 'switches in different directions: no common pattern', given: rounds('PFF', 'FPP', 'PFF'), fast: [9, 5], fresh: [3, 1, [2]], pattern: 'independent', at: null },
-    // At the pooled rate 1/2 each round is one switch to failed with chance 1/4 (PFF or PPF), and the same
-    // to passed: 2 · (1/4)² = 1/8 ≥ 0.05, so chance explains it (PF three times: 2 · (1/4)³ = 1/32 does not).
-    { case: 'one switch each by chance, 3 repetitions in 2 rounds: not a pattern', given: rounds('PFF', 'PPF'), fast: [6, 3], fresh: [2, 0, []], pattern: 'independent', at: null },
+    { case: 'one switch each by chance, 3 repetitions in 2 rounds: the shape, too likely to decide', given: rounds('PFF', 'PPF'), fast: [6, 3], fresh: [2, 0, []], pattern: 'one-switch', at: 2, significant: false },
     { case: 'a round without a switch: no common pattern', given: rounds('PFF', 'PPP', 'PFF'), fast: [9, 4], fresh: [3, 0, []], pattern: 'independent', at: null },
     { case: 'one round: judged as a plain repetition run (PF is too short)', given: rounds('PF'), fast: [2, 1], fresh: [1, 0, []], pattern: 'independent', at: null },
     { case: 'one repetition per round: no repetition pattern exists', given: rounds('P', 'F', 'P', 'F'), fast: [4, 2], fresh: [4, 2, [2, 4]], pattern: 'independent', at: null },
-  ])('$case', ({ given, fast, fresh, pattern, at }) => {
+  ])('$case', ({ given, fast, fresh, pattern, at, significant }) => {
     const tally = tallyRounds(given, CONFIDENCE)
     expect([tally.fast.trials, tally.fast.failures]).toEqual(fast)
     expect([tally.fresh?.trials, tally.fresh?.failures, tally.fresh?.failureTrials]).toEqual(fresh)
     expect(tally.independence.pattern).toBe(pattern)
     expect(tally.independence.switch_at).toBe(at)
+    if (significant !== undefined) expect(tally.independence.switch_significant).toBe(significant)
   })
 
   it('a round cut short by a dead worker leaves the test cut (partial), its other rounds counted', () => {

@@ -15,7 +15,7 @@ export const bisect = defineCommand({
   usage:
     '--good <rev> [--bad <rev>] (--cmd "<command>" | --vitest "<vitest args>" | --jest "<jest args>") [--setup "<command>"] [--prior-from <rate.json|history dir>] [--optimize <executions|time>] [--merges] [--confidence <c>] [--max-executions <n>] [--timeout-ms <ms>] [--out-dir <dir>]',
   writes: 'bisect.json (culprit, its probability, alternatives, rates before/after, every visit), bisect.md, bisect.html in --out-dir; temporary git worktrees under the OS temp folder, removed at the end',
-  example: 'flakeproof bisect --good v1.4.0 --bad HEAD --vitest "src/cache.test.ts" --setup "npm ci"',
+  example: 'npx flakeproof bisect --good HEAD~50 --cmd "npm test" --setup "npm ci"',
   ...BISECT,
   async run(o, { print, context }) {
     const subject: BisectSubject =

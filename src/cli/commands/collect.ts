@@ -9,7 +9,7 @@ export const collect = defineCommand({
   summary: 'run a command N times and keep the evidence of every trial, one JSON line each',
   writes:
     'facts.jsonl, a line per trial as it ends: trial, exit_code, outcome, elapsed_ms, stderr, stdout, signal, timed_out, started_at, offset_ms, gap_ms, worker, concurrent, *_bytes',
-  example: 'flakeproof collect --cmd "node examples/lab/job.js" --trials 60 --out .flakeproof/facts.jsonl',
+  example: 'npx flakeproof collect --cmd "npm test" --trials 60 --out .flakeproof/facts.jsonl',
   ...COLLECT,
   async run(o, { print, context }) {
     assertWritable(o.out, '--out')

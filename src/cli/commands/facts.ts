@@ -10,7 +10,7 @@ export const facts = defineCommand({
   summary: 'what is true only in failing trials: exit codes, a discriminating token, ranked predicates',
   writes:
     'only_when_fail.json: trials, failures, exit_codes_on_failure, exit_codes_on_success, token, token_candidates, failure_trials, predicates',
-  example: 'flakeproof facts --in .flakeproof/facts.jsonl --out .flakeproof/only_when_fail.json',
+  example: 'npx flakeproof facts --in .flakeproof/facts.jsonl --out .flakeproof/only_when_fail.json',
   ...FACTS,
   async run(o, { print }) {
     const evidence = readFactsFile(o.in, '--in')

@@ -7,7 +7,7 @@ export const ingest = defineCommand({
   name: 'ingest',
   summary: 'per-test rates from reports you already have: JUnit XML files or saved `cargo test` logs, one run each',
   writes: 'rate.json (with tests), facts.jsonl (one line per attempt of each test per run), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir',
-  example: 'flakeproof ingest --junit "reports/**/*.xml" --out-dir .flakeproof',
+  example: 'npx flakeproof ingest --junit "reports/**/*.xml" --out-dir .flakeproof',
   ...INGEST,
   async run(o, { print, context }) {
     const [format, pattern] = o.junit !== undefined ? (['junit', o.junit] as const) : (['libtest', o.libtest as string] as const)

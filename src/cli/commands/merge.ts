@@ -20,7 +20,7 @@ export const merge = defineCommand({
   usage: '<dir|glob>... --out <dir> [--lang <en|ko>]',
   positionals: 'inputs',
   writes: 'rate.json, runs_needed.json, only_when_fail.json, policy.json, facts.jsonl (each line with its origin folder), summary.json, flaky_report.md, report.html in --out',
-  example: 'flakeproof merge "shards/*/.flakeproof" --out merged',
+  example: 'npx flakeproof merge "shards/*/.flakeproof" --out merged',
   ...MERGE,
   async run(o, { print, context }) {
     const named = expandMergeInputs(o.inputs, o.out)

@@ -10,7 +10,7 @@ export const plan = defineCommand({
   name: 'plan',
   summary: 'how many consecutive passes prove a fix: the smallest n with (1-p)^n <= 1-c, decided exactly',
   writes: 'runs_needed.json: observed_rate, basis, planned_rate, table [{confidence, runs}], chosen {confidence, runs}',
-  example: 'flakeproof plan --from .flakeproof/rate.json --out .flakeproof/runs_needed.json',
+  example: ['npx flakeproof plan --from .flakeproof/rate.json --out .flakeproof/runs_needed.json', 'npx flakeproof plan --rate 0.05'],
   ...PLAN,
   async run(o, { print }) {
     if (o.out !== undefined) assertWritable(o.out, '--out')

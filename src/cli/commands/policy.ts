@@ -17,7 +17,7 @@ export const policy = defineCommand({
   summary: 'retry budget, quarantine threshold and green runs required, calculated from the rate',
   writes:
     'policy.json: observed_rate, confidence, green_runs_required, retry_budget (smallest r with p^(r+1) <= 0.01), quarantine_after, notes; with --write, the committed policy: per flaky test its rate, interval, retry_budget, quarantine_after, green_runs_required, failed_runs, quarantine',
-  example: 'flakeproof policy --from .flakeproof/rate.json --out .flakeproof/policy.json  (or --write flakeproof.policy.json)',
+  example: ['npx flakeproof policy --from .flakeproof/rate.json --out .flakeproof/policy.json', 'npx flakeproof policy --from .flakeproof/rate.json --write flakeproof.policy.json'],
   ...POLICY,
   async run(o, { print }) {
     let decided

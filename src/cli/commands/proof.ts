@@ -14,7 +14,7 @@ export const proof = defineCommand({
   name: 'proof',
   summary: 'run the fixed command the required number of times; exit 1 unless every run passed',
   writes: 'proof.json: command, required, trials, failures, passed, failure_trials (exit 1 unless failures = 0 and trials >= required)',
-  example: 'flakeproof proof --cmd "node examples/lab/job.js --fixed" --plan .flakeproof/runs_needed.json --out .flakeproof/proof.json',
+  example: 'npx flakeproof proof --cmd "npm test" --plan .flakeproof/runs_needed.json --out .flakeproof/proof.json',
   ...PROOF,
   async run(o, { print, context }) {
     const { required, from, confidence, measured } = requiredRuns(o)

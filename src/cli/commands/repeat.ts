@@ -9,7 +9,7 @@ export const repeat = defineCommand({
   usage: '--runs <n> (--junit "<path>" | --libtest "<path>") [--gap-ms <ms>] [--jobs <n>] [--timeout-ms <ms>] [--confidence <c>] [--out-dir <dir>] [--lang <en|ko>] -- <command>',
   rest: 'cmd',
   writes: 'rate.json (with tests), facts.jsonl (one line per attempt of each test per run), runs_needed.json, only_when_fail.json, policy.json, summary.json, flaky_report.md, report.html in --out-dir; with a fixed report path, each run\'s report in --out-dir/run-reports/',
-  example: 'flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml',
+  example: 'npx flakeproof repeat --runs 20 --junit "out/run-{run}.xml" -- python3 -m pytest --junitxml=out/run-{run}.xml',
   ...REPEAT,
   async run(o, { print, context }) {
     const result = await repeatCommand(

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ARTIFACT_SCHEMAS, type ArtifactName } from '../../artifacts/schemas.js'
+import { ARTIFACT_SCHEMAS, type ArtifactName } from '../../artifacts/artifact-schemas.js'
 import { oneOf } from '../../config/flags.js'
 import { defineCommand } from '../spec.js'
 
@@ -11,7 +11,7 @@ export const schema = defineCommand({
   usage: `<${names.join('|')}>`,
   flags: [],
   writes: 'nothing; prints the JSON Schema (draft 2020-12) on stdout',
-  example: 'flakeproof schema rate',
+  example: 'npx flakeproof schema rate',
   schema: z.object({ name: oneOf('schema <name>', names) }),
   async run(o, { print }) {
     print({ title: ARTIFACT_SCHEMAS[o.name].file, ...z.toJSONSchema(ARTIFACT_SCHEMAS[o.name].schema) })

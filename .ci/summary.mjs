@@ -1,0 +1,38 @@
+// The end of .ci/run: the slowest test files (where the suite's time goes), then the closing line
+// `N passed, N failed`, which stays last and plain. Reads Vitest's JSON report and the durations of
+// test/durations-reporter.ts.
+//   node .ci/summary.mjs <results.json> <durations.jsonl> [slowest = 15]
+import { readFileSync } from 'node:fs'
+
+const [resultsFile, durationsFile, slowest = '15'] = process.argv.slice(2)
+
+function read(file, parse) {
+  try {
+    return parse(readFileSync(file, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+const files = read(durationsFile, (text) =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line)),
+)
+if (files !== undefined && files.length > 0) {
+  const total = files.reduce((sum, f) => sum + f.ms, 0) / 1000
+  console.log(`slowest of ${files.length} test files (${total.toFixed(0)} s in all, run side by side):`)
+  for (const f of [...files].sort((a, b) => b.ms - a.ms).slice(0, Number(slowest))) console.log(`  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`)
+}
+
+const results = read(resultsFile, JSON.parse)
+// No report at all: the suite never ran (npm ci or the build failed), which is one failure, not a
+// green `0 failed`.
+if (results === undefined) console.log('no test results: the suite did not run (see npm ci and the build above)')
+const passed = results?.numPassedTests ?? 0
+// A file that fails before any of its tests (an import error, a hook) has no failed test of its own:
+// it counts as one failure, so a red suite never closes on `0 failed`.
+const fileFailures = (results?.testResults ?? []).filter((file) => file.status === 'failed' && !file.assertionResults?.some((a) => a.status === 'failed')).length
+const failed = results === undefined ? 1 : results.numFailedTests + fileFailures
+console.log(`${passed} passed, ${failed} failed`)

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { BENCHES, CALIBRATIONS, closingLines, HELPERS, RATIO_LINE } from '../../bench/benches.mjs'
+import { ROOT, settle } from '../utils.js'
+
+/**
+ * Every bench script in smoke mode (tiny sizes), so one that no longer runs, or no longer prints a
+ * ratio it names, fails here instead of on the day its figures are wanted. The figures themselves
+ * are not checked: timing belongs to the full benches on an idle machine (`npm run bench`).
+ */
+describe('the benches run (smoke mode) and print their ratios', () => {
+  it('lists every bench script of bench/ (a new one is smoke-tested too)', () => {
+    const scripts = readdirSync(join(ROOT, 'bench')).filter((name) => name.endsWith('.mjs') && !name.startsWith('_') && !HELPERS.includes(name))
+    expect(scripts.sort()).toEqual([...BENCHES.map((b) => b.script), ...CALIBRATIONS].sort())
+  })
+
+  it.each(CALIBRATIONS)('bench/%s prints its calibration table at smoke sizes, writing nothing', async (script) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const { code, stdout, stderr } = await settle(child)
+    expect(code, stderr.slice(-3000)).toBe(0)
+    // A markdown table: a header row and its rule.
+    expect(stdout).toMatch(/^\|.*\|\n\|[ -|]*---/m)
+  }, 300_000)
+
+  it.each([
+    [
+      'one met, one not, one without a target',
+      ['ratio cli start-up: 1.940 (target <= 2.5: met) flakeproof 81 ms, node -e 0 42 ms', 'ratio merge vs read-and-parse floor: 4.400 (target <= 4: NOT MET) merge 2 486 ms', 'ratio rounds (isolated) vs K processes: 0.990 (no target) 10 × vitest run'],
+      ['cli start-up: 1.940 (target <= 2.5: met)', 'merge vs read-and-parse floor: 4.400 (target <= 4: NOT MET)', 'rounds (isolated) vs K processes: 0.990 (no target)', '', '1 of 2 targets met; not met: merge vs read-and-parse floor'],
+    ],
+    ['all met', ['ratio jest in-process vs N processes: 9.700 (target >= 5: met) x'], ['jest in-process vs N processes: 9.700 (target >= 5: met)', '', '1 of 1 targets met']],
+    ['smoke mode', ['ratio measure vs shell loop: 3.148 (target <= 1.1: smoke) x'], ['measure vs shell loop: 3.148 (target <= 1.1: smoke)', '', 'targets not judged: 1 (smoke mode: sizes that small measure nothing)']],
+  ])('npm run bench closes with every ratio and the targets met: %s', (_, lines, expected) => {
+    expect(closingLines(lines)).toEqual(expected)
+  })
+
+  it('bench/all.mjs runs the benches it is given and closes with their ratios', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench/all.mjs'), '--smoke', 'measure-overhead.mjs', 'ingest-memory.mjs'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const { code, stdout, stderr } = await settle(child)
+    expect(code, stderr.slice(-3000)).toBe(0)
+    const closing = stdout.slice(stdout.indexOf('== every ratio beside its target')).trimEnd().split('\n')
+    expect(closing.map((line) => line.replace(/: [\d.]+ \(target/, ': N (target'))).toEqual([
+      '== every ratio beside its target',
+      'measure vs shell loop: N (target <= 1.1: smoke)',
+      'ingest peak RSS vs 300 MB: N (target <= 1: smoke)',
+      '',
+      'targets not judged: 2 (smoke mode: sizes that small measure nothing)',
+    ])
+  }, 120_000)
+
+  it.each(BENCHES)('bench/$script', async ({ script, ratios, optional = [] }) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const { code, stdout, stderr } = await settle(child)
+    expect(code, stderr.slice(-3000)).toBe(0)
+    const printed = new Map(
+      stdout
+        .split('\n')
+        .map((line) => RATIO_LINE.exec(line))
+        .filter((m) => m !== null)
+        .map((m) => [m[1] ?? '', { value: Number(m[2]), target: m[3] ?? '' }]),
+    )
+    expect([...printed.keys()].filter((name) => !optional.includes(name)).sort()).toEqual([...ratios].sort())
+    for (const [name, { value, target }] of printed) {
+      expect(Number.isFinite(value), `${name}: ${value}`).toBe(true)
+      expect(target === 'no target' || target.endsWith(': smoke'), `${name}: ${target}`).toBe(true)
+    }
+  }, 300_000)
+})

@@ -1,0 +1,64 @@
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ObserverFileSchema, PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, tempDir } from '../utils.js'
+
+// Patterns chance makes as easily as a cause (test/fixtures/vitest-evidence): a verdict only when
+// chance explains them badly, and the evidence gathered when the pattern alone cannot tell.
+const FIXTURE = join(ROOT, 'test/fixtures/vitest-evidence')
+const CHANCE = 'tests/first-ever.test.ts > failed once, by chance, on its first repetition'
+const LEAKS = 'tests/leaks.test.ts > registers a handler once'
+const FOURTH = 'tests/every-fourth.test.ts > fails on every fourth call, whatever the gap'
+
+describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
+  const out = tempDir()
+  let result: CliResult
+  const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
+
+  beforeAll(async () => {
+    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/first-ever.test.ts', 'tests/leaks.test.ts']
+    result = await runFlakeproofVitest(args, { FIXTURE_STATE: tempDir() }, FIXTURE)
+  }, 120_000)
+
+  it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
+    // One failure among 10 repetitions sits at repetition 1 in 1 of C(10, 1) = 10 equally likely
+    // orders; nine failures after a pass likewise in 1 of C(10, 9) = 10.
+    for (const id of [CHANCE, LEAKS]) expect(rateOf(id)?.independence).toMatchObject({ pattern: 'one-switch', switch_p_value: 0.1, switch_significant: false })
+  })
+
+  it('gathers fresh-state evidence within its budget: 2 more rounds of the two files', () => {
+    // 2 rounds: were the switch real, fresh-first 2 of 2 against 18 of 18 the other way has
+    // Fisher p = 1/C(20, 2) = 1/190 < 0.05; one round (1/10) could never decide.
+    expect(rateOf(CHANCE)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 0 }, p_value: 1, decided: 'flaky' })
+    expect(rateOf(LEAKS)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 18 }, decided: 'non-idempotent' })
+    expect(rateOf(LEAKS)?.fresh_evidence?.p_value).toBeCloseTo(1 / 190, 12)
+    expect(result.stdout).toContain('fresh-state evidence: 2 more rounds of 2 file(s)')
+  })
+
+  it('calls the chance FPPPPPPPPP flaky, with a retry budget, and keeps the measured counts', () => {
+    expect(rateOf(CHANCE)).toMatchObject({ trials: 10, failures: 1, verdict: 'flaky' })
+    const policy = readArtifact(join(out, 'policy.json'), PolicyFileSchema)
+    expect(policy.tests?.[CHANCE]).toMatchObject({ verdict: 'flaky', retry_budget: 1 })
+  })
+
+  it('never calls the state-leaking PFFFFFFFFF flaky: non-idempotent, with no policy entry', () => {
+    expect(rateOf(LEAKS)).toMatchObject({ trials: 10, failures: 9, verdict: 'non-idempotent' })
+    expect(readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[LEAKS]).toBeUndefined()
+  })
+})
+
+describe('observing a test that fails on every fourth call, whatever the gap', () => {
+  it('does not say the gap changes it: gapped and fast repetitions are assigned by a seeded coin in each pair', async () => {
+    const out = tempDir()
+    const args = ['--flaky-repeat', '20', '--flaky-observe', '--flaky-slow-repeat', '40', '--flaky-gap-ms', '1', '--flaky-seed', '7', '--flaky-out', out, '--flaky-out-anywhere', 'tests/every-fourth.test.ts']
+    await runFlakeproofVitest(args, {}, FIXTURE)
+    const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
+    const observed = observer.tests?.[FOURTH]
+    // Calls 21…100 after the first block: 20 of them fail (every fourth). A fixed alternation put all
+    // 20 on the fast side (20/40 against 0/40, p = 7.8e-8); a coin per pair splits them by chance.
+    expect(observed).toMatchObject({ paired: { trials: 40 }, slow: { trials: 40 }, changed: false })
+    expect((observed?.paired?.failures ?? 0) + (observed?.slow.failures ?? 0)).toBe(20)
+    expect(observed?.note).not.toContain('the gap itself changes it')
+    expect(observer.assignment_seed).toBe(7)
+  }, 60_000)
+})

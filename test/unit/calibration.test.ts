@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import {
+  ALPHA,
+  binomialUpperTail,
+  conditionsFalseAlarms,
+  groupFalseAlarms,
+  largestAccepted,
+  observeFalseAlarms,
+  power,
+  repeatFalseAlarms,
+  type Size,
+  withinAlpha,
+} from '../calibration/tables.js'
+
+// The whole verdict pipeline on simulated suites (test/calibration/simulate.ts): every rule together,
+// as a run applies them. FLAKEPROOF_CALIBRATION=full runs the sizes of the docs tables
+// (bench/calibration.mjs writes them into docs/calibration.md).
+const SIZE: Size = process.env.FLAKEPROOF_CALIBRATION === 'full' ? 'full' : 'quick'
+const TIMEOUT = SIZE === 'full' ? 3_600_000 : 60_000
+
+describe('the tolerance of a simulated share', () => {
+  // P(X ≥ 1) = 1 − 0.95^10 = 0.40126…; P(X ≥ 2) = 1 − 0.95^10 − 10·0.05·0.95^9 = 0.08614…
+  it.each([
+    [10, 1, 1 - 0.95 ** 10],
+    [10, 2, 1 - 0.95 ** 10 - 10 * 0.05 * 0.95 ** 9],
+    [10, 0, 1],
+  ])('P(Binomial(%i, 0.05) ≥ %i) = %f', (n, x, expected) => {
+    expect(binomialUpperTail(n, 0.05, x)).toBeCloseTo(expected, 12)
+  })
+
+  it('accepts a share at ALPHA and refuses one far above it', () => {
+    // 1000 at 5%: 50 expected, sd 6.9; 3.1 sd above is about the 0.001 tail.
+    expect(withinAlpha(50, 1000)).toBe(true)
+    expect(withinAlpha(90, 1000)).toBe(false)
+    expect(largestAccepted(1000)).toBeGreaterThan(65)
+    expect(largestAccepted(1000)).toBeLessThan(75)
+  })
+})
+
+describe(`false alarms on independent tests (${SIZE})`, { timeout: TIMEOUT }, () => {
+  it('--flaky-repeat n: a flaky test gets another verdict or a cause at most 1 − confidence of the time, at every rate and n', () => {
+    const rows = repeatFalseAlarms(SIZE)
+    const over = rows.filter((r) => !withinAlpha(r.counts.wrong, r.counts.eligible))
+    expect(over.map((r) => `p = ${r.p}, n = ${r.n}: ${r.counts.wrong} of ${r.counts.eligible} (${JSON.stringify(r.counts.rules)})`)).toEqual([])
+    // Every cell saw tests that failed some and passed others.
+    for (const r of rows) expect(r.counts.eligible).toBeGreaterThan(0)
+  })
+
+  it('rounds with conditions and shuffled order: per test, and family-wise over a run for the order culprit', () => {
+    const rows = conditionsFalseAlarms(SIZE)
+    const over = rows.filter((r) => !withinAlpha(r.counts.wrong, r.counts.eligible) || !withinAlpha(r.counts.runsWithCulprit, r.counts.runs))
+    expect(over.map((r) => `p = ${r.p}, ${r.rounds}×3 rounds × ${r.repeat}: ${r.counts.wrong} of ${r.counts.eligible}; runs with a culprit ${r.counts.runsWithCulprit} of ${r.counts.runs}`)).toEqual([])
+  })
+
+  it('merge and history: no verdict but flaky, beyond what the evidence cannot tell (undetermined)', () => {
+    const rows = groupFalseAlarms(SIZE)
+    const confident = rows.filter((r) => !withinAlpha(r.wrong - r.undetermined, r.eligible) || !withinAlpha(r.change, r.tests))
+    expect(confident.map((r) => `${r.kind} ${r.groups}×${r.each}, p = ${r.p}: ${r.wrong - r.undetermined} of ${r.eligible}; changes ${r.change} of ${r.tests}`)).toEqual([])
+  })
+
+  it('observing: the gap is said to change an independent test at most 1 − confidence of the time', () => {
+    const rows = observeFalseAlarms(SIZE)
+    const over = rows.filter((r) => !withinAlpha(r.changed, r.observed) || !withinAlpha(r.drift, r.observed))
+    expect(over.map((r) => `p = ${r.p}, ${r.repeat} + ${r.pairs} pairs: changed ${r.changed}, drift ${r.drift} of ${r.observed}`)).toEqual([])
+  })
+})
+
+describe(`power on planted effects (${SIZE})`, { timeout: TIMEOUT }, () => {
+  it('finds a state switch, a warm-up and a planted condition at the sizes the docs give', () => {
+    const found = new Map(power(SIZE).map((r) => [`${r.effect} @ ${r.design}`, r.found / r.tests]))
+    // Deterministic effects are found every time once the design can show them: at 50 repetitions
+    // the shape alone decides (1/50 < 0.05); at 3 and 10 the fresh-state rounds do (budget 3 and 2).
+    for (const n of [3, 10, 50]) {
+      expect(found.get(`state switch (PFFF…) @ repeat ${n}`)).toBe(1)
+      expect(found.get(`warm-up (fails its first execution) @ repeat ${n}`)).toBe(1)
+    }
+    expect(found.get('period (fails every 4th call) @ repeat 50')).toBe(1)
+    expect(found.get('parallel-only (fails 50% in parallel rounds) @ 4 rounds of each × 10')).toBeGreaterThan(0.9)
+    expect(found.get('load-only (fails 50% under load) @ 4 rounds of each × 10')).toBeGreaterThan(0.9)
+    expect(ALPHA).toBeCloseTo(0.05, 12)
+  })
+})

@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT, tempDir } from '../utils.js'
+
+/**
+ * The end of `.ci/run` (.ci/summary.mjs): the slowest files, then one plain closing line that a
+ * failure can never turn into `0 failed`. The reports are the shapes Vitest's JSON reporter and
+ * test/durations-reporter.ts write: a file that failed at import has status "failed" and no test.
+ */
+function summary(results: unknown, durations: { file: string; ms: number }[] | undefined, slowest = '2'): string[] {
+  const dir = tempDir()
+  const resultsFile = join(dir, 'results.json')
+  const durationsFile = join(dir, 'durations.jsonl')
+  if (results !== undefined) writeFileSync(resultsFile, JSON.stringify(results))
+  if (durations !== undefined) writeFileSync(durationsFile, durations.map((d) => `${JSON.stringify(d)}\n`).join(''))
+  const run = spawnSync(process.execPath, [join(ROOT, '.ci/summary.mjs'), resultsFile, durationsFile, slowest], { encoding: 'utf8' })
+  expect(run.status, run.stderr).toBe(0)
+  return run.stdout.trimEnd().split('\n')
+}
+
+const passedFile = { status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }] }
+const failedTest = { status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] }
+const failedImport = { status: 'failed', assertionResults: [] }
+
+describe('.ci/summary.mjs', () => {
+  it.each([
+    // 2 + 1 passed; one failed test, no file failure of its own.
+    ['a failed test', '3 passed, 1 failed', { numPassedTests: 3, numFailedTests: 1, testResults: [passedFile, failedTest] }],
+    // The import failure has no test to fail: it is one more failure (1 + 1).
+    ['a file that failed at import', '3 passed, 2 failed', { numPassedTests: 3, numFailedTests: 1, testResults: [passedFile, failedTest, failedImport] }],
+    ['all green', '2 passed, 0 failed', { numPassedTests: 2, numFailedTests: 0, testResults: [passedFile] }],
+    // No report: the suite never ran, which is a failure, not `0 failed`.
+    ['no report at all', '0 passed, 1 failed', undefined],
+  ])('%s: closes on "%s"', (_, closing, results) => {
+    const lines = summary(results, [{ file: 'test/e2e/a.test.ts', ms: 1_000 }])
+    expect(lines.at(-1)).toBe(closing)
+  })
+
+  it('lists the slowest files, slowest first, before the closing line', () => {
+    const durations = [
+      { file: 'test/unit/quick.test.ts', ms: 120 },
+      { file: 'test/e2e/consumer.test.ts', ms: 95_400 },
+      { file: 'test/e2e/jest.test.ts', ms: 41_000 },
+    ]
+    // 120 + 95 400 + 41 000 = 136 520 ms: 137 s; the two slowest, at one decimal of a second.
+    expect(summary({ numPassedTests: 5, numFailedTests: 0, testResults: [] }, durations)).toEqual([
+      'slowest of 3 test files (137 s in all, run side by side):',
+      '    95.4 s  test/e2e/consumer.test.ts',
+      '    41.0 s  test/e2e/jest.test.ts',
+      '5 passed, 0 failed',
+    ])
+  })
+})

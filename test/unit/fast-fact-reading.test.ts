@@ -1,0 +1,198 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { z } from 'zod'
+import { COMPILE_AFTER_LINES, compiledSchema, lineSchema } from '../../src/artifacts/_compiled-schema.js'
+import { WrittenTestIds } from '../../src/artifacts/_fact-id.js'
+import { forEachLine } from '../../src/artifacts/_lines.js'
+import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
+import { FactSchema } from '../../src/artifacts/schemas.js'
+import { indexTestFacts } from '../../src/artifacts/test-facts-index.js'
+import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { toFactLines } from '../../src/pipeline/test-facts.js'
+import { seeded } from '../seeded.js'
+import { reportedTest } from '../reported-test.js'
+import { tempDir } from '../utils.js'
+
+/**
+ * The fast paths of reading facts (merge, report, history) against the slow ones they replace, on
+ * the same seeded random and mutated lines: a fast path that accepted, rejected, returned or
+ * attributed one line differently would change a merge's numbers.
+ */
+
+type Random = () => number
+const pick = <T>(random: Random, xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T
+
+/** JSON values a mutation puts in a field: every type, and the edges of each check the schemas make. */
+const VALUES: readonly unknown[] = [
+  null, true, false, 0, -0, 1, -1, 0.5, 2, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e308, -1e-300,
+  '', ' ', 'x', 'fast', 'slow', 'proof', 'single', 'paired', 'passed', 'failed', 'skipped', 'base', 'serial', 'load', 'flaky',
+  '2026-01-31T12:00:00.000Z', '2026-01-31T12:00:00Z', '2026-13-31T12:00:00Z', '2026-01-31', 'é\u0000\u001b[31m',
+  [], [1], {}, { a: 1 },
+]
+
+function testFact(random: Random): Record<string, unknown> {
+  const test = reportedTest(`t${Math.floor(random() * 5)}`, pick(random, ['.', 'x', '.x', 'xx.']))
+  const lines = toFactLines(test, random() < 0.3 ? { before: 3, round: 2, condition: pick(random, ['base', 'serial', 'load'] as const) } : { before: 0 })
+  const line: Record<string, unknown> = { ...pick(random, lines) }
+  if (random() < 0.3) line.origin = 'shard-1'
+  if (random() < 0.3) line.previous_file = random() < 0.5 ? null : 'b.test.ts'
+  return line
+}
+
+function commandFact(random: Random): Record<string, unknown> {
+  const failed = random() < 0.5
+  return {
+    trial: 1 + Math.floor(random() * 9),
+    exit_code: failed ? (random() < 0.5 ? null : 3) : 0,
+    outcome: failed ? 'failed' : pick(random, ['passed', 'skipped']),
+    elapsed_ms: random() * 40,
+    stderr: failed ? 'STALE entry' : '',
+    stdout: 'ok\n',
+    signal: failed && random() < 0.3 ? 'SIGKILL' : null,
+    timed_out: false,
+    started_at: '2026-01-31T12:00:00.000Z',
+    offset_ms: random() * 1000,
+    gap_ms: 0,
+    worker: 1,
+    concurrent: 0,
+    stdout_bytes: 3,
+    stderr_bytes: failed ? 11 : 0,
+    ...(random() < 0.3 ? { origin: 'a' } : {}),
+  }
+}
+
+function historyRecord(random: Random): Record<string, unknown> {
+  return {
+    test_id: 'a.test.ts > t', project: '', file: 'a.test.ts', name: 't',
+    outcome: pick(random, ['passed', 'failed', 'flaky']), retries: Math.floor(random() * 3), duration_ms: random() * 10,
+    commit: random() < 0.5 ? null : 'abc123', branch: 'main', os: 'linux', at: '2026-01-31T12:00:00.000Z',
+  }
+}
+
+/** 0 to 3 random edits: drop a field, give it another value, add an unknown one; then through JSON, as a file holds it. */
+function mutated(random: Random, valid: Record<string, unknown>): unknown {
+  const line = { ...valid }
+  for (let edits = Math.floor(random() * 4); edits > 0; edits--) {
+    const key = pick(random, Object.keys(line))
+    const edit = random()
+    if (edit < 0.25) delete line[key]
+    else if (edit < 0.85) line[key] = pick(random, VALUES)
+    else line[`extra_${Math.floor(random() * 3)}`] = pick(random, VALUES)
+  }
+  if (random() < 0.02) return pick(random, VALUES)
+  return JSON.parse(JSON.stringify(line))
+}
+
+describe('compiled schemas (z.compile) accept, reject and return exactly what the schemas do', () => {
+  it.each([
+    { name: 'TestFactSchema (facts.jsonl, test mode)', schema: TestFactSchema as z.ZodType, make: testFact, seed: 1 },
+    { name: 'FactSchema (facts.jsonl, command mode)', schema: FactSchema as z.ZodType, make: commandFact, seed: 2 },
+    { name: 'HistoryRecordSchema (history/*.jsonl)', schema: HistoryRecordSchema as z.ZodType, make: historyRecord, seed: 3 },
+  ])('$name, 3 000 seeded lines', ({ schema, make, seed }) => {
+    const random = seeded(seed)
+    const fast = compiledSchema(schema)
+    expect(fast).not.toBe(schema)
+    let accepted = 0
+    for (let i = 0; i < 3000; i++) {
+      const line = mutated(random, make(random))
+      const slow = schema.safeParse(line)
+      const quick = fast.safeParse(line)
+      expect(quick.success, JSON.stringify(line)).toBe(slow.success)
+      if (slow.success) {
+        accepted++
+        // Same value, same key order: the merge writes what it parsed.
+        expect(JSON.stringify(quick.data)).toBe(JSON.stringify(slow.data))
+      } else {
+        expect(quick.error?.issues).toEqual(slow.error.issues)
+      }
+    }
+    // Both outcomes are exercised, or the comparison proves nothing.
+    expect(accepted).toBeGreaterThan(300)
+    expect(accepted).toBeLessThan(2700)
+  })
+
+  it(`takes the compiled schema for a file's lines after the first ${COMPILE_AFTER_LINES}`, () => {
+    const schema = TestFactSchema.extend({})
+    const used = Array.from({ length: COMPILE_AFTER_LINES + 2 }, () => lineSchema(schema))
+    expect(used.slice(0, COMPILE_AFTER_LINES).every((s) => s === schema)).toBe(true)
+    expect(used.slice(COMPILE_AFTER_LINES).every((s) => s === compiledSchema(schema))).toBe(true)
+  })
+})
+
+/** A facts line as text: a written one, or one edited where the id reader looks (escapes, a second key, spacing, a cut). */
+function factText(random: Random): string {
+  const written = JSON.stringify(testFact(random))
+  const edit = random()
+  if (edit < 0.4) return written
+  if (edit < 0.45) return written.replace('"test_id":"', '"test_id":"q\\"uo\\u0074e ')
+  if (edit < 0.5) return written.replace('"test_id":"', '"test_id":"back\\\\slash ')
+  if (edit < 0.6) return written.replace(/}$/, ',"test_id":"other"}')
+  if (edit < 0.7) return written.replace(/}$/, ',"test\\u005fid":"escaped"}')
+  if (edit < 0.75) return written.replace(/}$/, ',"stdout":"\\u001b[31mSTALE"}')
+  if (edit < 0.8) return written.replace('"test_id":"', '"test_id":"é ✓ ')
+  if (edit < 0.85) return written.replace('{"trial":', '{ "trial":')
+  if (edit < 0.9) return written.replace(/"trial":\d+/, '"trial":"7"')
+  if (edit < 0.95) return written.slice(0, Math.floor(random() * written.length))
+  return `{"trial":1,"test_id":"cut`
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+describe('WrittenTestIds reads the id of a line flakeproof wrote, and of no other', () => {
+  it('matches JSON.parse(line).test_id on 4 000 seeded lines read as a file is, chunk by chunk', () => {
+    const random = seeded(7)
+    const texts = Array.from({ length: 4000 }, () => factText(random))
+    const path = join(tempDir(), 'facts.jsonl')
+    writeFileSync(path, `${texts.join('\n')}\n`)
+    const reader = new WrittenTestIds()
+    let read = 0
+    forEachLine(path, (data, from, to, _start, _end, line) => {
+      const text = texts[line - 1] as string
+      const id = reader.idOf(data, from, to)
+      const parsed = jsonOrUndefined(text) as { test_id?: unknown } | undefined
+      // Read without parsing only where it is exactly what parsing gives; lines that are no JSON are parsed later and refused.
+      if (id !== undefined && parsed !== undefined) expect(id, text).toBe(parsed.test_id)
+      if (id !== undefined) read++
+      // A line as flakeproof writes it is read fast, or the fast path would be a slow path in disguise.
+      if (text === JSON.stringify(parsed) && /^\{"trial":\d+,"test_id":"[^"\\]*"/.test(text) && !text.slice(20).includes('\\u') && text.split('"test_id"').length === 2) {
+        expect(id, text).toBe((parsed as { test_id: string }).test_id)
+      }
+    })
+    expect(read).toBeGreaterThan(1500)
+  })
+})
+
+describe('indexTestFacts', () => {
+  it('gives every test the lines JSON.parse gives it, in file order, and refuses a bad line by its number', () => {
+    const random = seeded(11)
+    const texts = Array.from({ length: 1500 }, () => JSON.stringify(testFact(random)))
+    // Lines read fast and lines parsed at once, mixed: an escaped id, a second key, spacing.
+    texts[10] = (texts[10] as string).replace('"test_id":"', '"test_id":"q\\"')
+    texts[20] = (texts[20] as string).replace(/}$/, ',"test_id":"a.test.ts > t9"}')
+    texts[30] = (texts[30] as string).replace('{"trial":', '{ "trial":')
+    const path = join(tempDir(), 'facts.jsonl')
+    writeFileSync(path, `${texts.join('\n')}\n`)
+    const expected = new Map<string, unknown[]>()
+    for (const text of texts) {
+      const line = TestFactSchema.parse(JSON.parse(text))
+      expected.set(line.test_id, [...(expected.get(line.test_id) ?? []), line])
+    }
+    const index = indexTestFacts(path, 'input', 'hint')
+    expect(index.ids).toEqual([...expected.keys()])
+    for (const id of index.ids) expect(index.linesOf(id)).toEqual(expected.get(id))
+
+    // A line that begins as written but is cut is refused when its test is read, by file and line.
+    const cut = [...texts.slice(0, 5), (texts[5] as string).slice(0, 60)]
+    writeFileSync(path, `${cut.join('\n')}\n`)
+    const bad = indexTestFacts(path, 'input', 'hint')
+    const id = (JSON.parse(texts[5] as string) as { test_id: string }).test_id
+    expect(() => bad.linesOf(id)).toThrow(`input ${path}: line 6 is not valid JSON`)
+  })
+})
