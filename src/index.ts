@@ -33,11 +33,12 @@ export { buildSummary } from './pipeline/report.js'
 export { type CommittedPolicy, CommittedPolicySchema, type PolicyEntry, type Quarantine } from './artifacts/committed-policy-schema.js'
 export { mergeMeasurement } from './pipeline/committed-policy.js'
 export {
-  clearProven,
   type EnforcedResult,
   type EnforcedTest,
   judgeEnforcedRun,
   listQuarantined,
   proofRunsOf,
   type QuarantinedTest,
+  type Release,
+  releaseProven,
 } from './pipeline/enforcement.js'

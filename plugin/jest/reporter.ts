@@ -1,5 +1,6 @@
 import { relative } from 'node:path'
 import {
+  argsAfterSeparator,
   assignmentSeedOf,
   assignTestIds,
   cap,
@@ -7,6 +8,7 @@ import {
   type FlakeproofVitestOptions,
   FlakeproofError,
   formatTestId,
+  hintsFor,
   isFlakeproofError,
   type JournalTest,
   logLine,
@@ -39,6 +41,7 @@ export interface JestGlobalConfig {
   rootDir: string
   seed?: number
   randomize?: boolean
+  maxWorkers?: number
   watch?: boolean
   watchAll?: boolean
   verbose?: boolean
@@ -111,10 +114,11 @@ let runs = 0
 /**
  * `reporters: [['flakeproof/jest/reporter', {...}], 'default']` (docs/contracts.md §12): writes the
  * same files as the Vitest path. With a repeat count, a proof or enforcement it asks flakeproof's
- * runner (`flakeproof/jest/runner`) for copies and takes each test's evidence from their journal; without,
- * it records one execution per test from Jest's results. Errors outside tests (a file that throws
- * at load, an `afterAll` that throws, a worker that dies) are recorded against their file and make
- * the run incomplete.
+ * runner (`flakeproof/jest/runner`) for copies and takes each test's evidence from their journal;
+ * without, the run is an everyday one, recorded in history only (docs/contracts.md §11): the
+ * measurement's files stay as they were. `--flaky-*` after `--` (test path patterns to Jest) stop
+ * Jest before any test. Errors outside tests (a file that throws at load, an `afterAll` that throws,
+ * a worker that dies) are recorded against their file and make the run incomplete.
  */
 export default class FlakeproofJestReporter {
   private readonly _rootDir: string
@@ -143,6 +147,8 @@ export default class FlakeproofJestReporter {
   private readonly _noStackTrace: boolean
   private readonly _messageUtil: string | undefined
   private readonly _watching: boolean
+  /** Jest runs the files in this process (`--runInBand`, or one file): one worker. */
+  private _inBand = false
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, runners = {}, wrapped, ...rest } = options
@@ -151,6 +157,7 @@ export default class FlakeproofJestReporter {
     // The gapped/fast coin: Jest's own --seed when it randomises, else drawn (observer.json records it).
     const assignmentSeed = assignmentSeedOf(this._seed)
     const version = jestVersion(this._rootDir)
+    if (!wrapped) inOneLine(() => refuseFlagsAfterSeparator(version))
     const resolved = wrapped ? wrapped.options : inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
     if (!wrapped && resolved) inOneLine(() => refuseWrapperOnly(resolved))
     const settled = resolved ?? VitestOptionsSchema.parse(rest)
@@ -163,7 +170,12 @@ export default class FlakeproofJestReporter {
     this._noStackTrace = globalConfig.noStackTrace === true
     this._messageUtil = jestModules(this._rootDir)?.messageUtil
     this._history = !resolved && settled.history && !this._watching
-    const host = { root: (): string => this._rootDir, log: (line: string): void => void process.stderr.write(`${line}\n`) }
+    const host = {
+      root: (): string => this._rootDir,
+      log: (line: string): void => void process.stderr.write(`${line}\n`),
+      // How Jest runs the files, for a proof to match its measurement (docs/contracts.md §13.5).
+      runShape: () => ({ maxWorkers: this._inBand ? 1 : (globalConfig.maxWorkers ?? null), pool: this._inBand ? 'in-band' : 'workers', isolate: true }),
+    }
     const runner = RUNNERS.jest
     const base = {
       runner,
@@ -220,12 +232,16 @@ export default class FlakeproofJestReporter {
     process.env[REPEAT_ENV] = JSON.stringify(repeat)
   }
 
-  onRunStart(): void {
+  onRunStart(_results: unknown, options?: { showStatus?: boolean }): void {
+    // Jest shows no status line exactly when it runs the files in band (its TestScheduler).
+    this._inBand = options?.showStatus === false
     if (!this._enforced) this._session.begin()
   }
 
   onTestFileStart(test: JestTest): void {
     this._started.set(startKey(test), test)
+    // Other flakeproof runs of the same files count as running at once with this one.
+    this._session.files([test.path])
   }
 
   onTestFileResult(test: JestTest, result: JestTestResult): void {
@@ -316,26 +332,22 @@ export default class FlakeproofJestReporter {
     }
   }
 
-  /** Without repetition: one execution per test, as Jest reported it. */
+  /** An everyday run: each test that passed or failed, as Jest reported it, for history (a passed test with more than one attempt was retried). */
   private _fromResults(where: { project: string; file: string }, path: string, result: JestTestResult): void {
     const identities = result.testResults.map((r) => ({ ...where, path: [...r.ancestorTitles, r.title] }))
     const ids = assignTestIds(identities)
-    // Jest lists a file's results in execution order: the test before each is the last one that ran
-    // before it in the file; the first one's predecessor in its worker (another file's) is not known.
-    let previous: string | null = null
     result.testResults.forEach((r, i) => {
       if (r.status !== 'passed' && r.status !== 'failed') return
       const identity = identities[i] as (typeof identities)[number]
       const error = r.failureMessages[0]
-      // Jest's failure message holds its stack: the signature is read from it, files relative to the root.
-      const signature = error ? signatureOfText(error, this._rootDir) : undefined
-      const repetition: Repetition = { ok: r.status === 'passed', elapsedMs: r.duration ?? 0, ...(error ? { error: cap(messageOf({ message: error })), signature } : {}), mode: 'single', gapMs: 0 }
       const id = ids[i] as string
-      this._record({ ...where, name: identity.path.join(' > '), evidence: { id, path: identity.path, order: i + 1, previousTest: previous, previousFile: previous === null ? null : where.file, worker: 'main', seed: this._seed, repetitions: [repetition] } }, { file: path, line: r.location?.line })
-      previous = id
+      // No evidence to record (an everyday run writes history only): where the test is, for its annotation.
+      this._ids.add(id)
+      this._session.record(id, undefined, { file: path, line: r.location?.line })
       // Jest's own retryTimes may have retried it: a pass after a retry hid a failure (history's `flaky`), the way its first retried attempt failed.
       const retries = Math.max(0, (r.invocations ?? 1) - 1)
       const firstFailure = r.retryReasons?.[0] ?? error
+      // Jest's failure message holds its stack: the signature is read from it, files relative to the root.
       const failedWay = firstFailure ? signatureOfText(firstFailure, this._rootDir) : undefined
       this._everyday.push({ id, ...where, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0, ...(failedWay === undefined ? {} : { signature: failedWay }) })
     })
@@ -364,6 +376,22 @@ export default class FlakeproofJestReporter {
 }
 
 // --- internal ---
+
+/** `--flaky-*` arguments after `--` in Jest's own command line: flakeproof's flags, where Jest takes test path patterns. */
+/**
+ * `--flaky-*` after `--` (`npx jest -- --flaky-repeat 5`): Jest reads them as test path patterns, so
+ * they would repeat nothing and select nothing. Refused before any test, with the command that does it.
+ */
+function refuseFlagsAfterSeparator(version: string | undefined): void {
+  const flags = flakyArgs()
+  if (flags.length === 0) return
+  throw new FlakeproofError(`Jest reads what follows -- as test path patterns, not as flags, so ${flags.join(' ')} would repeat nothing: run \`${hintsFor({ runner: 'jest', version }).again(flags.join(' '))}\``, 'E_USAGE')
+}
+
+function flakyArgs(): string[] {
+  const after = argsAfterSeparator(process.argv)
+  return after.some((a) => a.startsWith('--flaky-')) ? after : []
+}
 
 /**
  * Jest prints a reporter's error as its stack under "An error occurred while adding the reporter";

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   CONDITION_ENV,
@@ -194,6 +194,8 @@ class Measurement {
   /** A copy's evidence joins its test's for this round; a proof's grep may reach a test it does not prove (a name that reads as another's with its tags): left out. */
   private _copy({ id, copy, test, location }: Extract<ChildMessage, { kind: 'copy' }>): void {
     if (this._proof && !(id in this._proof.runs)) return
+    // Its file, as the other runners give theirs: flakeproof runs of the same files at once are counted (docs/proof-strength.md).
+    if (!this._copies.has(id)) this._session.files([resolve(this._root, test.file)])
     const known = this._copies.get(id) ?? { test, location, copies: [] }
     known.copies.push({ copy, repetitions: test.evidence.repetitions })
     this._copies.set(id, known)

@@ -26,8 +26,8 @@ const ACTIVE = Symbol.for('flakeproof.playwright.reporter')
 /**
  * `reporter: [['list'], ['flakeproof/playwright', {...}]]` (docs/playwright.md): translates every
  * attempt of Playwright's reporter API onto flakeproof's runner-neutral core. Listed in the config,
- * it records an everyday run — the first attempt of each test as its execution, rate.json, facts,
- * history (a test that passed on a retry is flaky) — or with `enforce: true` enforces the committed
+ * it records an everyday run in history only (a test that passed on a retry is flaky; a measurement's
+ * files stay as they are), attributing a red one — or with `enforce: true` enforces the committed
  * policy: each test gets its retry budget as its retries, and a run whose only failures are
  * quarantined tests passes (`onEnd` returns its status). Added by `flakeproof playwright`, it sends
  * each test's evidence to the session in flakeproof's process instead (plugin/playwright/cli.ts).

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import type { Vitest } from 'vitest/node'
+import { workersOf } from './_workers.js'
 import { CONDITION_ENV, type PlannedRound, planRounds, type ResolvedVitestOptions, type RoundsReporter, startLoad } from '../../src/session/adapter.js'
 import { relativeFile } from './_test-ids.js'
 
@@ -51,11 +52,6 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
 }
 
 // --- internal ---
-
-/** Workers a project's files may use at once, as Vitest 4 resolves it (its `resolveMaxWorkers`). */
-function workersOf(vitest: Vitest, config: { maxWorkers?: number }): number {
-  return config.maxWorkers || vitest.config.maxWorkers || Math.max(availableParallelism() - 1, 1)
-}
 
 interface Sequence {
   shuffle?: unknown

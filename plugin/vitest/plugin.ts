@@ -204,7 +204,6 @@ function withoutStack<T>(run: () => T): T {
   }
 }
 
-
 /**
  * Whether flakeproof's reporter is already in place. Checked by a brand, not `instanceof`: Vite
  * bundles the user's config, so its copy of this module is another instance than the wrapper's.

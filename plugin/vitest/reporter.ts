@@ -1,20 +1,25 @@
-import type { UserConsoleLog } from 'vitest'
-import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSpecification, Vitest } from 'vitest/node'
 import {
+  argsAfterSeparator,
   type Collected,
   FlakeproofError,
+  hintsFor,
   type FreshRounds,
   messageOf,
+  oneLineError,
   type PlannedRound,
   type ProofSelection,
   type ReportedTest,
+  resolveRunnerOptions,
   type ResolvedVitestOptions,
   type RoundsReporter,
   type RunError,
   RUNNERS,
+  type RunShape,
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
+import { workersOf } from './_workers.js'
 import { signatureOfTestCase, vitestEverydayResults } from './_history.js'
 import { moduleId, relativeFile, TestIds } from './_test-ids.js'
 // Vitest's TaskMeta carries our evidence (augmented there).
@@ -40,14 +45,14 @@ export interface ReporterOptions extends Partial<ResolvedVitestOptions> {
  * session (src/session/test-session.ts), translating Vitest's events onto it. With the plugin's
  * runner it sees every repetition, and the session reads the workers' journal for progress and for
  * tests whose worker died; used alone (`reporters: ['default', 'flakeproof/reporter']`) it records
- * one execution per test.
+ * everyday runs in history and never touches a measurement's files (docs/contracts.md §11). Alone,
+ * it cannot repeat: asked to, it stops Vitest before any test, saying how to add the runner.
  */
 export default class FlakeproofReporter implements Reporter, RoundsReporter {
   readonly [REPORTER_BRAND] = true
   private readonly _options: ResolvedVitestOptions & ReporterOptions
   private readonly _session: TestSession
   private _vitest: Vitest | undefined
-  private readonly _console = new Map<string, { stdout: string; stderr: string }>()
   /** Tests that ended with no evidence from the runner, by file: a place the runner did not reach, said as a run error. */
   private readonly _unrecorded = new Map<string, { project: string; file: string; count: number }>()
   private readonly _ids = new TestIds()
@@ -57,6 +62,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     const parsed = VitestOptionsSchema.safeParse(rest)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
     this._options = { ...parsed.data, runnerMode, proving, command }
+    if (!runnerMode && !measuringInThisProcess()) refuseRepetitionAlone(rest)
     const host = {
       root: (): string => this._vitest?.config.root ?? process.cwd(),
       log: (line: string, level: 'log' | 'warn' = 'log'): void => {
@@ -64,6 +70,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
         else console[level](line)
       },
       rootOf: (project: string): string | undefined => this._vitest?.projects.find((p) => p.name === project)?.config.root,
+      runShape: (): RunShape => (this._vitest ? runShapeOf(this._vitest) : {}),
     }
     this._session = new TestSession(host, {
       runner: RUNNERS.vitest,
@@ -84,16 +91,12 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     this._vitest = vitest
   }
 
-  onTestRunStart(): void {
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification> = []): void {
     this._session.guard('onTestRunStart', () => {
-      this._console.clear()
       this._unrecorded.clear()
       this._session.begin()
+      this._session.files(specifications.map((s) => s.moduleId))
     })
-  }
-
-  onUserConsoleLog(log: UserConsoleLog): void {
-    this._session.guard('onUserConsoleLog', () => this._consoleLog(log))
   }
 
   onTestCaseResult(testCase: TestCase): void {
@@ -147,13 +150,6 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
 
   // --- internal ---
 
-  private _consoleLog(log: UserConsoleLog): void {
-    if (this._options.runnerMode || !log.taskId) return
-    const buffer = this._console.get(log.taskId) ?? { stdout: '', stderr: '' }
-    buffer[log.type] = (buffer[log.type] + log.content).slice(0, 8 * 1024)
-    this._console.set(log.taskId, buffer)
-  }
-
   /** What this run collected: each module's id prefix (`[project] file`), and the id of every test in them, filtered ones included. */
   private _collected(modules: ReadonlyArray<TestModule>): Collected {
     const tests = new Set<string>()
@@ -186,18 +182,16 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     if (recorded) return { project: identity.project, file: identity.file, name, evidence: recorded }
     const result = testCase.result()
     // Typecheck tests never pass through the runner: recorded once, as what they are.
-    const once = !this._options.runnerMode || testCase.meta().typecheck === true
     if (result.state === 'skipped' || result.state === 'pending') return undefined
-    if (!once) {
-      // It ran, and the runner never saw it: never left out in silence.
+    if (testCase.meta().typecheck !== true) {
+      // It ran, and the runner never saw it: never left out in silence (an everyday run records none).
+      if (!this._options.runnerMode) return undefined
       const key = moduleId(testCase.module)
       const known = this._unrecorded.get(key)
       if (known) known.count++
       else this._unrecorded.set(key, { project: identity.project, file: identity.file, count: 1 })
       return undefined
     }
-    const output = this._console.get(testCase.id)
-    this._console.delete(testCase.id)
     const error = result.errors?.[0]?.message
     const signature = result.state === 'failed' ? signatureOfTestCase(testCase) : undefined
     return {
@@ -217,7 +211,6 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
             elapsedMs: Math.round((testCase.diagnostic()?.duration ?? 0) * 100) / 100,
             ...(error === undefined ? {} : { error }),
             ...(signature === undefined ? {} : { signature }),
-            ...(output ? { stdout: output.stdout, stderr: output.stderr } : {}),
             mode: 'single',
             gapMs: 0,
           },
@@ -228,6 +221,38 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
 }
 
 // --- internal ---
+
+/** The plugin's runner measures in this process (the plugin is active, or `flakeproof vitest` runs it): this reporter is no everyday one. */
+function measuringInThisProcess(): boolean {
+  const global = globalThis as Record<symbol, unknown>
+  return global[Symbol.for('flakeproof.vitest.installed')] !== undefined || global[Symbol.for('flakeproof.vitest.options')] !== undefined
+}
+
+/**
+ * The reporter alone records everyday runs: a repeat count, a proof or an enforced run asked of it
+ * (after `--`, by FLAKEPROOF_REPEAT or in its options) would be silently one plain run,
+ * so Vitest stops before any test, with the line that says how to get the recording runner.
+ */
+function refuseRepetitionAlone(options: Record<string, unknown>): void {
+  const args = argsAfterSeparator(process.argv)
+  if (!resolveRunnerOptions(RUNNERS.vitest, options, args, process.env)) return
+  const repeat = process.env.FLAKEPROOF_REPEAT
+  const flags = args.length > 0 ? args.join(' ') : repeat ? `--flaky-repeat ${repeat}` : '--flaky-repeat <n>'
+  const asked = args.length > 0 ? args.join(' ') : repeat ? `FLAKEPROOF_REPEAT=${repeat}` : `the reporter's options (${Object.keys(options).join(', ')})`
+  throw oneLineError(
+    `flakeproof: ${asked} asks for repetitions, which flakeproof/reporter alone cannot make (it records everyday runs): ` +
+      `add the plugin to the config (import flakeproof from 'flakeproof/vitest'; plugins: [flakeproof()]), or run \`${hintsFor({ runner: 'vitest', form: 'wrapper' }).again(flags)}\``,
+  )
+}
+
+/** The workers, pool and isolation of the run, over its projects: the most workers any project may use, the pool and isolation they share (joined when they differ). */
+function runShapeOf(vitest: Vitest): RunShape {
+  const configs = vitest.projects.length > 0 ? vitest.projects.map((p) => p.config) : [vitest.config]
+  const maxWorkers = Math.max(...configs.map((c) => workersOf(vitest, c)))
+  const pools = [...new Set(configs.map((c) => String(c.pool)))].sort()
+  const isolation = [...new Set(configs.map((c) => (c as { isolate?: boolean }).isolate !== false))]
+  return { maxWorkers, pool: pools.join('+'), isolate: isolation.length === 1 ? (isolation[0] as boolean) : null }
+}
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */
 function describeCrash(errors: ReadonlyArray<unknown>): string {

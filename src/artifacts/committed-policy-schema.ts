@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { count, failuresWithinTrials, measured, VerdictSchema } from './_common.js'
+import { MeasuredUnderSchema } from './conditions-schema.js'
 
 /**
  * flakeproof.policy.json (docs/contracts.md §9): the policy a team commits and CI enforces. Kept
@@ -27,6 +28,9 @@ export const PolicyEntrySchema = z
     green_runs_required: z.number().int().positive().describe('Passing repetitions a proof must show to clear quarantine.'),
     failed_runs: count.describe('Consecutive enforced runs (recorded with --flaky-update-policy) in which it failed beyond its budget.'),
     quarantine: QuarantineSchema.nullable().describe('null: not quarantined. Cleared only by a passing proof.'),
+    measured_under: MeasuredUnderSchema.optional().describe(
+      'The conditions and stress of the measurement these numbers came from (rate.json measured_under): a proof under less is weaker and releases no quarantine.',
+    ),
   })
   .superRefine(failuresWithinTrials)
 /** One test of a committed policy: its measured counts, retry budget, proof runs and quarantine. */
@@ -37,6 +41,7 @@ export const CommittedPolicySchema = z.object({
   schema_version: z.literal(1),
   confidence: z.number().gt(0).lt(1).describe('Confidence of the intervals and of the numbers derived from them.'),
   tests: z.record(z.string(), PolicyEntrySchema).describe('By test id (docs/contracts.md §4), sorted.'),
+  proof_strict: z.boolean().optional().describe('true: a proof weaker than the measurement fails, as with --flaky-proof-strict.'),
 })
 /** A committed policy, as CommittedPolicySchema reads it. */
 export type CommittedPolicy = z.infer<typeof CommittedPolicySchema>

@@ -66,8 +66,56 @@ export type Comparison = z.infer<typeof ComparisonSchema>
 export type OrderFinding = z.infer<typeof OrderFindingSchema>
 
 /**
+ * The conditions a run met, including those flakeproof did not create (docs/contracts.md §13.5):
+ * what a proof compares with its measurement's, to say whether it was *weaker*.
+ */
+export const RunStressSchema = z.object({
+  load_per_cpu: z
+    .number()
+    .nonnegative()
+    .nullable()
+    .optional()
+    .describe("Tasks ready to run per CPU available, the mean of samples every half second over the run (the run's own processes left out, those it spins on purpose counted); null: not readable here."),
+  cpus: z.number().positive().optional().describe('CPUs available to the run: the limit of the cgroup that sets one (cpu.max, cpu.cfs_quota_us), else the machine\'s.'),
+  load_source: z
+    .enum(['cgroup', 'proc', 'loadavg'])
+    .optional()
+    .describe('cgroup: the tasks of the cgroup that limits the CPUs; proc: the whole system (/proc/loadavg); loadavg: the one-minute load average (no /proc).'),
+  load_samples: count.optional().describe('Samples the load per CPU is the mean of.'),
+  workers: z.number().int().positive().nullable().optional().describe("Test workers at once: the runner's maximum, at most one per file run."),
+  concurrent_runs: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .describe('flakeproof runs of the same files at once, this one included, the most seen (markers in <root>/.flakeproof/running/); null: the marker could not be written.'),
+  pool: z.string().nullable().optional().describe("How the runner ran the files: Vitest's pool (forks, threads, vmThreads, …), Jest's workers or in-band."),
+  isolate: z.boolean().nullable().optional().describe('Each test file in a fresh module environment.'),
+  spinning: count.optional().describe('Processes flakeproof kept spinning for the whole run (--flaky-load-procs without load rounds).'),
+  throttled: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .optional()
+    .describe("Where a cgroup limits the CPUs: the share of its quota periods over the run in which it was throttled (cpu.stat's nr_throttled of nr_periods, two decimals); null: no period elapsed or not readable."),
+})
+export type RunStress = z.infer<typeof RunStressSchema>
+
+/** One way a proof was easier than the measurement it proves, with both values and how to match it. */
+export const WeaknessSchema = z.object({
+  condition: z.enum(['workers', 'concurrent_runs', 'pool', 'isolate', 'load_per_cpu']),
+  measured: z.union([z.number(), z.string(), z.boolean()]),
+  proof: z.union([z.number(), z.string(), z.boolean()]),
+  note: z.string(),
+})
+export type Weakness = z.infer<typeof WeaknessSchema>
+
+/**
  * policy.json `measured_under`: the conditions of the measurement the policy came from, so a proof
- * can replay them (`--flaky-proof`), or say it did not and fail.
+ * can replay them (`--flaky-proof`), or say it did not and fail; and the stress it met, so a proof
+ * under less says it is weaker.
  */
 export const MeasuredUnderSchema = z.object({
   rounds: z.number().int().positive().describe('Whole-run rounds per condition (1: one run).'),
@@ -77,5 +125,6 @@ export const MeasuredUnderSchema = z.object({
   shuffle: z.boolean().describe('The order of tests was reseeded every round.'),
   seeds: z.array(z.number()).describe('Seeds the order of tests ran with (one per round when shuffled).'),
   gap_ms: count.nullable().describe('Rest before each gapped repetition when observed; null when not observed.'),
+  ...RunStressSchema.shape,
 })
 export type MeasuredUnder = z.infer<typeof MeasuredUnderSchema>

@@ -1,3 +1,4 @@
+import type { AttributionFile } from './attribution-schema.js'
 import { attributionCell } from './attribution-text.js'
 import type { ReportBundle } from './bundle.js'
 import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
@@ -67,6 +68,23 @@ type TestRate = NonNullable<RateFile['tests']>[number]
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
 const interval = (m: { ci_low: number; ci_high: number }): string => `${pct(m.ci_low)} – ${pct(m.ci_high)}`
+/**
+ * A red everyday run's step summary (docs/attribution.md): one run measures no rate, so no counts or
+ * verdicts; per failed test whose failure it is, from the history and the committed policy.
+ */
+export function renderEverydaySummary(command: string, tests: number, attribution: AttributionFile): string {
+  const rows = Object.entries(attribution.tests).map(([id, entry]) => [code(id), cell(attributionCell(entry))])
+  return [
+    `## flakeproof: ${code(command)}`,
+    '',
+    `**${rows.length} failed** of ${tests} tests in one everyday run; whose failure each is, against ${attribution.history_runs} past run(s) (docs/attribution.md):`,
+    '',
+    ...table(['Test', 'Whose failure'], rows),
+    '',
+    '',
+  ].join('\n')
+}
+
 const cell = (text: string): string => text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|')
 const level = (confidence: number | undefined): string => `${+((confidence ?? 0.95) * 100).toFixed(4)}%`
 

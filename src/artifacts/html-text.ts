@@ -1,6 +1,7 @@
 import { countOf, proofRunsText } from './counts-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import { REPORT_NOTES } from './report-notes.js'
+import { WEAKNESS_TEXT } from './weakness-text.js'
 
 /**
  * Every word report.html shows, in each language: the same keys in every one (KO is typed from EN).
@@ -168,6 +169,8 @@ const EN = {
   proofLine: (command: string, trials: number, required: number, failures: number, passed: boolean, residual: string | null) =>
     `Proof: ${command} ran <b>${trials}</b> of ${required} required times with <b>${failures}</b> failure(s): <b>${passed ? 'PASSED' : 'FAILED'}</b>.${residual === null ? '' : ` A rate up to ${residual} is still consistent with it (Wilson upper end).`}`,
   noProof: 'No proof run yet.',
+  proofWeaker: (strict: boolean) => `The proof ran under less stress than the measurement, so it releases no quarantine${strict ? ' and, being strict, <b>FAILED</b>' : ''}:`,
+  weakness: WEAKNESS_TEXT.en,
   planCaption: (rate: string, basis: string) => `Consecutive passes needed at rate ${rate} (${basis})`,
   /** runs_needed.json `basis`; English keeps the word the file uses. */
   basis: { observed: 'observed', ci_high: 'ci_high', ci_low: 'ci_low' } as Record<string, string>,
@@ -360,6 +363,8 @@ const KO: HtmlText = {
   proofLine: (command, trials, required, failures, passed, residual) =>
     `증명: ${command}를 필요한 ${required}번 중 <b>${trials}</b>번 실행, 실패 <b>${failures}</b>번: <b>${passed ? '통과' : '실패'}</b>.${residual === null ? '' : ` 증명 실행과 모순되지 않는 실패율의 상한은 ${residual}입니다 (Wilson 상한).`}`,
   noProof: '아직 증명 실행이 없습니다.',
+  proofWeaker: (strict) => `증명이 측정보다 약한 조건에서 실행되어 격리를 해제하지 않습니다${strict ? '. 엄격 모드이므로 <b>실패</b>입니다' : ''}:`,
+  weakness: WEAKNESS_TEXT.ko,
   planCaption: (rate, basis) => `실패율 ${rate}에서 필요한 연속 통과 횟수 (${basis})`,
   basis: { observed: '관측한 실패율', ci_high: '구간 상한 ci_high', ci_low: '구간 하한 ci_low' },
   planColumns: { confidence: '신뢰수준', runs: '횟수' },

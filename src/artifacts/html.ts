@@ -10,6 +10,7 @@ import { allSubjects, concerningSubjects, DETAILED_SUBJECTS, detailedSubjects, t
 import { HTML_TEXT, type HtmlText } from './html-text.js'
 import type { ReportLanguage } from './report-notes.js'
 import { VerdictSchema } from './schemas.js'
+import { loadFlagOf } from './weakness-text.js'
 
 /**
  * report.html: the same bundle as flaky_report.md, drawn, in the report's language. One
@@ -235,6 +236,11 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
   const proofLine = proof
     ? `<p data-headline="proof">${t.proofLine(`<code>${esc(proof.command)}</code>`, proof.trials, proof.required, proof.failures, proof.passed, rate.tests === undefined ? pct(proof.ci_high) : null)}</p>`
     : `<p data-empty="proof">${t.noProof}</p>`
+  const weaker = proof?.weaker ?? []
+  const weakerLine =
+    weaker.length === 0
+      ? ''
+      : `<p data-headline="proof-weaker">${t.proofWeaker(proof?.strict === true)}</p><ul>${weaker.map((w) => `<li>${esc(t.weakness(w, proof?.ran_under ?? {}, loadFlagOf(rate.tests === undefined)))}</li>`).join('')}</ul>`
   if (rate.tests === undefined) {
     const note = runsNeeded ? t.notes.plan(runsNeeded, rate) : null
     const planned = runsNeeded
@@ -245,7 +251,7 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
     const decided = policy
       ? `<dl class="facts" data-headline="policy"><dt>${t.greenRuns}</dt><dd>${t.greenRunsValue(policy.green_runs_required, policy.confidence)}</dd><dt>${t.retryBudget}</dt><dd>${policy.retry_budget ?? t.retryNone}</dd><dt>${t.quarantineAfter}</dt><dd>${t.quarantineValue(String(policy.quarantine_after ?? '–'))}</dd></dl>`
       : ''
-    return [...head, planned, decided, proofLine, '</section>'].join('\n')
+    return [...head, planned, decided, proofLine + weakerLine, '</section>'].join('\n')
   }
   const subjects = concerningSubjects(bundle).slice(0, TABLE_ROWS)
   const rows = subjects.map((s) => {
@@ -261,7 +267,7 @@ function renderFixed(bundle: HtmlBundle, t: HtmlText): string {
     rows.length === 0
       ? `<p data-empty="plan">${t.nothingToPlan}</p>`
       : `<div class="scroll"><table class="plan"><caption><span class="cap">${t.policyCaption(policy ? policy.confidence : null)}</span></caption><thead><tr><th scope="col">${c.test}</th><th scope="col" class="num">${c.runs}</th><th scope="col" class="num">${c.retry}</th><th scope="col" class="num">${c.quarantine}</th><th scope="col">${c.proof}</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`,
-    proofLine,
+    proofLine + weakerLine,
     '</section>',
   ].join('\n')
 }

@@ -3,6 +3,8 @@ import { hintContextOf, hintsFor } from '../core/hints.js'
 import { CONCERN } from '../core/verdict.js'
 import { uncountedTests } from './counts-text.js'
 import type { ReportBundle } from './bundle.js'
+import type { RunStress } from './conditions-schema.js'
+import { loadFlagOf } from './weakness-text.js'
 import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
@@ -143,14 +145,31 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
     const runs = test.verdict === 'broken' ? t.brokenRuns : String(decided.green_runs_required)
     return [[code(test.id), runs, String(decided.retry_budget ?? '–'), String(decided.quarantine_after ?? '–'), proofCell]]
   })
+  const weaker = proof?.weaker ?? []
   const overall = proof
-    ? [`- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`]
+    ? [
+        `- ${t.proofOverall(proof.passed, Object.values(proof.tests ?? {}).filter((p) => p.status === 'ran').length)}`,
+        ...(weaker.length > 0 ? [`- ${t.proofWeaker(proof.strict === true)}`, ...weaker.map((w) => `  - ${t.weakness(w, proof.ran_under ?? {}, loadFlagOf(false))}`)] : []),
+      ]
     : [`- ${t.notMeasured(nextRun(rate, '--flaky-proof'))}`]
+  const under = stressParts(policy.measured_under, t)
   const unplanned = failing.flatMap((test) => {
     if (test.verdict === 'non-idempotent') return [`- ${code(test.id)}: ${t.independence.noNumber('repetition')}`]
     if (test.verdict !== 'undetermined') return []
     return [`- ${code(test.id)}: **${t.undetermined}**. ${decideLine(rate, test, t)}`]
   })
   const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
-  return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...overall]
+  return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...(under.length > 0 ? [`- ${t.measuredUnder(under)}`] : []), ...overall]
+}
+
+/** The stress a measurement met, in words, for what a proof must match; what was not recorded is left out. */
+function stressParts(under: RunStress | undefined, t: Messages): string[] {
+  if (!under) return []
+  const parts: string[] = []
+  if (typeof under.load_per_cpu === 'number' && under.cpus !== undefined) parts.push(t.stress.load(under.load_per_cpu.toFixed(2), under.cpus, under.load_source ?? 'proc'))
+  if (typeof under.workers === 'number') parts.push(t.stress.workers(under.workers))
+  if (typeof under.concurrent_runs === 'number') parts.push(t.stress.concurrent(under.concurrent_runs))
+  if (typeof under.pool === 'string') parts.push(t.stress.pool(under.pool))
+  if (typeof under.isolate === 'boolean') parts.push(t.stress.isolate(under.isolate))
+  return parts
 }

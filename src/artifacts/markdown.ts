@@ -1,5 +1,6 @@
 import { flakeproofCommand, hintContextOf } from '../core/hints.js'
 import { hasNoRate } from '../core/verdict.js'
+import { loadFlagOf } from './weakness-text.js'
 import type { ReportBundle } from './bundle.js'
 import { decideAdviceFor } from './independence-text.js'
 import { renderTestSections } from './markdown-tests.js'
@@ -116,6 +117,8 @@ function renderFixed(bundle: ReportBundle, t: Messages): string[] {
       `- ${t.proof(proof.command, proof.trials, proof.required, proof.failures, proof.passed)}`,
       `- ${t.residual(pct(proof.ci_high))}`,
     )
+    const weaker = proof.weaker ?? []
+    if (weaker.length > 0) lines.push(`- ${t.proofWeaker(proof.strict === true)}`, ...weaker.map((w) => `  - ${t.weakness(w, proof.ran_under ?? {}, loadFlagOf(true))}`))
   } else {
     lines.push(`- ${t.notMeasured('flakeproof proof --cmd "<fixed command>" --plan runs_needed.json …')}`)
   }

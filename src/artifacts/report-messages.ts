@@ -1,5 +1,6 @@
 import { countOf, proofRunsText } from './counts-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
+import { WEAKNESS_TEXT } from './weakness-text.js'
 import { REPORT_NOTES } from './report-notes.js'
 
 /** What the markdown report says, in each language; the same keys in every one. */
@@ -83,6 +84,17 @@ const EN = {
   proofCell: (n: number, required: number, f: number, passed: boolean) => `${proofRunsText(n, required)}, ${f} failed: ${passed ? 'PASSED' : 'FAILED'}`,
   proofStatus: { 'not-selected': 'not selected', missing: 'MISSING (test not found)' },
   proofOverall: (passed: boolean, n: number) => `Proof run: **${passed ? 'PASSED' : 'FAILED'}** (${n} test(s) proven).`,
+  measuredUnder: (parts: string[]) => `Measured under ${parts.join(', ')}: a proof under less is weaker.`,
+  stress: {
+    load: (load: string, cpus: number, source: string) => `load ${load} per CPU (${cpus} CPU(s), ${source})`,
+    workers: (n: number) => `${n} worker(s) at once`,
+    concurrent: (n: number) => `${n} flakeproof run(s) of these files at once`,
+    pool: (pool: string) => `pool ${pool}`,
+    isolate: (on: boolean) => `isolation ${on ? 'on' : 'off'}`,
+  },
+  proofWeaker: (strict: boolean) =>
+    `The proof ran under less stress than the measurement, so it releases no quarantine${strict ? ' and, being strict, FAILED' : ''}:`,
+  weakness: WEAKNESS_TEXT.en,
 }
 
 const KO: Messages = {
@@ -163,6 +175,16 @@ const KO: Messages = {
   proofCell: (n: number, required: number, f: number, passed: boolean) => `${required}번 중 ${n}번 실행, 실패 ${f}번: ${passed ? '통과' : '실패'}`,
   proofStatus: { 'not-selected': '선택되지 않음', missing: '없음 (테스트를 찾을 수 없음)' },
   proofOverall: (passed: boolean, n: number) => `증명 실행: **${passed ? '통과' : '실패'}** (테스트 ${n}개 증명).`,
+  measuredUnder: (parts: string[]) => `측정 조건: ${parts.join(', ')}. 이보다 약한 조건의 증명은 약한 증명입니다.`,
+  stress: {
+    load: (load: string, cpus: number, source: string) => `CPU당 부하 ${load} (CPU ${cpus}개, ${source})`,
+    workers: (n: number) => `동시 워커 ${n}개`,
+    concurrent: (n: number) => `같은 파일을 동시에 실행한 flakeproof ${n}개`,
+    pool: (pool: string) => `풀 ${pool}`,
+    isolate: (on: boolean) => `격리 ${on ? '켜짐' : '꺼짐'}`,
+  },
+  proofWeaker: (strict: boolean) => `증명이 측정보다 약한 조건에서 실행되어 격리를 해제하지 않습니다${strict ? '. 엄격 모드이므로 **실패**입니다' : ''}:`,
+  weakness: WEAKNESS_TEXT.ko,
 }
 
 const KO_VERDICTS: Record<string, string> = { 'order-dependent': '순서 의존', flaky: '간헐적 실패', broken: '항상 실패', 'non-idempotent': '반복 의존', partial: '증거 부족', stable: '안정', undetermined: '판정 보류' }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { DIALECTS } from '../core/junit-dialect.js'
-import { MeasuredUnderSchema } from './conditions-schema.js'
+import { MeasuredUnderSchema, RunStressSchema, WeaknessSchema } from './conditions-schema.js'
 import {
   RunErrorSchema,
   TestObserverSchema,
@@ -70,6 +70,9 @@ export const RateFileSchema = z.object({
     .describe('`repeat`/`ingest`: the producers the reports were recognised as written by (docs/other-runners.md), which decide what their attributes mean.'),
   run_id: z.string().optional().describe('The run that wrote this folder, new for each; a copy of the folder keeps it, so `merge` counts it once.'),
   merged_runs: z.array(z.string()).optional().describe('`merge`: the runs added up (run ids, or `sha256:` of a rate.json without one), so a later merge counts none twice.'),
+  measured_under: MeasuredUnderSchema.optional().describe(
+    'The conditions of the measurement and the stress it met (load per CPU, workers, concurrent runs, pool, isolation): policy.json and the committed policy keep them, and a proof under less is weaker.',
+  ),
 }).superRefine(failuresWithinTrials)
 /** rate.json, as RateFileSchema reads it. */
 export type RateFile = z.infer<typeof RateFileSchema>
@@ -164,7 +167,7 @@ export const PolicyFileSchema = z.object({
   quarantine_after: z.number().int().positive().nullable(),
   notes: z.array(z.string()),
   tests: testMap(TestPolicySchema).optional(),
-  measured_under: MeasuredUnderSchema.optional().describe('Test mode: the conditions of the measurement, which --flaky-proof replays.'),
+  measured_under: MeasuredUnderSchema.optional().describe('The conditions of the measurement, which --flaky-proof replays, and the stress it met, which a proof must match.'),
 })
 /** policy.json, as PolicyFileSchema reads it. */
 export type PolicyFile = z.infer<typeof PolicyFileSchema>
@@ -185,6 +188,12 @@ export const ProofFileSchema = z.object({
     .array(z.string())
     .optional()
     .describe('Conditions of the measurement this proof did not replay (policy.json measured_under): a proof that leaves any out fails.'),
+  ran_under: RunStressSchema.optional().describe("The stress this proof met, compared with the measurement's measured_under."),
+  weaker: z
+    .array(WeaknessSchema)
+    .optional()
+    .describe('How this proof was easier than the measurement (fewer workers or concurrent runs, another pool or isolation, load per CPU lower by more than 0.5): it releases no quarantine, and fails when strict.'),
+  strict: z.boolean().optional().describe('--flaky-proof-strict or the committed policy\'s proof_strict: a weaker proof fails.'),
 })
 /** proof.json, as ProofFileSchema reads it. */
 export type ProofFile = z.infer<typeof ProofFileSchema>

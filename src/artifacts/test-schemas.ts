@@ -11,7 +11,7 @@ import {
   RankedPredicateSchema,
   VerdictSchema,
 } from './_common.js'
-import { RoundConditionSchema } from './conditions-schema.js'
+import { RoundConditionSchema, WeaknessSchema } from './conditions-schema.js'
 
 /**
  * A local measurement against the history of everyday runs (docs/attribution.md): whether its
@@ -191,7 +191,10 @@ export const TestProofSchema = z.object({
   passed: z.boolean(),
   failure_trials: z.array(z.number().int().positive()),
   status: z.enum(['ran', 'not-selected', 'missing']).describe('not-selected: filtered out of this run; missing: its file ran but the test is gone.'),
+  weaker: z.array(WeaknessSchema).optional().describe("How this test's proof was easier than its own measurement: it stays quarantined."),
 })
+
+export type TestProof = z.infer<typeof TestProofSchema>
 
 export const TestSummarySchema = z.object({
   ...measured,

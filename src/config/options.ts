@@ -162,6 +162,13 @@ const proof = options([
     description: "confidence of the proof's interval (default: that of --plan or --policy, else 0.95)",
     value: probability('--confidence', 'open', '0.95').optional(),
   },
+  {
+    name: 'load-procs',
+    placeholder: '<n>',
+    description: 'keep n processes spinning for the whole proof, to match the load per CPU the measurement met',
+    value: integer('--load-procs', 1, '4', { max: 256, why: '(spinning processes)' }).optional(),
+  },
+  { name: 'strict', description: 'fail a proof weaker than its measurement (fewer --jobs or concurrent runs, less load per CPU)', value: z.boolean().default(false) },
   out('proof.json', 'proof.json'),
 ])
 export const PROOF = {

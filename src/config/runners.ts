@@ -37,8 +37,8 @@ const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.key
 
 /**
  * Every runner's capabilities, in one table: a new adapter is one entry here (and its hints in
- * src/core/hints.ts). Playwright's repeats, proves, budgets, runs rounds under conditions and enforces;
- * `cannot` says why it never observes.
+ * src/core/hints.ts). Playwright's repeats, proves, budgets, runs rounds
+ * under conditions and enforces; `cannot` says why it never observes.
  */
 export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
   vitest: {

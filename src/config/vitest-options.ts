@@ -45,6 +45,8 @@ export const VitestOptionsSchema = z
     updatePolicy: z.boolean().default(false),
     /** A proof with nothing to prove fails instead of passing. @default false */
     proofRequired: z.boolean().default(false),
+    /** A proof weaker than its measurement (fewer workers or concurrent runs, another pool or isolation, less load per CPU) fails instead of passing with a warning. @default false */
+    proofStrict: z.boolean().default(false),
     /** `flakeproof vitest` only: time one run, then repeat to fill this many milliseconds (at least 100 for one test). */
     budget: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
     /** Reporter alone, no repetitions: record each run in `<outDir>/history/` (docs/contracts.md §11); needs the `history` capability (no flag). @default true */
@@ -55,7 +57,7 @@ export const VitestOptionsSchema = z
     divergence: z.boolean().default(false),
     /** Also run each round with the machine kept busy, and compare with the idle rounds. @default false */
     load: z.boolean().default(false),
-    /** Spinning processes that keep the machine busy in load rounds; the number of CPUs when not given. */
+    /** Spinning processes that keep the machine busy: in load rounds (the number of CPUs when not given), else, given, for the whole run (a proof under the measured load). */
     loadProcs: z.number().int().min(1).max(256).optional(),
     /** Reseed the order of the tests inside each file every round (from `seed` when given), to find order-dependent tests. @default false */
     shuffle: z.boolean().default(false),
@@ -96,11 +98,12 @@ export const VITEST_FLAGS = {
   '--flaky-policy': { group: 'ci', needs: 'committedPolicy', key: 'policy', kind: 'string', placeholder: '<file>', help: 'the committed policy, relative to the project root', example: 'flakeproof.policy.json' },
   '--flaky-update-policy': { group: 'ci', needs: 'committedPolicy', key: 'updatePolicy', kind: 'boolean', placeholder: '', help: 'write quarantines (enforce) and cleared quarantines (proof) into the committed policy', example: '' },
   '--flaky-proof-required': { group: 'prove', needs: 'committedPolicy', key: 'proofRequired', kind: 'boolean', placeholder: '', help: 'fail a proof that has nothing to prove (by default it passes, saying so)', example: '' },
+  '--flaky-proof-strict': { group: 'prove', needs: 'proof', key: 'proofStrict', kind: 'boolean', placeholder: '', help: 'fail a proof weaker than its measurement (fewer workers or concurrent runs, another pool or isolation, less load per CPU)', example: '' },
   '--flaky-budget': { group: 'measure', needs: 'budget', key: 'budget', kind: 'duration', placeholder: '<time>', help: 'wrapper only (flakeproof <runner>): time a calibration run, then repeat N = max(100, round(budget / one run)) (e.g. 5m, 300s)', example: '5m' },
   '--flaky-rounds': { group: 'cause', needs: 'rounds', key: 'rounds', kind: 'integer', placeholder: '<k>', help: 'run the selected files k times, fresh module state each round (in one Vitest or Jest process; whole Playwright runs) (k rounds x --flaky-repeat)', example: '10' },
   '--flaky-divergence': { group: 'cause', needs: 'serial', key: 'divergence', kind: 'boolean', placeholder: '', help: 'also run every round serially (one worker) and compare with the parallel rounds; writes conditions.json', example: '' },
   '--flaky-load': { group: 'cause', needs: 'load', key: 'load', kind: 'boolean', placeholder: '', help: 'also run every round with the machine kept busy and compare; writes conditions.json', example: '' },
-  '--flaky-load-procs': { group: 'cause', needs: 'load', key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs)', example: '4' },
+  '--flaky-load-procs': { group: 'cause', needs: null, key: 'loadProcs', kind: 'integer', placeholder: '<n>', help: 'spinning processes in load rounds (default: the number of CPUs); without --flaky-load, for the whole run (a proof under the measured load)', example: '4' },
   '--flaky-shuffle': { group: 'cause', needs: 'shuffle', key: 'shuffle', kind: 'boolean', placeholder: '', help: 'reseed the order of the tests in each file every round (seeds printed and recorded); names order-dependent tests', example: '' },
   '--flaky-base': { group: 'ci', needs: 'attribution', key: 'base', kind: 'string', placeholder: '<branch>', help: 'the branch whose history attribution and comparisons prefer (default: GITHUB_BASE_REF, else main, else master)', example: 'main' },
   '--flaky-signature': { group: 'measure', needs: 'signature', key: 'signature', kind: 'string', placeholder: '<regex|signature>', help: 'count only failures whose signature matches; the others leave the trial count and are reported apart (a proof still fails on any)', example: '"STALE price cache"' },
@@ -303,6 +306,7 @@ const RULES: Record<string, string> = {
   policy: 'a non-empty path',
   updatePolicy: 'true or false',
   proofRequired: 'true or false',
+  proofStrict: 'true or false',
   budget: `a duration such as 5m, 300s or 1h (at most ${MAX_TIMER_MS} ms)`,
   rounds: `a whole number from 1 to ${MAX_TRIALS}`,
   divergence: 'true or false',

@@ -5,7 +5,8 @@ import { readJsonFile } from '../artifacts/read.js'
 import { writeJsonAtomic } from '../artifacts/write.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import { flakeproofCommand } from '../core/hints.js'
-import { clearProven } from './enforcement.js'
+import type { ProofFile } from '../artifacts/schemas.js'
+import { type Release, releaseProven } from './enforcement.js'
 
 export const POLICY_HINT = `Write it from a measurement: \`${flakeproofCommand('policy --from .flakeproof/rate.json --write flakeproof.policy.json')}\`.`
 
@@ -24,11 +25,15 @@ export function readCommittedPolicy(path: string, flag: string): CommittedPolicy
   return existsSync(path) ? readJsonFile(path, CommittedPolicySchema, flag, `Fix the file, or write it again. ${POLICY_HINT}`) : undefined
 }
 
-/** After a proof from the committed policy, with `--flaky-update-policy`: tests whose proof passed leave quarantine. */
-export function clearProvenInPolicy(path: string, proven: Readonly<Record<string, { passed: boolean; status: string }>>): string[] {
+/**
+ * After a proof with `--flaky-update-policy`: each quarantined test its proof cleared leaves
+ * quarantine (the file is written only then), whichever file the proof's counts came from; the
+ * others stay, each with why (src/pipeline/enforcement.ts `releaseProven`).
+ */
+export function releaseProvenInPolicy(path: string, proof: ProofFile): Release[] {
   const policy = readCommittedPolicy(path, '--flaky-update-policy')
   if (!policy) return []
-  const { updated, cleared } = clearProven(policy, proven)
-  if (cleared.length > 0) writeJsonAtomic(path, CommittedPolicySchema, updated)
-  return cleared
+  const { updated, releases } = releaseProven(policy, proof)
+  if (releases.some((r) => r.released)) writeJsonAtomic(path, CommittedPolicySchema, updated)
+  return releases
 }

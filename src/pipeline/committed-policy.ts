@@ -52,12 +52,15 @@ export function mergeMeasurement(existing: CommittedPolicy | null, rate: RateFil
       green_runs_required: decided.green_runs_required,
       failed_runs: before?.failed_runs ?? 0,
       quarantine: before?.quarantine ?? null,
+      // The conditions of the numbers just written: a proof under less is weaker (docs/contracts.md §13.5).
+      ...(rate.measured_under ? { measured_under: rate.measured_under } : {}),
     }
     ;(before ? updated : added).push(t.id)
   }
   const touched = new Set([...added, ...updated])
   const kept = Object.keys(existing?.tests ?? {}).filter((id) => !touched.has(id))
-  return { policy: { schema_version: 1, confidence: rate.confidence, tests: sortedById(tests) }, added, updated, kept }
+  const strict = existing?.proof_strict === undefined ? {} : { proof_strict: existing.proof_strict }
+  return { policy: { schema_version: 1, confidence: rate.confidence, tests: sortedById(tests), ...strict }, added, updated, kept }
 }
 
 /** The tests of a policy by id in code-unit order: the same file always serialises the same way. */

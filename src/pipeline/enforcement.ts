@@ -1,4 +1,7 @@
+import { basename } from 'node:path'
 import type { CommittedPolicy, PolicyEntry, Quarantine } from '../artifacts/committed-policy-schema.js'
+import type { ProofFile } from '../artifacts/schemas.js'
+import type { TestProof } from '../artifacts/test-schemas.js'
 
 /** What the enforcing runner saw of one test (docs/contracts.md §9). */
 export interface EnforcedTest {
@@ -129,15 +132,41 @@ export function proofRunsOf(policy: CommittedPolicy): Record<string, number> {
   return Object.fromEntries(Object.entries(policy.tests).filter(([, e]) => e.quarantine !== null).map(([id, e]) => [id, e.green_runs_required]))
 }
 
+/** What a proof did for one quarantined test of the committed policy: released, or why not. */
+export interface Release {
+  id: string
+  released: boolean
+  /** Why it stays quarantined (empty when released). */
+  why: string
+}
+
 /**
- * Leaves quarantine for each test whose proof passed (every required repetition ran, none failed):
- * the only way out. Its count of failed runs starts again from 0.
+ * Leaves quarantine — the only way out, docs/contracts.md §9 — for each quarantined test whose proof
+ * ran at least the committed policy's `green_runs_required` with no failure, under conditions at
+ * least as hard as its measurement's (not `weaker`, nothing `unreproduced`), whichever file the
+ * proof's counts came from. Its count of failed runs starts again from 0. Every other quarantined
+ * test stays, with the reason.
  */
-export function clearProven(policy: CommittedPolicy, proven: Readonly<Record<string, { passed: boolean; status: string }>>): { updated: CommittedPolicy; cleared: string[] } {
-  const cleared = Object.entries(proven)
-    .filter(([id, p]) => p.passed && p.status === 'ran' && policy.tests[id]?.quarantine)
-    .map(([id]) => id)
+export function releaseProven(policy: CommittedPolicy, proof: ProofFile): { updated: CommittedPolicy; releases: Release[] } {
   const tests = { ...policy.tests }
-  for (const id of cleared) tests[id] = { ...(tests[id] as PolicyEntry), quarantine: null, failed_runs: 0 }
-  return { updated: { ...policy, tests }, cleared }
+  const releases: Release[] = []
+  for (const [id, entry] of Object.entries(policy.tests)) {
+    if (!entry.quarantine) continue
+    const why = whyStillQuarantined(entry, proof.tests?.[id], proof)
+    releases.push({ id, released: why === '', why })
+    if (why === '') tests[id] = { ...entry, quarantine: null, failed_runs: 0 }
+  }
+  return { updated: { ...policy, tests }, releases }
+}
+
+// --- internal ---
+
+function whyStillQuarantined(entry: PolicyEntry, proven: TestProof | undefined, proof: ProofFile): string {
+  if (!proven) return `not proved by this run (${basename(proof.required_from)} asks no proof of it)`
+  if (proven.status !== 'ran') return `${proven.status} in this proof, so it ran no green run`
+  if (proven.failures > 0) return `its proof failed ${proven.failures} of ${proven.trials} runs`
+  if (proven.trials < entry.green_runs_required) return `${proven.trials} green run(s), and the committed policy requires ${entry.green_runs_required}`
+  if (proof.unreproduced?.length) return `the proof did not replay the measurement's conditions (${proof.unreproduced.join('; ')})`
+  if (proven.weaker?.length) return `the proof was weaker than its measurement: ${proven.weaker.map((w) => w.note).join('; ')}`
+  return ''
 }

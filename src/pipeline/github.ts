@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { renderAnnotations, type TestLocation } from '../artifacts/github-annotations.js'
-import { type QuarantinedTest, renderEnforcementSummary, renderGithubSummary } from '../artifacts/github-summary.js'
+import type { AttributionFile } from '../artifacts/attribution-schema.js'
+import { type QuarantinedTest, renderEnforcementSummary, renderEverydaySummary, renderGithubSummary } from '../artifacts/github-summary.js'
 import { digestExecutions } from '../artifacts/execution-digest.js'
 import { JUNIT_FAILURES_SHOWN, renderJunit, renderProofJunit } from '../artifacts/junit.js'
 import { appendStepSummary } from '../artifacts/step-summary.js'
@@ -39,6 +40,32 @@ export function publishToGithub(bundle: Partial<ReportBundle>, options: GithubOp
     return locateInWorkspace(env, given?.file ?? resolve(options.rootOf(test), test.file), test.name, given?.line)
   }
   return renderAnnotations(bundle, locate).map(formatAnnotation)
+}
+
+/** A test of an everyday run, where its runner put it. */
+export interface EverydayTest {
+  id: string
+  project: string
+  file: string
+  name: string
+}
+
+/**
+ * Under GitHub Actions, a red everyday run (docs/attribution.md): its step summary says whose failure
+ * each failed test is, and each gets an annotation at its line — a warning for a known flake, an
+ * error otherwise. Returns the annotation lines; outside GitHub Actions it does nothing.
+ */
+export function publishEverydayToGithub(command: string, tests: readonly EverydayTest[], attribution: AttributionFile, options: Omit<GithubOptions, 'rootOf'> & { rootOf: (test: { project: string }) => string }): string[] {
+  const { env } = options
+  if (!inGithubActions(env)) return []
+  if (env.GITHUB_STEP_SUMMARY) appendStepSummary(env.GITHUB_STEP_SUMMARY, renderEverydaySummary(command, tests.length, attribution))
+  const byId = new Map(tests.map((t) => [t.id, t]))
+  return Object.entries(attribution.tests).map(([id, whose]) => {
+    const test = byId.get(id)
+    const given = options.locations?.get(id)
+    const where = test ? locateInWorkspace(env, given?.file ?? resolve(options.rootOf(test), test.file), test.name, given?.line) : undefined
+    return formatAnnotation({ level: whose.call === 'known-flake' ? 'warning' : 'error', title: `flakeproof: ${whose.call} ${test?.name ?? id}`, message: `${id}: ${whose.text}`, ...where })
+  })
 }
 
 /** What an enforced run found, for its step summary and annotations. */

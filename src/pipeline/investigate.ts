@@ -70,7 +70,8 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
   }
   const basis = choosePlanningBasis(rate)
   bundle.runsNeeded = buildRunsNeeded(basis, rate, confidence)
-  const policy = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
+  const decided = decidePolicy(basis, fractionFromCounts(rate.failures, rate.trials), rate, confidence)
+  const policy = rate.measured_under ? { ...decided, measured_under: rate.measured_under } : decided
   bundle.policy = policy
   writeBundle(dir, { runsNeeded: bundle.runsNeeded, policy })
 
@@ -84,7 +85,7 @@ export async function investigate(o: InvestigateOptions, context: PipelineContex
 
   context.log(`proof: ${policy.green_runs_required} runs of \`${o['fixed-cmd']}\``)
   const fixed = { ...settings, command: o['fixed-cmd'], trials: policy.green_runs_required }
-  bundle.proof = await proveFix(fixed, path('policy.json'), confidence.value, context, path('proof.json'))
+  bundle.proof = await proveFix(fixed, path('policy.json'), confidence.value, context, path('proof.json'), { measured: rate.measured_under, strict: false })
   return finish(dir, bundle, o, bundle.proof.complete)
 }
 

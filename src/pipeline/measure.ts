@@ -8,6 +8,8 @@ import { describeRate } from '../core/rate.js'
 import { zForConfidence } from '../core/wilson.js'
 import type { PipelineContext } from './context.js'
 import { countTrials, type TrialCounts } from './count-trials.js'
+import { type SampledConditions, type SamplerSettings, whileSampling } from './run-conditions.js'
+import type { MeasuredUnder, RunStress } from '../artifacts/conditions-schema.js'
 
 export interface TrialSettings {
   command: string
@@ -31,8 +33,8 @@ export async function measureCommand(
   paths: { rate?: string; facts?: string; keptFacts?: Fact[] },
   label = 'measure',
 ): Promise<RateFile> {
-  const counts = await countTrials(settings, context, label, paths.facts, paths.keptFacts, settings.signature)
-  const rate = buildRateFile(settings, confidence, counts)
+  const { result: counts, sampled } = await whileSampling(commandSampler(settings), () => countTrials(settings, context, label, paths.facts, paths.keptFacts, settings.signature))
+  const rate = { ...buildRateFile(settings, confidence, counts), measured_under: commandMeasuredUnder(settings, sampled) }
   if (label === 'measure') explainIndependence(rate, context)
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeRateFile(paths.rate, rate)
 }
@@ -63,6 +65,24 @@ export function buildRateFile(settings: TrialSettings, confidence: number, count
     ...(settings.signature === undefined ? {} : { signature_filter: settings.signature }),
     ...(counts.others && counts.others.size > 0 ? { other_failures: otherFailures(counts.others) } : {}),
   }
+}
+
+/** Where a command's run leaves its marker: the folder it runs in, and the command as what it runs. */
+export function commandSampler(settings: TrialSettings): SamplerSettings {
+  return { root: process.cwd(), runner: 'command', files: [settings.command] }
+}
+
+/**
+ * The conditions of a command's measurement (docs/contracts.md §13.5): one run of `trials`, what it
+ * met, and `--jobs` as its workers (every trial is a fresh process: no pool, no shared modules).
+ */
+export function commandMeasuredUnder(settings: TrialSettings, sampled: SampledConditions & { spinning?: number }): MeasuredUnder {
+  return { rounds: 1, repeat: Math.max(1, settings.trials), conditions: ['base'], load_procs: null, shuffle: false, seeds: [], gap_ms: null, ...commandStress(settings, sampled) }
+}
+
+/** What a command's trials met: the sampled load and concurrent runs, and `--jobs` trials at once. */
+export function commandStress(settings: TrialSettings, sampled: SampledConditions & { spinning?: number }): RunStress {
+  return { ...sampled, workers: settings.jobs, pool: null, isolate: null }
 }
 
 /** The failures a signature filter left out, most frequent signature first. */

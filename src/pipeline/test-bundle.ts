@@ -1,7 +1,6 @@
-import type { z } from 'zod'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import type { ObserverFile, ProofFile, RateFile } from '../artifacts/schemas.js'
-import type { RunError, TestProofSchema } from '../artifacts/test-schemas.js'
+import type { RunError, TestProof } from '../artifacts/test-schemas.js'
 import { type Fraction, fractionFromCounts } from '../core/fraction.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
 import { CONCERN, computeVerdict, dependenceOf, hasNoRate, type Verdict } from '../core/verdict.js'
@@ -186,8 +185,6 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
   const observer = m.observe ? buildTestObserver(m.command, measured, confidence) : undefined
   return { rate, runsNeeded, onlyWhenFail, policy, ...(observer ? { observer: m.assignmentSeed === undefined ? observer : { ...observer, assignment_seed: m.assignmentSeed } } : {}) }
 }
-
-type TestProof = z.infer<typeof TestProofSchema>
 
 export interface TestProofRun {
   command: string

@@ -22,7 +22,8 @@ import {
   type TestMeasurement,
   type TestOutcome,
 } from './test-bundle.js'
-import type { ConditionsFile, MeasuredUnder, RoundCondition } from '../artifacts/conditions-schema.js'
+import type { ConditionsFile, MeasuredUnder, RoundCondition, RunStress } from '../artifacts/conditions-schema.js'
+import { judgeProofStrength } from './proof-conditions.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
 import { toFactLines } from './test-facts.js'
 import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
@@ -35,8 +36,8 @@ export type { Collected, TestOutcome } from './test-bundle.js'
 export const EVIDENCE_FACTS = 'evidence_facts.jsonl'
 
 export interface TestRunSettings {
-  /** measure: repetitions and observing; proof: required repetitions of flaky tests; single: one run, no runner. */
-  mode: 'measure' | 'proof' | 'single'
+  /** measure: repetitions and observing; proof: required repetitions of flaky tests. */
+  mode: 'measure' | 'proof'
   /** How the run was started, for the files' `command`. */
   command: string
   /** What ran the tests (rate.json `runner`). */
@@ -63,6 +64,10 @@ export interface TestRunSettings {
   proofRuns: Record<string, number>
   /** Proof mode: the file they came from; policy.json in the output folder when not given. */
   proofFrom?: string
+  /** Proof mode: each proven test's measurement conditions, which the proof's stress must match (docs/contracts.md §13.5). */
+  proofMeasured?: Readonly<Record<string, MeasuredUnder | undefined>>
+  /** Proof mode: a proof weaker than its measurement fails (`--flaky-proof-strict`, the committed policy's `proof_strict`). */
+  proofStrict?: boolean
   lang: ReportLanguage
   /** `--flaky-signature`: a measurement counts only failures whose signature matches; others are reported apart. */
   signature?: string
@@ -172,12 +177,13 @@ export class TestRunRecorder {
   }
 
   /**
-   * Writes the files of the run and the report; `collected` tells a missing test from one filtered out.
+   * Writes the files of the run and the report; `collected` tells a missing test from one filtered out,
+   * `stress` is what the run met (load per CPU, workers, concurrent runs, pool, isolation).
    * Everything is computed before the first file is written, so a write that fails (a full disk) can
    * say which files were written and which were not.
    * @throws PartialWriteError when some files could not be written.
    */
-  finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = []): TestRunResult {
+  finish(complete: boolean, collected: Collected, adapterErrors: readonly RunError[] = [], stress: RunStress = {}): TestRunResult {
     try {
       this._facts.close()
       this._fresh?.facts.close()
@@ -186,7 +192,7 @@ export class TestRunRecorder {
       throw error
     }
     const runErrors = [...adapterErrors, ...this._twins]
-    const measuring = this._settings.mode !== 'proof'
+    const measuring = this._settings.mode === 'measure'
     if (measuring && this._tallies.size === 0 && this._rounds.size === 0 && runErrors.length === 0) {
       discardRunDir(this._run)
       return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
@@ -199,7 +205,7 @@ export class TestRunRecorder {
     const whole = complete && runErrors.length === 0
     // The last measurement, read before anything is written: a proof reports beside it.
     const previous = measuring ? undefined : readBundleIfAny(this._dir)
-    const proof = measuring ? undefined : this._proof(whole, collected)
+    const proof = measuring ? undefined : this._proof(whole, collected, stress)
     const report = proof
       ? previous && { ...previous, proof }
       : this._withConditions(outcomes, {
@@ -215,7 +221,7 @@ export class TestRunRecorder {
           runErrors,
           outcomes,
           rounds: this._roundsRan(),
-        })
+        }, stress)
     if (report && !proof) this._annotateTests(report)
     const written = proof ? { proof } : (report ?? {})
     const promoted = this._fresh ? [this._factsName, EVIDENCE_FACTS] : [this._factsName]
@@ -258,7 +264,7 @@ export class TestRunRecorder {
   /** A test is measured against the rounds asked for (fewer is partial); the run's rate against those that ran. */
   private _asked(): number {
     const ran = this._roundsRan()
-    return ran === 0 || this._settings.mode === 'single' ? ran : Math.max(this._settings.repeat, ran)
+    return ran === 0 ? ran : Math.max(this._settings.repeat, ran)
   }
 
   /** Whether an execution counts: a pass always; a failure unless `signature` leaves it out (measuring only; a proof fails on any). */
@@ -315,9 +321,11 @@ export class TestRunRecorder {
    * The measurement's files: policy.json says under which conditions it was measured, and
    * conditions.json is written when the rounds varied a condition or the order.
    */
-  private _withConditions(outcomes: readonly TestOutcome[], measurement: TestMeasurement): ReportBundle {
+  private _withConditions(outcomes: readonly TestOutcome[], measurement: TestMeasurement, stress: RunStress): ReportBundle {
     const measured = buildTestMeasurement(measurement)
-    const bundle = measured.policy ? { ...measured, policy: { ...measured.policy, measured_under: this._measuredUnder() } } : measured
+    const under = this._measuredUnder(stress)
+    const rate = { ...measured.rate, measured_under: under }
+    const bundle = measured.policy ? { ...measured, rate, policy: { ...measured.policy, measured_under: under } } : { ...measured, rate }
     const varied = new Set(this._planned.map((r) => r.condition)).size > 1 || this._settings.shuffle === true
     if (!varied || measurement.rounds === 0) return bundle
     const conditions = buildConditions({
@@ -332,7 +340,7 @@ export class TestRunRecorder {
     return { ...bundle, conditions }
   }
 
-  private _measuredUnder(): MeasuredUnder {
+  private _measuredUnder(stress: RunStress): MeasuredUnder {
     const { wholeRuns, repeat, shuffle, loadProcs, seed, observe, gapMs } = this._settings
     const conditions = [...new Set(this._planned.map((r) => r.condition))]
     const seeds = this._planned.flatMap((r) => (r.seed === null ? [] : [r.seed]))
@@ -345,18 +353,22 @@ export class TestRunRecorder {
       shuffle: shuffle === true,
       seeds: seeds.length > 0 ? [...new Set(seeds)] : seed === undefined ? [] : [seed],
       gap_ms: observe ? (gapMs ?? null) : null,
+      ...stress,
     }
   }
 
-  /** Rounds that ran: the most fast repetitions any test ran (a single run is one round). */
+  /** Rounds that ran: the most fast repetitions any test ran. */
   private _roundsRan(): number {
-    const seen = Math.max(0, ...[...this._tallies.values()].map((t) => t.fast.trials))
-    return this._settings.mode === 'single' ? Math.min(1, seen) : seen
+    return Math.max(0, ...[...this._tallies.values()].map((t) => t.fast.trials))
   }
 
-  /** proof.json; a proof that did not replay the measurement's conditions proves nothing, and fails. */
-  private _proof(complete: boolean, collected: Collected): ProofFile {
+  /**
+   * proof.json; a proof that did not replay the measurement's conditions proves nothing, and fails.
+   * One under less stress than its measurement says how (`weaker`), and fails only when strict.
+   */
+  private _proof(complete: boolean, collected: Collected, stress: RunStress): ProofFile {
     const unreproduced = this._settings.unreproduced ?? []
+    const strict = this._settings.proofStrict === true
     const proof = buildTestProof({
       command: this._settings.command,
       required: this._settings.proofRuns,
@@ -366,7 +378,13 @@ export class TestRunRecorder {
       confidence: this._settings.confidence,
       complete,
     })
-    return unreproduced.length === 0 ? proof : { ...proof, passed: false, unreproduced }
+    const ran = Object.fromEntries(Object.entries(proof.tests ?? {}).filter(([, t]) => t.status === 'ran'))
+    const measured = Object.fromEntries(Object.keys(ran).map((id) => [id, this._settings.proofMeasured?.[id]]))
+    const strength = judgeProofStrength(measured, stress, (procs) => `--flaky-load-procs ${procs}`)
+    const tests = Object.fromEntries(Object.entries(proof.tests ?? {}).map(([id, t]) => [id, strength.perTest[id] ? { ...t, weaker: strength.perTest[id] } : t]))
+    const weaker = strength.overall
+    const passed = proof.passed && unreproduced.length === 0 && !(strict && weaker.length > 0)
+    return { ...proof, passed, tests, ...(unreproduced.length > 0 ? { unreproduced } : {}), ran_under: stress, weaker, strict }
   }
 }
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { CommittedPolicy } from '../artifacts/committed-policy-schema.js'
 import type { MeasuredUnder } from '../artifacts/conditions-schema.js'
 import { readJsonFile } from '../artifacts/read.js'
-import { PolicyFileSchema } from '../artifacts/schemas.js'
+import { PolicyFileSchema, RateFileSchema } from '../artifacts/schemas.js'
 import type { RunnerInfo } from '../config/runners.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import { FlakeproofError } from '../errors.js'
@@ -21,6 +21,10 @@ export interface ProofSelection {
   from: string
   /** The measurement's conditions this proof does not replay (it then fails). */
   unreproduced: string[]
+  /** Each test's measurement conditions, which the proof's stress must match (output folder: one for all; committed policy: each entry's). */
+  measured: Record<string, MeasuredUnder | undefined>
+  /** A proof weaker than its measurement fails: `--flaky-proof-strict`, or the committed policy's `proof_strict`. */
+  strict: boolean
   /** A proof from the committed policy with nothing quarantined: said at the end, nothing recorded. */
   nothingToProve?: string
 }
@@ -35,11 +39,18 @@ export function selectProof(run: { runner: RunnerInfo; command: string; version?
   const { runner } = run
   const hint = `Measure first: \`${hintsOf(runner, run.command, run.version).again('--flaky-repeat 200')}\`.`
   const { path, shown } = policyPathOf(root, options)
-  const measured = existsSync(join(outDir, 'policy.json')) || existsSync(join(outDir, 'runs_needed.json'))
-  const fromCommitted = runner.can.committedPolicy && !(options.policy === undefined && measured)
-  const committed = fromCommitted ? readCommittedPolicy(path, '--flaky-proof') : undefined
-  const proving = committed ? proofFromCommitted(committed, path, shown, options.proofRequired) : readProofRuns(outDir, hint)
-  return { ...proving, unreproduced: unreproducedConditions(readMeasuredUnder(proving.from, hint), options) }
+  const hasMeasurement = existsSync(join(outDir, 'policy.json')) || existsSync(join(outDir, 'runs_needed.json'))
+  const fromCommitted = runner.can.committedPolicy && !(options.policy === undefined && hasMeasurement)
+  const policy = runner.can.committedPolicy ? readCommittedPolicy(path, '--flaky-proof') : undefined
+  const strict = options.proofStrict || policy?.proof_strict === true
+  if (fromCommitted && policy) {
+    const measured = Object.fromEntries(Object.entries(policy.tests).map(([id, entry]) => [id, entry.measured_under]))
+    return { ...proofFromCommitted(policy, path, shown, options.proofRequired), unreproduced: [], measured, strict }
+  }
+  const proving = readProofRuns(outDir, hint)
+  const under = readMeasuredUnder(proving.from, hint)
+  const measured = Object.fromEntries(Object.keys(proving.runs).map((id) => [id, under]))
+  return { ...proving, unreproduced: unreproducedConditions(under, options), measured, strict }
 }
 
 // --- internal ---
@@ -48,7 +59,7 @@ export function selectProof(run: { runner: RunnerInfo; command: string; version?
  * `--flaky-proof` with a committed policy: its quarantined tests, each its green runs. Nothing
  * quarantined passes with a line saying so, unless `--flaky-proof-required`.
  */
-function proofFromCommitted(policy: CommittedPolicy, path: string, shown: string, required: boolean): Omit<ProofSelection, 'unreproduced'> {
+function proofFromCommitted(policy: CommittedPolicy, path: string, shown: string, required: boolean): Pick<ProofSelection, 'runs' | 'from' | 'nothingToProve'> {
   const runs = proofRunsOf(policy)
   if (Object.keys(runs).length > 0) return { runs, from: path }
   const line = `nothing to prove: no test is quarantined in ${shown}`
@@ -56,8 +67,12 @@ function proofFromCommitted(policy: CommittedPolicy, path: string, shown: string
   return { runs, from: path, nothingToProve: ` flakeproof ${line}; every test was skipped and the run passes` }
 }
 
-/** The conditions the policy's measurement ran under; undefined for runs_needed.json or an older policy.json. */
+/**
+ * The conditions the policy's measurement ran under: policy.json's, else (a proof from
+ * runs_needed.json) the stress its rate.json recorded; undefined for files older than both.
+ */
 function readMeasuredUnder(proofFrom: string, hint: string): MeasuredUnder | undefined {
-  if (basename(proofFrom) !== 'policy.json') return undefined
-  return readJsonFile(proofFrom, PolicyFileSchema, '--flaky-proof', hint).measured_under
+  if (basename(proofFrom) === 'policy.json') return readJsonFile(proofFrom, PolicyFileSchema, '--flaky-proof', hint).measured_under
+  const rate = join(dirname(proofFrom), 'rate.json')
+  return existsSync(rate) ? readJsonFile(rate, RateFileSchema, '--flaky-proof', hint).measured_under : undefined
 }

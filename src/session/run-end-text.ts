@@ -4,6 +4,7 @@ import { proofRunsText } from '../artifacts/counts-text.js'
 import { freshRateText } from '../artifacts/fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
+import type { ProofFile } from '../artifacts/schemas.js'
 import type { RunError } from '../artifacts/test-schemas.js'
 import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
@@ -23,8 +24,6 @@ export interface RunEndContext {
   repeat: number
   /** Whole-run rounds asked for (`--flaky-rounds`; 1 without). */
   rounds?: number | undefined
-  /** The recording runner ran (not a plain run): typecheck tests, which it does not repeat, are named. */
-  recording: boolean
   /** Of the intervals shown. */
   confidence: number
   /** Suggested commands, in the runner's syntax. */
@@ -69,12 +68,14 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
       lines.push(`  ${p.passed ? pc.green('✓') : pc.red('✗')} ${id}  ${pc.dim(status)}`)
     }
     for (const missing of result.proof.unreproduced ?? []) lines.push(pc.red(`  ✗ not replayed: ${missing}`))
-    const unreplayed = result.proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
-    lines.push(result.proof.passed ? pc.green('  proof passed') : pc.red(`  proof FAILED${proofFailure(proven.map(([, p]) => p), unreplayed, result.proof.complete)}`))
+    const weaker = result.proof.weaker ?? []
+    const strict = result.proof.strict === true
+    for (const w of weaker) lines.push((strict ? pc.red : pc.yellow)(`  ${strict ? '✗' : '⚠'} weaker than the measurement: ${w.note}`))
+    lines.push(proofVerdict(result.proof, proven.map(([, p]) => p)))
     return lines
   }
   const once = result.tests.filter((o) => o.tally.once).length
-  if (once > 0 && context.recording) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
+  if (once > 0) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
   const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
   if (concerning.length > 0) lines.push(...renderTable(concerning, { ...context, conditions: result.conditions }))
   else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
@@ -120,6 +121,25 @@ export function describeRound(condition: RoundCondition, seed: number | null): s
 }
 
 // --- internal ---
+
+/**
+ * A proof's last line: passed, passed but weaker (it releases no quarantine), or failed and why —
+ * conditions not replayed, weaker and strict, or no test to prove.
+ */
+function proofVerdict(proof: ProofFile, proven: readonly { status: string; passed: boolean }[]): string {
+  const weaker = (proof.weaker ?? []).length > 0
+  if (proof.passed && !weaker) return pc.green('  proof passed')
+  if (proof.passed) {
+    return pc.yellow('  proof passed, but weaker than the measurement (above): it releases no quarantine; rerun it as suggested, or --flaky-proof-strict fails such a proof')
+  }
+  const unreplayed = proof.unreproduced?.length ? ': the flake was measured under conditions this proof did not replay (above); add those flags' : ''
+  const why = proofFailure(proven, unreplayed, proof.complete)
+  if (why !== '') return pc.red(`  proof FAILED${why}`)
+  if (weaker && proof.strict === true && Object.values(proof.tests ?? {}).every((t) => t.passed)) {
+    return pc.red("  proof FAILED: weaker than the measurement (above), and strict (--flaky-proof-strict, or the committed policy's proof_strict)")
+  }
+  return pc.red('  proof FAILED')
+}
 
 /** Sets a command apart inside a sentence, to be split out of it: no test name or command holds a NUL. */
 const MARK = '\u0000'

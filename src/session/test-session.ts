@@ -17,21 +17,25 @@ import { measuringModeOf, pairOrder } from '../core/repetition.js'
 import { terminalWidth } from '../core/text-layout.js'
 import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
-import { clearProvenInPolicy, policyPathOf } from '../pipeline/committed-policy-file.js'
-import type { FailedTest } from '../pipeline/attribution.js'
+import { policyPathOf, releaseProvenInPolicy } from '../pipeline/committed-policy-file.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
 import { revisionOf } from '../pipeline/history-record.js'
 import type { RepetitionMode, ReportedTest } from '../pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../pipeline/test-recovery.js'
 import { type Collected, type TestRunResult, TestRunRecorder } from '../pipeline/test-run.js'
 import { ProgressPrinter } from './_progress.js'
-import { attributeRedRun } from './attribution-run.js'
+import { attributeRedRun, failedOf } from './attribution-run.js'
 import { type EverydayResult, recordEverydayRun } from './everyday-history.js'
 import type { ProofSelection } from './proof-selection.js'
 import { hintsOf } from './hints.js'
+import { publishEverydayToGithub } from '../pipeline/github.js'
 import { publishRun } from './publish.js'
 import type { FreshRounds, RoundsReporter } from './rounds.js'
 import { describeRound, renderRunEnd } from './run-end-text.js'
+import type { RunStress } from '../artifacts/conditions-schema.js'
+import type { ProofFile } from '../artifacts/schemas.js'
+import { RunConditionsSampler } from '../pipeline/run-conditions.js'
+import { startLoad } from '../runner/load.js'
 
 /** Where the adapter's runner lives and prints: what only the adapter knows of it. */
 export interface SessionHost {
@@ -41,6 +45,17 @@ export interface SessionHost {
   log(line: string, level?: 'log' | 'warn'): void
   /** The root a project's test files are relative to, for GitHub annotations; the root when not known. */
   rootOf?(project: string): string | undefined
+  /** How the runner runs the files: the stress a proof must match (docs/contracts.md §13.5). */
+  runShape?(): RunShape
+}
+
+/** How a runner runs the files, as far as a proof must match it; null or absent where the runner does not say. */
+export interface RunShape {
+  /** Workers the runner may use at once (Vitest's maxWorkers as it resolves it, Jest's; 1 in band). */
+  maxWorkers?: number | null
+  /** Vitest's pool (`forks`, `threads`, …), Jest's `workers` or `in-band`. */
+  pool?: string | null
+  isolate?: boolean | null
 }
 
 /** What the adapter decided before the run: the runner, its options, and which kind of run this is. */
@@ -126,8 +141,6 @@ export class TestSession implements RoundsReporter {
   /** Ids of every test whose result arrived: the journal's other open tests are recovered at the end. */
   private readonly _seen = new Set<string>()
   private readonly _locations = new Map<string, TestLocation>()
-  /** A plain run's failed tests, with the signature of each one's failure: attributed at the end. */
-  private readonly _failed: FailedTest[] = []
   /** Whole-run round under way (1-based), of how many, and what earlier rounds left for the last one to report. */
   private _round = 0
   private _of = 1
@@ -136,6 +149,10 @@ export class TestSession implements RoundsReporter {
   private _seedOfRound: number | null = null
   private _roundErrors: RunError[] = []
   private _roundsIncomplete = false
+  /** The load per CPU and the concurrent runs of a measurement or proof, sampled while it runs. */
+  private _sampler: RunConditionsSampler | undefined
+  /** Processes spinning for the whole run (`--flaky-load-procs` without load rounds). */
+  private _spinning: { stop(): void } | undefined
   /**
    * Fresh-state evidence (src/pipeline/fresh-evidence.ts): whether the adapter's loop can run its
    * rounds, what the measurement asked for, the round under way (1-based; 0: none), and the
@@ -259,11 +276,11 @@ export class TestSession implements RoundsReporter {
     this._roundErrors = []
     this._roundsIncomplete = false
     this._lost = 0
-    this._failed.length = 0
     this._recordError = undefined
     this._fresh = undefined
     this._pending = undefined
-    if (this._settings.proof?.nothingToProve) return
+    // An everyday run (no recording runner) writes history only: the measurement's files stay as it left them.
+    if (this._settings.proof?.nothingToProve || this._settings.mode === 'single') return
     const { mode, command, options, proof } = this._settings
     this._recorder = this.degradeGracefully(() => {
       const outDir = this.outDir()
@@ -272,7 +289,7 @@ export class TestSession implements RoundsReporter {
       this._journal = this._settings.journal ? new JournalReader(run.journal) : undefined
       const wholeRuns = this._of > 1 ? { wholeRuns: this._of, shuffle: options.shuffle, loadProcs: options.loadProcs ?? availableParallelism() } : {}
       return discardingOnError(run, () => new TestRunRecorder(outDir, run, {
-        mode,
+        mode: mode === 'proof' ? 'proof' : 'measure',
         command,
         runner: { name: this._settings.runner.name, version: this._settings.version },
         repeat: mode === 'measure' ? (options.repeat ?? 1) * this._of : 1,
@@ -282,6 +299,7 @@ export class TestSession implements RoundsReporter {
         proofRuns: proof?.runs ?? {},
         ...(proof ? { proofFrom: proof.from } : {}),
         ...(proof?.unreproduced.length ? { unreproduced: proof.unreproduced } : {}),
+        ...(proof ? { proofMeasured: proof.measured, proofStrict: proof.strict } : {}),
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(this._settings.assignmentSeed === undefined ? {} : { assignmentSeed: this._settings.assignmentSeed }),
         gapMs: options.gapMs,
@@ -292,6 +310,7 @@ export class TestSession implements RoundsReporter {
       }))
     })
     if (next) this._recorder?.noteRound(next)
+    if (this._recorder) this._startSampling()
     if (this._recorder && this._journal) {
       this._progress = new ProgressPrinter(this._journal, (line) => this._log(line), { tty: process.stderr.isTTY === true })
       // First in line: Vitest's own 'exit' listener calls process.exit() again, which ends the process
@@ -300,14 +319,20 @@ export class TestSession implements RoundsReporter {
     }
   }
 
+  /**
+   * The files this run runs (absolute paths), as the runner learns them: other flakeproof runs of the
+   * same files are counted as running at once with this one.
+   */
+  files(paths: readonly string[]): void {
+    this.guard('files', () => this._sampler?.addFiles(paths))
+  }
+
   /** A test's result arrived (`id`, the id the journal knows it by), with its evidence when there is any to record. */
   record(id: string, test: ReportedTest | undefined, location?: TestLocation): void {
     this._seen.add(id)
     if (location) this._locations.set(id, location)
     this._journal?.forget(id)
     if (!test) return
-    const failure = this._settings.mode === 'single' ? test.evidence.repetitions.find((r) => !r.ok) : undefined
-    if (failure) this._failed.push({ id: test.evidence.id, signature: failure.signature ?? null })
     if (this._freshRound > 0) this._recordQuietly(() => this._recorder?.recordFreshEvidence(test, this._freshRound))
     else this._recordQuietly(() => this._recorder?.record(test, this._round, this._condition))
   }
@@ -345,9 +370,30 @@ export class TestSession implements RoundsReporter {
     this._finish({ collected: { modules: new Set(), tests: new Set() }, ending: { kind: 'stopped', cause: stopped }, runErrors: [{ project: null, file: null, error: stopped }], complete: false })
   }
 
-  /** An everyday run (no repetitions) into `<outDir>/history/` (docs/contracts.md §11), when the runner's adapter keeps history. */
+  /**
+   * An everyday run (no repetitions) into `<outDir>/history/` (docs/contracts.md §11), when the
+   * runner's adapter keeps history. A red one is first judged against the history it joins and the
+   * committed policy (docs/attribution.md): attribution.json and one line per failed test; the
+   * measurement's files stay as they are.
+   */
   recordEveryday(results: readonly EverydayResult[]): void {
+    const attribution = this._attribute(results)
+    if (attribution && this._settings.runner.can.github) {
+      const options = { env: process.env, rootOf: (test: { project: string }) => this._host.rootOf?.(test.project) ?? this._host.root(), locations: this._locations }
+      // Annotations are workflow commands, escaped where they were made: printed as they are.
+      for (const line of this.degradeGracefully(() => publishEverydayToGithub(this._settings.command, results, attribution, options)) ?? []) this._host.log(line)
+    }
     this.degradeGracefully(() => recordEverydayRun(this._settings.runner, this.outDir(), this._host.root(), results), 'history not recorded')
+  }
+
+  /** Whose failure each failed test of an everyday run is, before the run joins its history. */
+  private _attribute(results: readonly EverydayResult[]): AttributionFile | undefined {
+    const { options, runner } = this._settings
+    const root = this._host.root()
+    const run = { runner, outDir: this.outDir(), root, policyPath: policyPathOf(root, options).path, confidence: options.confidence, base: options.base }
+    const attributed = this.degradeGracefully(() => attributeRedRun(failedOf(results), run))
+    for (const line of attributed?.lines ?? []) this._log(line)
+    return attributed?.file
   }
 
   /**
@@ -475,11 +521,12 @@ export class TestSession implements RoundsReporter {
     this._recorder = undefined
     // A test whose results could not be recorded makes the run incomplete, never silently smaller.
     const whole = complete && unfinished.length === 0 && this._lost === 0
+    const stress = this._stopSampling(collected)
     const log = new WriteLog()
     let result: TestRunResult | undefined
     let failure: FlakeproofError | undefined
     try {
-      result = log.run(() => recorder.finish(whole, collected, runErrors))
+      result = log.run(() => recorder.finish(whole, collected, runErrors, stress))
     } catch (error) {
       if (!(error instanceof FlakeproofError)) throw error
       failure = error
@@ -491,14 +538,12 @@ export class TestSession implements RoundsReporter {
     const ticks = this._settings.mode === 'measure' ? runner.ticks?.[options.failOnFlaky ? 'failOnFlaky' : 'advisory'] : undefined
     // Vitest's logger writes to stdout, Jest's adapter to stderr: the width of whichever is a terminal.
     const width = terminalWidth(process.stdout.isTTY ? process.stdout : process.stderr, process.env)
-    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, rounds: this._of, recording: this._settings.mode !== 'single', confidence: options.confidence, hints: this.hints(), width, ticks }
+    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, rounds: this._of, confidence: options.confidence, hints: this.hints(), width, ticks }
     for (const line of renderRunEnd(result, context)) this._log(line)
-    const attribution = this._attribute()
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {
       const published = publishRun(result, {
         runner,
-        attribution,
         rootOf: (project) => this._host.rootOf?.(project) ?? this._host.root(),
         locations: this._locations,
         junit: options.junit === undefined ? undefined : resolve(this._host.root(), options.junit),
@@ -508,31 +553,49 @@ export class TestSession implements RoundsReporter {
       for (const line of published) this._host.log(line)
     }
     if (result.proof && !result.proof.passed) process.exitCode = 1
-    if (result.proof && options.updatePolicy && runner.can.committedPolicy) this._clearQuarantines(result.proof.tests ?? {})
+    if (result.proof && options.updatePolicy && runner.can.committedPolicy) this._releaseQuarantines(result.proof)
     return result
   }
 
   /**
-   * A plain (everyday) run with failures: whose failure each one is (docs/attribution.md), judged
-   * against the output folder's history before the adapter records this run in it
-   * (`recordEveryday` after `end`), and the committed policy. Its lines follow the run's end.
+   * `--flaky-update-policy` after a proof: each quarantined test of the committed policy that the
+   * proof cleared leaves quarantine, whichever file the proof's counts came from; every other one
+   * stays, and one line says why (docs/contracts.md §9).
    */
-  private _attribute(): AttributionFile | undefined {
-    if (this._settings.mode !== 'single') return undefined
-    const { options, runner } = this._settings
-    const root = this._host.root()
-    const run = { runner, outDir: this.outDir(), root, policyPath: policyPathOf(root, options).path, confidence: options.confidence, base: options.base }
-    const attributed = this.degradeGracefully(() => attributeRedRun(this._failed, run))
-    for (const line of attributed?.lines ?? []) this._log(line)
-    return attributed?.file
+  private _releaseQuarantines(proof: ProofFile): void {
+    const { path, shown } = policyPathOf(this._host.root(), this._settings.options)
+    const releases = this.degradeGracefully(() => releaseProvenInPolicy(path, proof)) ?? []
+    for (const { id, released, why } of releases) {
+      this._log(released ? pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`) : pc.yellow(`  ${id}: still quarantined in ${shown}: ${why}`))
+    }
   }
 
-  /** `--flaky-update-policy` after a proof from the committed policy: tests proven fixed leave quarantine. */
-  private _clearQuarantines(proven: Readonly<Record<string, { passed: boolean; status: string }>>): void {
-    const { path, shown } = policyPathOf(this._host.root(), this._settings.options)
-    if (this._settings.proof?.from !== path) return
-    const cleared = this.degradeGracefully(() => clearProvenInPolicy(path, proven)) ?? []
-    for (const id of cleared) this._log(pc.green(`  ${id}: proof passed, out of quarantine in ${shown}`))
+  /** Samples the run's load and concurrent runs, and spins `--flaky-load-procs` processes for the whole run when no load round does. */
+  private _startSampling(): void {
+    const { options, runner } = this._settings
+    // Spinning before the first sample, and until the last: the load they add is in every sample.
+    if (options.loadProcs !== undefined && !options.load) this._spinning = startLoad(options.loadProcs)
+    this._sampler = new RunConditionsSampler({ root: this._host.root(), runner: runner.name })
+    this._sampler.start()
+  }
+
+  /** What the run met: the sampled load and concurrent runs, and the runner's workers, pool and isolation. */
+  private _stopSampling(collected: Collected): RunStress {
+    const sampled = this._sampler?.stop()
+    this._sampler = undefined
+    this._spinning?.stop()
+    this._spinning = undefined
+    const shape = this._host.runShape?.() ?? {}
+    const files = collected.modules.size
+    const workers = shape.maxWorkers == null ? null : files > 0 ? Math.min(shape.maxWorkers, files) : shape.maxWorkers
+    const { loadProcs, load } = this._settings.options
+    return {
+      ...sampled,
+      workers,
+      pool: shape.pool ?? null,
+      isolate: shape.isolate ?? null,
+      ...(loadProcs !== undefined && !load ? { spinning: loadProcs } : {}),
+    }
   }
 
   /**

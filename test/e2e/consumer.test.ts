@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
@@ -101,8 +101,11 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     const result = await vitest(['run', '--config', 'vitest.reporter.config.ts'])
     expectCleanRun(result, version.vitest)
     expect(result.code).toBe(1)
-    const rate = readArtifact(join(consumer.dir, 'alone/rate.json'), RateFileSchema)
-    expect(rate.tests?.find((t) => t.name === 'always fails')).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
+    // An everyday run: history only (docs/contracts.md §11), one line per test that ran.
+    expect(readdirSync(join(consumer.dir, 'alone'))).toEqual(['history'])
+    const [file] = readdirSync(join(consumer.dir, 'alone/history'))
+    const lines = readFileSync(join(consumer.dir, 'alone/history', file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { name: string; outcome: string })
+    expect(lines.find((l) => l.name === 'always fails')?.outcome).toBe('failed')
   }, 60_000)
 
   it('keeps a crashed test, records failures outside tests, writes no snapshot, and covers every project or refuses', async () => {

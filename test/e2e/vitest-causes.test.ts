@@ -113,7 +113,9 @@ describe('--flaky-rounds 4 --flaky-load', () => {
     expect(predicate?.predicate).toMatch(/^condition = load ≡ .*output contains TIMEOUT/)
     expect(conditions.tests[LOAD]?.comparisons).toEqual([expect.objectContaining({ kind: 'load', a: expect.objectContaining({ trials: 4, failures: 4 }), b: expect.objectContaining({ trials: 4, failures: 0 }), tag: 'load-only' })])
     const policy = readArtifact(join(out, 'policy.json'), PolicyFileSchema)
-    expect(policy.measured_under).toEqual({ rounds: 4, repeat: 1, conditions: ['base', 'load'], load_procs: 1, shuffle: false, seeds: [], gap_ms: null })
+    expect(policy.measured_under).toMatchObject({ rounds: 4, repeat: 1, conditions: ['base', 'load'], load_procs: 1, shuffle: false, seeds: [], gap_ms: null })
+    // And the stress the rounds met, which a proof must match too (docs/contracts.md §13.5): one file, one worker.
+    expect(policy.measured_under).toMatchObject({ workers: 1, concurrent_runs: 1, pool: 'forks', isolate: true, load_per_cpu: expect.any(Number) })
     expect(policy.tests?.[LOAD]?.verdict).toBe('flaky')
   }, 120_000)
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -8,6 +8,7 @@ import {
   RunsNeededFileSchema,
   SummaryFileSchema,
 } from '../../src/artifacts/schemas.js'
+import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import { type CliResult, readArtifact, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
@@ -139,13 +140,16 @@ describe('the other ways to start it', { timeout: 60_000 }, () => {
     expect(result.stdout).not.toContain('flakeproof')
   })
 
-  it('the reporter alone records one execution per test', async () => {
+  it('the reporter alone records an everyday run in history, and no measurement file', async () => {
     const out = tempDir()
     const result = await runVitest(['run', '--config', 'vitest.reporter.config.ts', 'tests/counter.test.ts'], { FIXTURE_OUT: out })
     expect(result.code).toBe(1)
-    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
-    expect(rate.tests?.find((t) => t.id === BROKEN)).toMatchObject({ trials: 1, failures: 1, verdict: 'broken' })
-    expect(rate.tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 1, failures: 0 })
+    // docs/contracts.md §11: one history file, one line per test that ran; rate.json and the rest are a measurement's only.
+    expect(readdirSync(out)).toEqual(['history'])
+    const [file] = readdirSync(join(out, 'history'))
+    const lines = readFileSync(join(out, 'history', file as string), 'utf8').trim().split('\n').map((l) => HistoryRecordSchema.parse(JSON.parse(l)))
+    expect(lines.find((l) => l.test_id === BROKEN)?.outcome).toBe('failed')
+    expect(lines.find((l) => l.test_id === FLAKY)?.outcome).toBe('passed')
   })
 
   it.each([

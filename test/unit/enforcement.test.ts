@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { CommittedPolicy, PolicyEntry } from '../../src/artifacts/committed-policy-schema.js'
-import { clearProven, type EnforcedTest, judgeEnforcedRun, listQuarantined, proofRunsOf, retryOf } from '../../src/pipeline/enforcement.js'
+import type { ProofFile } from '../../src/artifacts/schemas.js'
+import type { TestProof } from '../../src/artifacts/test-schemas.js'
+import { type EnforcedTest, judgeEnforcedRun, listQuarantined, proofRunsOf, releaseProven, retryOf } from '../../src/pipeline/enforcement.js'
 
 const TODAY = '2026-11-30'
 
@@ -86,16 +88,49 @@ describe('proof from the committed policy', () => {
     expect(proofRunsOf(policy)).toEqual({ q: 11 })
     expect(proofRunsOf(policyOf({ t: entry() }))).toEqual({})
   })
+})
 
+/** A proof.json with these tests, as from the output folder's policy.json (its counts may differ from the committed policy's). */
+function proofOf(tests: Record<string, TestProof>, extra: Partial<ProofFile> = {}): ProofFile {
+  return {
+    schema_version: 1,
+    command: 'vitest run',
+    required: 14,
+    required_from: '/p/.flakeproof/policy.json',
+    trials: 14,
+    failures: 0,
+    rate: 0,
+    ci_low: 0,
+    ci_high: 0.2153,
+    passed: true,
+    failure_trials: [],
+    complete: true,
+    tests,
+    ...extra,
+  }
+}
+
+const proven = (extra: Partial<TestProof> = {}): TestProof => ({ required: 14, trials: 14, failures: 0, passed: true, failure_trials: [], status: 'ran', ...extra })
+const LOAD = { condition: 'load_per_cpu' as const, measured: 2.4, proof: 0.3, note: 'load 0.30 per CPU, 2.40 when measured: add --flaky-load-procs 5' }
+
+describe('releaseProven: quarantine release follows the proof', () => {
+  // q is quarantined with green_runs_required 14; t is listed and not quarantined (never in the releases).
+  const policy = policyOf({ q: entry({ quarantine: QUARANTINE, failed_runs: 2 }), t: entry() })
   it.each([
-    [{ passed: true, status: 'ran' }, ['q']],
-    [{ passed: false, status: 'ran' }, []],
-    // Filtered out of the run: no evidence, so it stays in quarantine.
-    [{ passed: false, status: 'not-selected' }, []],
-  ])('a proof %o clears %o', (proof, cleared) => {
-    const result = clearProven(policy, { q: proof })
-    expect(result.cleared).toEqual(cleared)
-    expect(result.updated.tests.q).toMatchObject(cleared.length > 0 ? { quarantine: null, failed_runs: 0 } : { quarantine: QUARANTINE, failed_runs: 2 })
+    ['14 of 14 green, from any file', proofOf({ q: proven() }), true, ''],
+    // The output folder's policy asked 20; the committed one asks 14: 16 green runs are enough.
+    ['16 green where its own file asked 20 (passed false there)', proofOf({ q: proven({ required: 20, trials: 16, passed: false }) }, { passed: false }), true, ''],
+    ['13 green: fewer than the committed 14', proofOf({ q: proven({ required: 13, trials: 13 }) }), false, '13 green run(s), and the committed policy requires 14'],
+    ['one failure', proofOf({ q: proven({ failures: 1, passed: false, failure_trials: [3] }) }), false, 'its proof failed 1 of 14 runs'],
+    ['filtered out of the run', proofOf({ q: proven({ trials: 0, passed: true, status: 'not-selected' }) }), false, 'not-selected in this proof, so it ran no green run'],
+    ['not among the proof\'s tests', proofOf({ other: proven() }), false, 'not proved by this run (policy.json asks no proof of it)'],
+    ['a weaker proof', proofOf({ q: proven({ weaker: [LOAD] }) }, { weaker: [LOAD] }), false, `the proof was weaker than its measurement: ${LOAD.note}`],
+    ['conditions not replayed', proofOf({ q: proven() }, { passed: false, unreproduced: ['parallel and serial rounds (--flaky-divergence)'] }), false, "the proof did not replay the measurement's conditions (parallel and serial rounds (--flaky-divergence))"],
+  ])('%s', (_case, proof, released, why) => {
+    const result = releaseProven(policy, proof)
+    expect(result.releases).toEqual([{ id: 'q', released, why }])
+    expect(result.updated.tests.q).toMatchObject(released ? { quarantine: null, failed_runs: 0 } : { quarantine: QUARANTINE, failed_runs: 2 })
+    expect(result.updated.tests.t).toEqual(policy.tests.t)
   })
 })
 

@@ -6,7 +6,7 @@ const resolveJestOptions = (options: FlakeproofVitestOptions, args: string[], en
 const JEST_FLAGS = runnerFlags(RUNNERS.jest)
 
 // The defaults of VitestOptionsSchema (src/config/vitest-options.ts) for the options Jest's adapter takes.
-const defaults = { enforce: false, rounds: 1, divergence: false, load: false, shuffle: false, gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, history: true }
+const defaults = { enforce: false, rounds: 1, divergence: false, load: false, shuffle: false, gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, updatePolicy: false, proofRequired: false, proofStrict: false, history: true }
 
 describe('resolveRunnerOptions for Jest', () => {
   it('is inactive without a repeat count or a proof', () => {
@@ -44,7 +44,7 @@ describe('resolveRunnerOptions for Jest', () => {
 })
 
 describe('the Jest flags', () => {
-  // What the Jest adapter does: measure, observe, prove, the committed policy, budget and JUnit (docs/jest.md), by signature and against a base branch's history (docs/attribution.md).
+  // What the Jest adapter does: measure, observe, prove, the committed policy, budget and JUnit (docs/jest.md), a proof as hard as its measurement (docs/contracts.md §13.5), by signature and against a base branch's history (docs/attribution.md).
   const shared = [
     '--flaky-repeat',
     '--flaky-gap-ms',
@@ -59,6 +59,7 @@ describe('the Jest flags', () => {
     '--flaky-policy',
     '--flaky-update-policy',
     '--flaky-proof-required',
+    '--flaky-proof-strict',
     '--flaky-budget',
     '--flaky-seed',
     '--flaky-rounds',

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { argsAfterSeparator, extractVitestFlags, resolveOutDir, resolveVitestOptions } from '../../src/config/vitest-options.js'
 import { tempDir } from '../utils.js'
 
-const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, updatePolicy: false, proofRequired: false, history: true, rounds: 1, divergence: false, load: false, shuffle: false }
+const defaults = { gapMs: 2000, observe: false, slowRepeat: 20, confidence: 0.95, outDir: '.flakeproof', outAnywhere: false, failOnFlaky: false, proof: false, enforce: false, updatePolicy: false, proofRequired: false, proofStrict: false, history: true, rounds: 1, divergence: false, load: false, shuffle: false }
 
 describe('resolveVitestOptions', () => {
   it('is inactive without a repeat count or a proof', () => {

@@ -40,7 +40,9 @@ export const policy = defineCommand({
         }
       }
       assertWritable(out, '--out')
-      decided = decidePolicy(choosePlanningBasis(rate, `--from ${from}`), fractionFromCounts(rate.failures, rate.trials), rate, o.confidence)
+      const policy = decidePolicy(choosePlanningBasis(rate, `--from ${from}`), fractionFromCounts(rate.failures, rate.trials), rate, o.confidence)
+      // The measurement's conditions go with its numbers: a proof of this policy is compared with them.
+      decided = rate.measured_under ? { ...policy, measured_under: rate.measured_under } : policy
     }
     print(writeJsonAtomic(out, PolicyFileSchema, decided))
     return 0
