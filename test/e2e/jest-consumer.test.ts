@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
@@ -230,12 +230,7 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
       [FRAGILE, 'passed'],
       ['tests/ci.test.js > steady', 'passed'],
     ])
-    // A plain run's facts, from Jest's results in execution order: each test after the one before it in its file.
-    const plain = readFileSync(join(ci, '.flakeproof/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null })
-    expect(plain.map((f) => [f.test_id, f.previous_test])).toEqual([
-      [FLAKY, null],
-      [FRAGILE, FLAKY],
-      ['tests/ci.test.js > steady', FRAGILE],
-    ])
+    // An everyday run writes history only: no facts.jsonl, so a measurement in the folder would stay as it was.
+    expect(existsSync(join(ci, '.flakeproof/facts.jsonl'))).toBe(false)
   }, 600_000)
 })
