@@ -1,40 +1,9 @@
-import { realpathSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { createRequire } from 'node:module'
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
 import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
-import { jestCliRun, jestModules } from './_jest-modules.js'
+import { isOurs, type JestArgv, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
 import { jestVersion } from './_version.js'
-
-const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
-const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
-
-type Reporter = string | [string, Record<string, unknown>]
-interface JestArgv {
-  reporters?: Reporter[]
-  projects?: string[]
-  [key: string]: unknown
-}
-/** The programmatic entry points of the `jest` package (29 and 30). */
-interface JestPackage {
-  getVersion(): string
-  buildArgv(args: string[]): Promise<JestArgv>
-  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
-}
-interface ReadConfigs {
-  globalConfig: { rootDir: string; reporters?: Reporter[] }
-  configs: ProjectConfig[]
-}
-/** jest-config's exports, as @jest/core's runCLI reads them when it is called. */
-interface JestConfig {
-  readConfigs(argv: JestArgv, projects: string[]): Promise<ReadConfigs>
-}
-interface ProjectConfig {
-  id: string
-  testRunner: string
-}
 
 /**
  * `flakeproof jest [--flaky-*] [jest args]` (docs/jest.md): Jest's own entry points, in this process,
@@ -166,15 +135,6 @@ async function underCondition<T>(round: PlannedRound | undefined, resolved: Reso
   }
 }
 
-/** What of Jest's aggregated result tells failed tests from Jest's other reasons to fail, and the time in them. */
-interface JestResults {
-  success: boolean
-  numFailedTests: number
-  numRuntimeErrorTestSuites: number
-  snapshot: { failure: boolean }
-  testResults: { perfStats?: { start?: number; end?: number } }[]
-}
-
 /**
  * Jest failed only because tests failed: a measurement's failed copies may then be advisory. A file
  * that could not run, a snapshot failure, or a failure with no failed test (a coverage threshold,
@@ -184,35 +144,3 @@ function onlyTestsFailed(results: JestResults): boolean {
   return results.numFailedTests > 0 && results.numRuntimeErrorTestSuites === 0 && !results.snapshot.failure
 }
 
-interface LoadedJest {
-  jest: JestPackage
-  config: JestConfig
-  /** The project's jest-circus/runner: a project using it needs no entry in the runners map. */
-  circus: string
-}
-
-/** The project's Jest (not ours): `jest`, and `jest-config` as its runCLI resolves it. */
-function loadJest(cwd: string): LoadedJest {
-  const modules = jestModules(cwd)
-  if (!modules) throw new FlakeproofError('Jest is not installed here; `npm i -D jest` (29 or 30)', 'E_USAGE')
-  const load = createRequire(modules.jest)
-  const main = load(modules.jest) as JestPackage
-  // Jest 30 exports buildArgv from `jest`; 29 keeps it in jest-cli's run.js.
-  const buildArgv = main.buildArgv ?? (load(jestCliRun(modules)) as Partial<JestPackage>).buildArgv
-  const jest: JestPackage = { getVersion: main.getVersion, runCLI: main.runCLI, buildArgv }
-  const config = load(modules.config) as JestConfig
-  if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function' || typeof config.readConfigs !== 'function') {
-    throw new FlakeproofError(`the Jest at ${dirname(modules.jest)} has no buildArgv/runCLI/readConfigs; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
-  }
-  return { jest, config, circus: modules.circus }
-}
-
-/** The user listed flakeproof's own reporter already (any copy of this package): it is not added twice. */
-function isOurs(path: string, ours: string): boolean {
-  if (/flakeproof\/jest\/reporter$/.test(path)) return true
-  try {
-    return realpathSync(path) === realpathSync(ours)
-  } catch {
-    return false
-  }
-}

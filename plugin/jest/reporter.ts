@@ -30,6 +30,7 @@ import {
   TestSession,
   VitestOptionsSchema,
 } from '../../src/session/adapter.js'
+import { ENVIRONMENT, isOurs, loadJest, RUNNER, SETUP } from './_jest-load.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 import { JestEnforcedRun } from './_enforced-run.js'
 import { cappedFailures } from './_failure-blocks.js'
@@ -149,6 +150,8 @@ export default class FlakeproofJestReporter {
   private readonly _watching: boolean
   /** Jest runs the files in this process (`--runInBand`, or one file): one worker. */
   private _inBand = false
+  /** From the config: the copies asked for, told to the runner once onRunStart took the output folder. */
+  private _deferred: RepeatOptions | undefined
 
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, runners = {}, wrapped, ...rest } = options
@@ -206,7 +209,9 @@ export default class FlakeproofJestReporter {
     const rounds = (globalThis as Record<symbol, JestRounds | undefined>)[JEST_ROUNDS]
     const proof = rounds?.shared?.proof ?? (this._proving ? inOneLine(() => selectProof(base, this._rootDir, resolveOutDir(this._rootDir, settled), settled)) : undefined)
     this._session = rounds?.shared?.session ?? new TestSession(host, { ...base, mode: !resolved ? 'single' : proof ? 'proof' : 'measure', proof })
-    const journalDir = rounds?.shared?.journalDir ?? this._session.open().journal
+    if (!resolved) return
+    // From the config, the output folder is taken only once onRunStart found what repetitions need.
+    const journalDir = rounds?.shared?.journalDir ?? (wrapped ? this._session.open().journal : '')
     if (rounds) {
       // The wrapper's loop of runs can run fresh-state rounds after the planned ones: the session says whether this run may ask.
       if (!rounds.shared) this._session.expectFreshEvidence()
@@ -215,8 +220,7 @@ export default class FlakeproofJestReporter {
       else this._session.planRound(rounds.round, rounds.of)
     }
     process.once('exit', () => this._session.release())
-    if (!resolved) return
-    // Workers start after the reporters are built, and inherit this.
+    // Workers start after onRunStart (Jest's TestScheduler makes them then), and inherit this.
     const repeat: RepeatOptions = {
       mode: proof ? 'proof' : 'measure',
       repeat: proof ? 1 : (resolved.repeat ?? 1),
@@ -229,12 +233,25 @@ export default class FlakeproofJestReporter {
       journalDir,
       ...common,
     }
-    process.env[REPEAT_ENV] = JSON.stringify(repeat)
+    if (wrapped) process.env[REPEAT_ENV] = JSON.stringify(repeat)
+    else this._deferred = repeat
   }
 
-  onRunStart(_results: unknown, options?: { showStatus?: boolean }): void {
+  /** Jest awaits this before any test file starts: repetitions this config cannot make stop the run here, in one line. */
+  async onRunStart(_results: unknown, options?: { showStatus?: boolean }): Promise<void> {
     // Jest shows no status line exactly when it runs the files in band (its TestScheduler).
     this._inBand = options?.showStatus === false
+    const deferred = this._deferred
+    if (deferred) {
+      const lacking = await lacksRunner(this._rootDir)
+      if (lacking !== undefined) {
+        const asked = this._proving ? '--flaky-proof' : `--flaky-repeat ${deferred.repeat}`
+        throw oneLineError(
+          `flakeproof: repetitions need flakeproof's test runner in every Jest project, and ${lacking} has none: add testRunner: 'flakeproof/jest/runner' to its config, or run \`${hintsFor({ runner: 'jest', version: jestVersion(this._rootDir) }).again(asked)}\`, which sets it`,
+        )
+      }
+      process.env[REPEAT_ENV] = JSON.stringify({ ...deferred, journalDir: this._session.open().journal })
+    }
     if (!this._enforced) this._session.begin()
   }
 
@@ -386,6 +403,28 @@ function refuseFlagsAfterSeparator(version: string | undefined): void {
   const flags = flakyArgs()
   if (flags.length === 0) return
   throw new FlakeproofError(`Jest reads what follows -- as test path patterns, not as flags, so ${flags.join(' ')} would repeat nothing: run \`${hintsFor({ runner: 'jest', version }).again(flags.join(' '))}\``, 'E_USAGE')
+}
+
+/**
+ * Which Jest project of this run cannot make copies: none of flakeproof's runner, its setup file
+ * (Jest 30) or its environment (Jest 29), read as Jest's CLI reads the configs of this very run;
+ * undefined when every one can, or the configs cannot be read again (the copies' count then says it).
+ */
+async function lacksRunner(rootDir: string): Promise<string | undefined> {
+  try {
+    const { jest, config } = loadJest(rootDir)
+    const argv = await jest.buildArgv(process.argv.slice(2))
+    const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
+    const { configs } = await config.readConfigs(argv, projects)
+    const legacy = Number.parseInt(jest.getVersion(), 10) < 30
+    const copies = (c: (typeof configs)[number]): boolean =>
+      isOurs(c.testRunner, RUNNER) || (legacy ? isOurs(c.testEnvironment ?? '', ENVIRONMENT) : (c.setupFilesAfterEnv ?? []).some((f) => isOurs(f, SETUP)))
+    const index = configs.findIndex((c) => !copies(c))
+    if (index < 0) return undefined
+    return configs.length > 1 ? `project ${index + 1} of ${configs.length}` : 'this project'
+  } catch {
+    return undefined
+  }
 }
 
 function flakyArgs(): string[] {

@@ -112,13 +112,13 @@ describe.each(['vitest', 'jest'] as const)('%s: an everyday run after a measurem
             'flags after --, with a file to run',
             ['tests/stress.test.js', '--', '--flaky-repeat', '5'],
             {},
-            "flakeproof: Jest reads what follows -- as test path patterns, not as flags, so --flaky-repeat 5 would repeat nothing: run `npx flakeproof jest --flaky-repeat 5`, or set FLAKEPROOF_REPEAT with flakeproof's setup file in setupFilesAfterEnv",
+            "flakeproof: Jest reads what follows -- as test path patterns, not as flags, so --flaky-repeat 5 would repeat nothing: run `npx flakeproof jest --flaky-repeat 5`",
           ],
           [
-            'FLAKEPROOF_REPEAT without the setup file',
+            'FLAKEPROOF_REPEAT without flakeproof\'s test runner',
             ['--config', 'jest.reporter.config.js'],
             { FLAKEPROOF_REPEAT: '5' },
-            "flakeproof: repetitions need flakeproof's setup in every Jest project, and this project has no 'flakeproof/jest/setup' in setupFilesAfterEnv: add 'flakeproof/jest/setup' to setupFilesAfterEnv, or run `npx flakeproof jest --flaky-repeat 5`, which adds them",
+            "flakeproof: repetitions need flakeproof's test runner in every Jest project, and this project has none: add testRunner: 'flakeproof/jest/runner' to its config, or run `npx flakeproof jest --flaky-repeat 5`, which sets it",
           ],
         ],
   )('a repeat it cannot make (%s) stops before any test, in one line, and changes nothing', async (_case, args, extra, line) => {

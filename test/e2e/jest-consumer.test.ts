@@ -212,7 +212,9 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(policy.tests[FLAKY]).toMatchObject({ trials: 100, failures: 20, green_runs_required: 14 })
     policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
     writeFileSync(policyPath, `${JSON.stringify(policy, null, 2)}\n`)
-    const fresh = ['--flaky-proof', '--flaky-update-policy', '--flaky-out', 'fresh', '--flaky-policy', policyPath]
+    // Two spinning processes keep the proof at least as loaded as the measurement was by the suite's other
+    // files running beside it (a proof under less load is weaker and releases nothing: docs/proof-strength.md).
+    const fresh = ['--flaky-proof', '--flaky-update-policy', '--flaky-out', 'fresh', '--flaky-policy', policyPath, '--flaky-load-procs', '2']
     expect((await flakeproof(fresh)).code).toBe(1)
     expect(readArtifact(join(ci, 'fresh/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2, required: 11 })
     const fixed = await flakeproof(fresh, { FIXTURE_FIXED: '1' })
