@@ -1,43 +1,13 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs'
+import { cannotLoadLine } from './load-failure.js'
 
 // main.ts is loaded here, not imported: with few files allowed open (`ulimit -n 100`), Node's module
-// loader, which opens many at once, fails before any of flakeproof runs, and says "Cannot find
-// package" with its stack. Caught here, it is one line saying why and what to do (exit 3: the system
-// refused, docs/contracts.md §6).
+// loader fails before any of flakeproof runs; caught, it is one line (src/cli/load-failure.ts).
 let runMain: ((argv: readonly string[]) => Promise<void>) | undefined
 try {
   ;({ runMain } = await import('./main.js'))
 } catch (error) {
-  process.stderr.write(`flakeproof: cannot load its own modules (${firstLine(error)}): ${advice(await openFilesLimit())}\n`)
+  process.stderr.write(`${await cannotLoadLine(error)}\n`)
   process.exitCode = 3
 }
 if (runMain) await runMain(process.argv.slice(2))
-
-function firstLine(error: unknown): string {
-  return String((error as Error | undefined)?.message ?? error).split('\n')[0] ?? ''
-}
-
-/**
- * The soft limit of open files, from /proc/self/limits (Linux). The loader's own reads may still hold
- * every file the limit allows for a moment, so a failed read is tried again a few times.
- */
-async function openFilesLimit(): Promise<number | undefined> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
-      const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]
-      return soft === undefined ? undefined : Number(soft)
-    } catch (error) {
-      // Not Linux: the limit cannot be read, only suggested.
-      if ((error as NodeJS.ErrnoException).code !== 'EMFILE') return undefined
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  }
-  return undefined
-}
-
-/** The open-files limit is the usual cause. */
-function advice(limit: number | undefined): string {
-  if (limit !== undefined && limit < 1024) return `this process may open at most ${limit} files at once (ulimit -n); raise the limit (ulimit -n 1024) and run again`
-  return 'if `ulimit -n` is low, raise it (ulimit -n 1024); otherwise reinstall flakeproof (npm ci)'
-}

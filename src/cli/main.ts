@@ -12,6 +12,7 @@ import { logJson, logLine } from '../core/workflow-command.js'
 import { joinShellWords } from '../core/shell-words.js'
 import { helpWidth, renderOverview as renderHelpOverview, unknownCommand, unknownFlag } from './help.js'
 import type { CommandSpec } from './spec.js'
+import { cannotLoadLine } from './load-failure.js'
 import { createTerminalContext, type TerminalContext } from './terminal.js'
 
 /**
@@ -69,7 +70,14 @@ async function main(argv: readonly string[]): Promise<number> {
     if (runner) return runRunner(runner, rest)
     return usageError(unknownCommand(stripAnsi(name), [...Object.keys(COMMANDS), ...RUNNER_COMMANDS.map((r) => r.runner.name)]))
   }
-  const spec = await load()
+  let spec: CommandSpec
+  try {
+    spec = await load()
+  } catch (error) {
+    // Each command's modules load when it runs: a loader out of files says so in one line, as bin.ts does.
+    process.stderr.write(`${await cannotLoadLine(error)}\n`)
+    return 3
+  }
   // After `--` the words are the command's (`repeat … -- pytest --help`), not a request for help.
   const own = spec.rest === undefined || !rest.includes('--') ? rest : rest.slice(0, rest.indexOf('--'))
   if (own.includes('--help') || own.includes('-h')) {

@@ -114,6 +114,12 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
     // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
     // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
     // never counted, so the counted ones' trials are their rounds.
+    // Rounds of the attempts (a JUnit rerun is an attempt of its run's round), read before the lines are renumbered in place.
+    const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
+    const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
+    const attempts = fast.some((l) => l.attempt !== undefined)
+      ? { failed: [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b), rounds: new Set(fast.map(roundOf)).size }
+      : undefined
     const ordered = inMergedOrder(own).map(renumber)
     const counted = ordered.filter((line) => line.outcome !== 'skipped')
     emit(ordered)
@@ -137,12 +143,9 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
     }
     const tally = tallyTest(test, confidence.exact)
     const withSplit = split ? { ...tally, split: split.split } : tally
-    const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
-    if (fast.some((l) => l.attempt !== undefined)) {
-      const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
-      const failed = [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b)
-      tallies.push({ ...withSplit, fast: { ...withSplit.fast, failureTrials: failed } })
-      seen.push(new Set(fast.map(roundOf)).size)
+    if (attempts) {
+      tallies.push({ ...withSplit, fast: { ...withSplit.fast, failureTrials: attempts.failed } })
+      seen.push(attempts.rounds)
     } else {
       tallies.push(withSplit)
       seen.push(tally.fast.trials)
