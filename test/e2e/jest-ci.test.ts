@@ -47,7 +47,10 @@ describe('a committed policy', () => {
     // 20/100 → 14 green runs (0.8¹⁴ = 0.044 ≤ 0.05 < 0.8¹³); 25/100 → 11 (0.75¹¹ = 0.042 ≤ 0.05 < 0.75¹⁰).
     expect(policy.tests[FLAKY]).toMatchObject({ trials: 100, failures: 20, green_runs_required: 14 })
     // As an enforced run that quarantined it would: `fragile` is quarantined.
-    policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
+    // Without the measurement's conditions (an entry written before they were recorded): what this test proves is the
+    // release itself; the machine's load, which the suite's other files change from minute to minute, is
+    // test/e2e/proof-strength.test.ts's to hold still and compare.
+    policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), measured_under: undefined, quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
     writeFileSync(policyPath, `${JSON.stringify(policy, null, 2)}\n`)
 
     // A fresh checkout (no measurement in the output folder) proves the committed policy's quarantined test:
@@ -59,9 +62,7 @@ describe('a committed policy', () => {
     expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]?.quarantine).not.toBeNull()
 
     // Fixed: 11 of 11 copies pass, the proof passes, and the test leaves quarantine.
-    // Two spinning processes keep the proof at least as loaded as the measurement was by the suite's other
-    // files running beside it (a proof under less load is weaker and releases nothing: docs/proof-strength.md).
-    const passed = await flakeproofJest(['--flaky-proof', '--flaky-update-policy', '--flaky-load-procs', '2', ...fresh], { FIXTURE_FIXED: '1' })
+    const passed = await flakeproofJest(['--flaky-proof', '--flaky-update-policy', ...fresh], { FIXTURE_FIXED: '1' })
     expect(passed.code).toBe(0)
     expect(passed.stderr).toContain(`${FRAGILE}: proof passed, out of quarantine in ${policyPath}`)
     expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]?.quarantine).toBeNull()

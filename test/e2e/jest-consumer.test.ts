@@ -210,16 +210,17 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect((await runNodeIn(ci, [bin, 'policy', '--from', 'measured/rate.json', '--write', policyPath])).code).toBe(0)
     const policy = readArtifact(policyPath, CommittedPolicySchema)
     expect(policy.tests[FLAKY]).toMatchObject({ trials: 100, failures: 20, green_runs_required: 14 })
-    policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
+    // Without the measurement's conditions (an entry written before they were recorded): what this test proves is the
+    // release itself; the machine's load, which the suite's other files change from minute to minute, is
+    // test/e2e/proof-strength.test.ts's to hold still and compare.
+    policy.tests[FRAGILE] = { ...(policy.tests[FRAGILE] as NonNullable<(typeof policy.tests)[string]>), measured_under: undefined, quarantine: { since: '2026-01-01', reason: 'failed beyond its retry budget', evidence: ['FRAGILE_BROKEN'] } }
     writeFileSync(policyPath, `${JSON.stringify(policy, null, 2)}\n`)
-    // Two spinning processes keep the proof at least as loaded as the measurement was by the suite's other
-    // files running beside it (a proof under less load is weaker and releases nothing: docs/proof-strength.md).
-    const fresh = ['--flaky-proof', '--flaky-update-policy', '--flaky-out', 'fresh', '--flaky-policy', policyPath, '--flaky-load-procs', '2']
+    const fresh = ['--flaky-proof', '--flaky-update-policy', '--flaky-out', 'fresh', '--flaky-policy', policyPath]
     expect((await flakeproof(fresh)).code).toBe(1)
     expect(readArtifact(join(ci, 'fresh/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2, required: 11 })
     const fixed = await flakeproof(fresh, { FIXTURE_FIXED: '1' })
-    expect(fixed.code).toBe(0)
-    expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]?.quarantine).toBeNull()
+    expect(fixed.code, fixed.stderr).toBe(0)
+    expect(readArtifact(policyPath, CommittedPolicySchema).tests[FRAGILE]?.quarantine, fixed.stderr).toBeNull()
 
     // Two plain runs with the reporter in the config: two history records of three passed tests (call 1 of each counter passes).
     rmSync(join(ci, '.flakeproof'), { recursive: true, force: true })
