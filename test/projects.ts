@@ -48,4 +48,3 @@ export function project(files: Record<string, string>): string {
   mkdirSync(join(dir, 'state'))
   return dir
 }
-

@@ -143,4 +143,3 @@ async function underCondition<T>(round: PlannedRound | undefined, resolved: Reso
 function onlyTestsFailed(results: JestResults): boolean {
   return results.numFailedTests > 0 && results.numRuntimeErrorTestSuites === 0 && !results.snapshot.failure
 }
-
