@@ -51,7 +51,9 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
   outcomes.forEach(({ tally }, index) => {
     const r = rows[index] as (typeof rows)[number]
     const head = [paint(r.verdict, r.verdict.toUpperCase().padEnd(widthOf('verdict'))), r.counts.padStart(widthOf('counts')), r.interval.padEnd(widthOf('interval'))]
-    const tail = [pc.dim(r.slow === '' ? r.runs : r.runs.padEnd(widthOf('runs'))), r.slow]
+    // An empty column is left out, not painted: a colour code around nothing is trailing junk that trimEnd keeps.
+    const runs = r.slow === '' ? r.runs : r.runs.padEnd(widthOf('runs'))
+    const tail = [runs === '' ? '' : pc.dim(runs), r.slow].filter((part) => part !== '')
     // The green runs and the gapped count join the row when they fit, else they follow the id.
     const fits = stripAnsi(`  ${[...head, ...tail].join('  ')}`).trimEnd().length <= width
     lines.push(`  ${(fits ? [...head, ...tail] : head).join('  ')}`.trimEnd())
