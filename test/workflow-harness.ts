@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { childEnv, type CliResult, settle, tempDir } from './utils.js'
@@ -15,6 +16,10 @@ import { childEnv, type CliResult, settle, tempDir } from './utils.js'
  * setup-node) and `npm ci` are the harness's own job and are skipped. Jobs run in `needs` order, once
  * per matrix combination; after a failed step only `if: always()` steps run, and a job whose needed
  * jobs did not all succeed is skipped unless its `if` holds `always()` or `!cancelled()`, as on GitHub.
+ * A job waits for one of the harness's runners (RUNNERS, shared by every workflow run of the test
+ * file) and holds it for all its steps; a matrix's combinations run at once, as on GitHub, each on
+ * its own runner in its own copy of the checkout as the workflow found it, so what one leaves there
+ * reaches another job only through an artifact.
  */
 
 export interface Step {
@@ -67,7 +72,25 @@ export interface RunOptions {
   lost?: (job: string, matrix: Record<string, string>) => boolean
   /** actions/cache's store, shared by the workflows given the same folder; a fresh one otherwise. */
   cache?: string
+  /**
+   * How `npx <name> …` runs. 'npm' (the default): npm's own npx. 'installed': the harness's stand-in
+   * for what npx does with a package `npm ci` installed (the only way the examples use it): run the
+   * nearest node_modules/.bin/<name>, with that folder first on PATH; a name not installed fails, as
+   * npx offline does. It spares each call npm's own start-up (0.6 s of CPU on a 2-core machine).
+   */
+  npx?: 'npm' | 'installed'
+  /** Matrix combinations already run by another workflow run given the same map: see JobRuns. */
+  reuse?: JobRuns
 }
+
+/**
+ * The runs of matrix combinations, shared by the workflow runs given the same map: a combination whose
+ * job reads nothing from other jobs or runs (no download-artifact, no cache step), given the same
+ * workflow, matrix values, environment, expressions, npx and checkout content (node_modules aside) as
+ * one already run, is not run again: its steps' results are reported and its uploads handed on again.
+ * For jobs whose outcome those inputs decide (a fixture counting its calls, never the clock).
+ */
+export type JobRuns = Map<string, Promise<{ steps: StepRun[]; uploads: string }>>
 
 export function readWorkflow(path: string): Workflow {
   return parse(readFileSync(path, 'utf8')) as Workflow
@@ -131,11 +154,13 @@ export type JobResult = 'success' | 'failure' | 'skipped'
 
 /** Runs every job; resolves with each step that ran, in order, and each job's outcome. */
 export async function runWorkflow(workflow: Workflow, options: RunOptions): Promise<{ steps: StepRun[]; jobs: Record<string, JobResult> }> {
-  const artifacts = tempDir('flakeproof-artifacts-')
-  const cache = options.cache ?? tempDir('flakeproof-cache-')
+  const stores = { artifacts: tempDir('flakeproof-artifacts-'), cache: options.cache ?? tempDir('flakeproof-cache-') }
   const runs: StepRun[] = []
   const results: Record<string, JobResult> = {}
-  for (const [id, job] of orderByNeeds(workflow.jobs ?? {})) {
+  const jobs = orderByNeeds(workflow.jobs ?? {})
+  // The checkout as the workflow found it, for the runners of matrix combinations.
+  const checkout = jobs.some(([, job]) => combinations(job.strategy?.matrix).length > 1) ? snapshot(options.cwd) : undefined
+  for (const [id, job] of jobs) {
     // GitHub skips a job whose needed jobs did not all succeed, unless its `if` asks to run anyway.
     const needed = [job.needs ?? []].flat().map((need) => results[need])
     const anyway = /always\(\)|!\s*cancelled\(\)/.test(job.if ?? '')
@@ -143,17 +168,17 @@ export async function runWorkflow(workflow: Workflow, options: RunOptions): Prom
       results[id] = 'skipped'
       continue
     }
-    let result: JobResult = 'success'
-    for (const matrix of combinations(job.strategy?.matrix)) {
-      if (options.lost?.(id, matrix)) {
-        result = 'failure'
-        continue
-      }
-      const steps = await runJob(workflow, id, job, matrix, { artifacts, cache }, options)
-      if (steps.some((r) => r.code !== 0)) result = 'failure'
-      runs.push(...steps)
-    }
-    results[id] = result
+    const matrices = combinations(job.strategy?.matrix)
+    const ran = await Promise.all(
+      matrices.map((matrix) => {
+        if (options.lost?.(id, matrix)) return undefined
+        if (checkout === undefined || matrices.length === 1) return onRunner(() => runJob(workflow, id, job, matrix, options.cwd, stores, options))
+        return runCombination(workflow, id, job, matrix, checkout, stores, options)
+      }),
+    )
+    // Reported in the matrix's order, whichever combination ended first.
+    for (const steps of ran) runs.push(...(steps ?? []))
+    results[id] = ran.every((steps) => steps !== undefined && steps.every((r) => r.code === 0)) ? 'success' : 'failure'
   }
   return { steps: runs, jobs: results }
 }
@@ -194,11 +219,103 @@ function nodeVersionsOf(expression: string, workflow: Workflow, job: Job): strin
 
 const isInstall = (script: string): boolean => script.trim() === 'npm ci'
 
-async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, stores: { artifacts: string; cache: string }, options: RunOptions): Promise<StepRun[]> {
+/**
+ * Runners the harness has: 4 jobs at once on a 2-core machine keeps both cores busy while each job
+ * mostly starts Node.js processes one after another, without so many that each crawls.
+ */
+const RUNNERS = 4
+let idleRunners = RUNNERS
+const waitingJobs: (() => void)[] = []
+
+/** `work` once a runner is free (first come, first served), which it holds until `work` ends. */
+async function onRunner<T>(work: () => Promise<T>): Promise<T> {
+  if (idleRunners > 0) idleRunners--
+  else await new Promise<void>((start) => waitingJobs.push(start))
+  try {
+    return await work()
+  } finally {
+    const next = waitingJobs.shift()
+    if (next) next()
+    else idleRunners++
+  }
+}
+
+interface Checkout {
+  dir: string
+  /** What decides a job's outcome in it: every file's path and content, node_modules aside (installed alike). */
+  fingerprint: string
+}
+
+function snapshot(cwd: string): Checkout {
+  const dir = freshCopy(cwd)
+  const hash = createHash('sha256')
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') walk(path)
+      } else if (entry.isFile()) hash.update(`${relative(dir, path)}\0`).update(readFileSync(path)).update('\0')
+    }
+  }
+  walk(dir)
+  return { dir, fingerprint: hash.digest('hex') }
+}
+
+/** A runner's own checkout; links stay as they are (node_modules/.bin points into node_modules). */
+function freshCopy(from: string): string {
+  const dir = tempDir('flakeproof-checkout-')
+  cpSync(from, dir, { recursive: true, verbatimSymlinks: true })
+  return dir
+}
+
+/** One matrix combination on a runner of its own, or its earlier run again (RunOptions.reuse). */
+async function runCombination(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, checkout: Checkout, stores: { artifacts: string; cache: string }, options: RunOptions): Promise<StepRun[]> {
+  const readsOthers = (job.steps ?? []).some((step) => /^actions\/(download-artifact|cache)\b/.test(step.uses ?? ''))
+  if (options.reuse === undefined || readsOthers) return onRunner(() => runJob(workflow, id, job, matrix, freshCopy(checkout.dir), stores, options))
+  const key = JSON.stringify([workflow.name, id, matrix, options.env, options.expressions, options.npx ?? 'npm', checkout.fingerprint])
+  let run = options.reuse.get(key)
+  if (run === undefined) {
+    // Its uploads go to a store of its own, handed on to each workflow run that has this combination.
+    run = onRunner(async () => {
+      const uploads = tempDir('flakeproof-uploads-')
+      return { steps: await runJob(workflow, id, job, matrix, freshCopy(checkout.dir), { artifacts: uploads, cache: stores.cache }, options), uploads }
+    })
+    options.reuse.set(key, run)
+  }
+  const { steps, uploads } = await run
+  cpSync(uploads, stores.artifacts, { recursive: true })
+  return steps
+}
+
+/**
+ * `npx` for RunOptions.npx 'installed': the nearest node_modules/.bin/<name> from the step's folder up,
+ * as npm exec finds an installed package's bin, with that folder first on PATH as npm exec puts it.
+ */
+const INSTALLED_NPX = `#!/bin/sh
+name="$1"
+case "$name" in
+  ''|-*) echo "npx (workflow harness): only npx <installed bin> is modelled, not '$name'" >&2; exit 2 ;;
+esac
+shift
+dir="$PWD"
+while [ ! -x "$dir/node_modules/.bin/$name" ]; do
+  if [ "$dir" = / ]; then echo "npx (workflow harness): $name is not installed (no node_modules/.bin/$name)" >&2; exit 127; fi
+  dir=$(dirname "$dir")
+done
+PATH="$dir/node_modules/.bin:$PATH" exec "$dir/node_modules/.bin/$name" "$@"
+`
+
+async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<string, string>, cwd: string, stores: { artifacts: string; cache: string }, options: RunOptions): Promise<StepRun[]> {
   const runner = tempDir('flakeproof-runner-')
   const summary = join(runner, 'step-summary.md')
   const outputs: Record<string, Record<string, string>> = {}
-  const evaluate = (text: string): string => substitute(text, (expr) => valueOf(expr, workflow, matrix, outputs, options, runner))
+  const evaluate = (text: string): string => substitute(text, (expr) => valueOf(expr, workflow, matrix, outputs, options, cwd, runner))
+  const tools = join(runner, 'tools')
+  if (options.npx === 'installed') {
+    mkdirSync(tools)
+    writeFileSync(join(tools, 'npx'), INSTALLED_NPX)
+    chmodSync(join(tools, 'npx'), 0o755)
+  }
   const base = { ...stringMap(workflow.env, evaluate), ...stringMap(job.env, evaluate) }
   const runs: StepRun[] = []
   let failed = false
@@ -206,8 +323,8 @@ async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<s
     const name = step.name ?? step.uses ?? step.run?.split('\n')[0] ?? String(index)
     if (failed && !/always\(\)/.test(step.if ?? '')) continue
     if (step.uses !== undefined) {
-      copyArtifact(step, evaluate, stores.artifacts, options.cwd)
-      copyCache(step, evaluate, stores.cache, options.cwd)
+      copyArtifact(step, evaluate, stores.artifacts, cwd)
+      copyCache(step, evaluate, stores.cache, cwd)
       continue
     }
     if (step.run === undefined || isInstall(step.run)) continue
@@ -215,7 +332,7 @@ async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<s
     const output = join(runner, `output-${index}`)
     writeFileSync(script, evaluate(step.run))
     writeFileSync(output, '')
-    const env = {
+    const env: Record<string, string | undefined> = {
       ...childEnv(),
       NO_COLOR: '1',
       ...options.env,
@@ -223,12 +340,14 @@ async function runJob(workflow: Workflow, id: string, job: Job, matrix: Record<s
       CI: 'true',
       GITHUB_STEP_SUMMARY: summary,
       GITHUB_OUTPUT: output,
-      GITHUB_WORKSPACE: options.cwd,
+      GITHUB_WORKSPACE: cwd,
       RUNNER_TEMP: runner,
       ...base,
       ...stringMap(step.env, evaluate),
     }
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // The stand-in npx comes first on PATH, as setup-node's npm would be.
+    if (options.npx === 'installed') env.PATH = `${tools}:${env.PATH ?? ''}`
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     const result = await settle(child)
     if (step.id) outputs[step.id] = readOutputs(output)
     runs.push({ ...result, job: id, step: name, matrix, summary })
@@ -248,6 +367,7 @@ function valueOf(
   matrix: Record<string, string>,
   outputs: Record<string, Record<string, string>>,
   options: RunOptions,
+  cwd: string,
   runner: string,
 ): string {
   if (expr in options.expressions) return options.expressions[expr] as string
@@ -269,7 +389,7 @@ function valueOf(
     }
     if (scope === 'matrix' && key && key in matrix) return matrix[key] as string
     if (scope === 'steps' && key && rest[0] === 'outputs' && rest[1]) return outputs[key]?.[rest[1]] ?? ''
-    if (part === 'github.workspace') return options.cwd
+    if (part === 'github.workspace') return cwd
     if (part === 'runner.temp') return runner
     throw new Error(`expression \`${expr}\` is not known to the harness; give its value in the test's table`)
   }

@@ -4,12 +4,14 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { surefireViolations } from '../junit-schema.js'
 import { BIN, ROOT, runNodeIn, tempDir } from '../utils.js'
-import { type JobResult, readWorkflow, runWorkflow, type StepRun, type Workflow, workflowCommands, workflowProblems } from '../workflow-harness.js'
+import { type JobResult, type JobRuns, readWorkflow, runWorkflow, type StepRun, type Workflow, workflowCommands, workflowProblems } from '../workflow-harness.js'
 
 /**
  * Every workflow in examples/ci, validated and its shell steps run locally against
  * test/fixtures/ci-project (a test failing every 4th call unless FIXTURE_FIXED=1, and a stable one).
  * A workflow without a row below runs once with its inputs' defaults and must come out green.
+ * Every row runs at once with the others (each in a project of its own; the harness's runners bound
+ * how many jobs run together), so the file takes about as long as its longest chain of runs.
  */
 interface Case {
   name: string
@@ -26,26 +28,49 @@ interface Case {
   /** Jobs that end before their first step (a lost runner, a timeout): see RunOptions.lost. */
   lost?: (job: string, matrix: Record<string, string>) => boolean
   check?: (runs: StepRun[], project: string, jobs: Record<string, JobResult>) => void
+  /** actions/cache's store, for a run whose cache another test reads (RunOptions.cache). */
+  cache?: string
+  /** Matrix combinations shared with the other rows given the same map (RunOptions.reuse). */
+  reuse?: JobRuns
+  /**
+   * 'npm': the steps' `npx` is npm's own, as on GitHub; otherwise the harness's stand-in (RunOptions.npx),
+   * which runs the same installed bin without npm's start-up. A few rows keep npm's, one for each way
+   * the examples call it (`npx vitest`, `npx flakeproof vitest`).
+   */
+  npx?: 'npm'
 }
 
 const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false', 'inputs.everyday_runs || 3': '1', 'github.run_id': '1' }
 const pr = { 'github.base_ref': 'main' }
+
+/**
+ * The scheduled nightly run on the default branch, with 10 everyday runs: its own checks are a row of
+ * the table, and its cache is the history the pull request of the attribution test below is judged by.
+ */
+const NIGHTLY_ON_MAIN: Case = {
+  name: 'advisory: green with a flaky test, the summary and JUnit written, 10 everyday runs in the history',
+  expressions: { ...quick, 'inputs.everyday_runs || 3': '10', 'github.run_id': '41' },
+  // A scheduled run is on the default branch.
+  env: { GITHUB_REF_NAME: 'main' },
+  cache: tempDir('flakeproof-cache-'),
+  check: (runs, project) => {
+    const summary = readFileSync(runs[0]?.summary as string, 'utf8')
+    // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
+    // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
+    expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10 of 40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
+    expect(runs.at(-1)?.stdout).toContain('flaky: "tests/cart.test.ts > cart total survives a refresh" (10/40)')
+    expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
+    // Each everyday run joined the history the next pull request is judged by: one file each.
+    expect(runs.find((r) => r.step === 'Everyday runs')?.stdout).toContain('history files: 10')
+  },
+}
+
+/** The shard jobs both sharded rows run alike (all but the lost one): run once, merged by each. */
+const SHARDS: JobRuns = new Map()
+
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
-    {
-      name: 'advisory: green with a flaky test, the summary and JUnit written',
-      expressions: quick,
-      check: (runs, project) => {
-        const summary = readFileSync(runs[0]?.summary as string, 'utf8')
-        // Each of 2 rounds starts the counter afresh; every 4th of its 20 calls fails: 10/40, Wilson 95%
-        // [14.2%, 40.2%], 11 green runs (ln 0.05 / ln 0.75 = 10.4).
-        expect(summary).toContain('| `tests/cart.test.ts > cart total survives a refresh` | 10 of 40 | 25.0% | 14.2% – 40.2% | flaky | 11 |')
-        expect(runs.at(-1)?.stdout).toContain('flaky: "tests/cart.test.ts > cart total survives a refresh" (10/40)')
-        expect(surefireViolations(readFileSync(join(project, '.flakeproof/flaky-junit.xml'), 'utf8'))).toEqual([])
-        // The everyday run joined the history the next pull request is judged by.
-        expect(runs.find((r) => r.step === 'Everyday runs')?.stdout).toContain('history files: 1')
-      },
-    },
+    NIGHTLY_ON_MAIN,
     { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
     {
       name: 'a test named to inject workflow commands: the Verdict step prints it as JSON text, and no command but its own',
@@ -73,6 +98,7 @@ const CASES: Record<string, Case[]> = {
       expressions: { 'inputs.test': 'tests/price', 'inputs.count': '100' },
       env: { FIXTURE_PRICE_BROKEN: '1' },
       failsAt: 'Deterministic check',
+      npx: 'npm',
       check: (runs) => expect(runs.at(-1)?.stdout).toContain('failed every repetition: fix it as a normal bug'),
     },
     {
@@ -101,7 +127,7 @@ const CASES: Record<string, Case[]> = {
         expect(surefireViolations(readFileSync(join(project, '.flakeproof/proof-junit.xml'), 'utf8'))).toEqual([])
       },
     },
-    { name: 'red when the touched quarantined test still fails', expressions: pr, prepare: (project) => pullRequest(project, 'tests/cart.test.ts'), failsAt: 'Proof run' },
+    { name: 'red when the touched quarantined test still fails', expressions: pr, prepare: (project) => pullRequest(project, 'tests/cart.test.ts'), failsAt: 'Proof run', npx: 'npm' },
     {
       name: 'green when the PR does not touch the quarantined test',
       expressions: pr,
@@ -116,6 +142,7 @@ const CASES: Record<string, Case[]> = {
     {
       name: '10 jobs of 20 repetitions merged into one measurement of 200',
       expressions: { 'inputs.repeat || 1000': '20' },
+      reuse: SHARDS,
       check: (runs, project) => {
         // Each job restarts the fixture's counter: 5 of every 20 calls fail, so 10 jobs give 50/200,
         // Wilson 95% [19.5%, 31.4%] (the same figure as one run of 200, README "GitHub Actions and JUnit").
@@ -131,6 +158,7 @@ const CASES: Record<string, Case[]> = {
     {
       name: 'one job lost (a runner gone, a timeout): the merge still runs, over the 9 others, and says so',
       expressions: { 'inputs.repeat || 1000': '20' },
+      reuse: SHARDS,
       lost: (job, matrix) => job === 'measure' && matrix.shard === '3',
       check: (runs, project, jobs) => {
         expect(jobs).toEqual({ measure: 'failure', merge: 'success' })
@@ -187,13 +215,10 @@ describe('examples/ci workflows', () => {
   })
 })
 
-describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (file) => {
-  it.each(CASES[file] ?? [{ name: 'with its defaults' }])('$name', async (c) => {
-    const project = projectCopy()
-    for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
-    c.prepare?.(project)
-    const env = { npm_config_offline: 'true', ...c.env }
-    const { steps: runs, jobs } = await runWorkflow(readWorkflow(join(DIR, file)), { cwd: project, env, expressions: c.expressions ?? {}, ...(c.lost ? { lost: c.lost } : {}) })
+// Rows run at once: a timeout covers a row's wait for the harness's runners as well as its own runs.
+describe.each(files)('%s: its shell steps, run locally', { timeout: 600_000, concurrent: true }, (file) => {
+  it.each(CASES[file] ?? [{ name: 'with its defaults', npx: 'npm' }])('$name', async (c) => {
+    const { runs, project, jobs } = await runCase(file, c)
     const failed = runs.filter((r) => r.code !== 0)
     const shown = runs.map((r) => `${r.job} / ${r.step}: exit ${r.code}\n${r.stdout}${r.stderr}`).join('\n')
     expect(runs.length, shown).toBeGreaterThan(0)
@@ -202,26 +227,19 @@ describe.each(files)('%s: its shell steps, run locally', { timeout: 180_000 }, (
   })
 })
 
-describe('the nightly history reaches a pull request\'s attribution (actions cache)', { timeout: 600_000 }, () => {
+describe('the nightly history reaches a pull request\'s attribution (actions cache)', { timeout: 600_000, concurrent: true }, () => {
   it('a PR that breaks a test that passed 10 nightly everyday runs: new-failure in the step summary, the job red', async () => {
-    const project = projectCopy()
-    const cache = tempDir('flakeproof-cache-')
-    const env = { npm_config_offline: 'true' }
-    const { steps: nightly } = await runWorkflow(readWorkflow(join(DIR, 'nightly-flake-detection.yml')), {
-      cwd: project,
-      cache,
-      // A scheduled run is on the default branch.
-      env: { ...env, GITHUB_REF_NAME: 'main' },
-      expressions: { ...quick, 'inputs.everyday_runs || 3': '10', 'github.run_id': '41' },
-    })
+    // The nightly row's run (the same one, whichever test asks first), and its cache.
+    const { runs: nightly } = await runCase('nightly-flake-detection.yml', NIGHTLY_ON_MAIN)
     expect(nightly.filter((r) => r.code !== 0).map((r) => `${r.step}: ${r.stdout}${r.stderr}`)).toEqual([])
     // The pull request's checkout starts without .flakeproof: only the cache brings the history.
     const pr = projectCopy()
     const { steps: runs } = await runWorkflow(readWorkflow(join(DIR, 'pr-attribution.yml')), {
       cwd: pr,
-      cache,
-      env: { ...env, FIXTURE_PRICE_BROKEN: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'fix-prices' },
+      cache: NIGHTLY_ON_MAIN.cache as string,
+      env: { npm_config_offline: 'true', FIXTURE_PRICE_BROKEN: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'fix-prices' },
       expressions: {},
+      npx: 'installed',
     })
     expect(runs.filter((r) => r.code !== 0).map((r) => r.step)).toEqual(['Tests'])
     const tests = runs.find((r) => r.step === 'Tests')
@@ -233,6 +251,38 @@ describe('the nightly history reaches a pull request\'s attribution (actions cac
 })
 
 // --- helpers ---
+
+interface Outcome {
+  runs: StepRun[]
+  project: string
+  jobs: Record<string, JobResult>
+}
+
+const outcomes = new Map<Case, Promise<Outcome>>()
+
+/** A row's workflow run in a project of its own, started once however many tests read it. */
+function runCase(file: string, c: Case): Promise<Outcome> {
+  let outcome = outcomes.get(c)
+  if (outcome === undefined) {
+    outcome = (async () => {
+      const project = projectCopy()
+      for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
+      c.prepare?.(project)
+      const { steps: runs, jobs } = await runWorkflow(readWorkflow(join(DIR, file)), {
+        cwd: project,
+        env: { npm_config_offline: 'true', ...c.env },
+        expressions: c.expressions ?? {},
+        npx: c.npx ?? 'installed',
+        ...(c.lost ? { lost: c.lost } : {}),
+        ...(c.cache ? { cache: c.cache } : {}),
+        ...(c.reuse ? { reuse: c.reuse } : {}),
+      })
+      return { runs, project, jobs }
+    })()
+    outcomes.set(c, outcome)
+  }
+  return outcome
+}
 
 /** A test whose name would start workflow commands if printed raw: a newline, then `::error::`, and `##[add-mask]`. */
 const INJECTING_NAME = 'counts\n::error::INJECTED ##[add-mask]MASKED'
@@ -297,6 +347,8 @@ function projectCopy(): string {
   const modules = join(project, 'node_modules')
   mkdirSync(join(modules, '.bin'), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules/vitest'), join(modules, 'vitest'))
+  // As npm links a package's bin: relative, into the package.
+  symlinkSync('../vitest/vitest.mjs', join(modules, '.bin/vitest'))
   symlinkSync(ROOT, join(modules, 'flakeproof'))
   const bin = join(modules, '.bin/flakeproof')
   writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
