@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { parse } from 'yaml'
 import { childEnv, type CliResult, settle, tempDir } from './utils.js'
@@ -17,7 +17,8 @@ import { childEnv, type CliResult, settle, tempDir } from './utils.js'
  * per matrix combination; after a failed step only `if: always()` steps run, and a job whose needed
  * jobs did not all succeed is skipped unless its `if` holds `always()` or `!cancelled()`, as on GitHub.
  * A job waits for one of the harness's runners (RUNNERS, shared by every workflow run of the test
- * file) and holds it for all its steps; a matrix's combinations run at once, as on GitHub, each on
+ * file) and holds it for all its steps. A job runs in the checkout given (RunOptions.cwd, where the
+ * test reads what it left), except a matrix's combinations: they run at once, as on GitHub, each on
  * its own runner in its own copy of the checkout as the workflow found it, so what one leaves there
  * reaches another job only through an artifact.
  */
@@ -220,8 +221,9 @@ function nodeVersionsOf(expression: string, workflow: Workflow, job: Job): strin
 const isInstall = (script: string): boolean => script.trim() === 'npm ci'
 
 /**
- * Runners the harness has: 4 jobs at once on a 2-core machine keeps both cores busy while each job
- * mostly starts Node.js processes one after another, without so many that each crawls.
+ * Runners the harness has. A job mostly starts Node.js processes one after another (Vitest, the CLI),
+ * each waiting on its start-up: 4 jobs at once keep a 2-core machine's cores busy without so many
+ * that each crawls.
  */
 const RUNNERS = 4
 let idleRunners = RUNNERS
@@ -255,6 +257,7 @@ function snapshot(cwd: string): Checkout {
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules') walk(path)
       } else if (entry.isFile()) hash.update(`${relative(dir, path)}\0`).update(readFileSync(path)).update('\0')
+      else if (entry.isSymbolicLink()) hash.update(`${relative(dir, path)}\0-> ${readlinkSync(path)}\0`)
     }
   }
   walk(dir)

@@ -34,8 +34,8 @@ interface Case {
   reuse?: JobRuns
   /**
    * 'npm': the steps' `npx` is npm's own, as on GitHub; otherwise the harness's stand-in (RunOptions.npx),
-   * which runs the same installed bin without npm's start-up. A few rows keep npm's, one for each way
-   * the examples call it (`npx vitest`, `npx flakeproof vitest`).
+   * which runs the same installed bin without npm's start-up. A few rows keep npm's, for each bin the
+   * examples call through it (`npx vitest`, `npx flakeproof`).
    */
   npx?: 'npm'
 }
