@@ -81,15 +81,7 @@ function collectRanges(path: string, wanted: readonly string[], ranges: Readonly
       const bytes = Buffer.alloc(range[1] - range[0])
       readSync(fd, bytes, 0, bytes.length, range[0])
       for (const text of bytes.toString('utf8').split('\n')) {
-        if (text.trim() === '') continue
-        readExecution(
-          text,
-          null,
-          (execution) => {
-            if (execution !== 'skipped') collector.add(execution)
-          },
-          () => collector.skip(),
-        )
+        if (text.trim() !== '') readExecution(text, null, ...into(collector))
       }
     }
   } finally {
@@ -102,16 +94,18 @@ function collect(path: string, wanted: readonly string[], commandSubject: string
   const collector = new ExecutionCollector(wanted)
   if (!existsSync(path)) return collector.summarise()
   const wants = new Set(wanted)
-  forEachExecution(
-    path,
-    commandSubject,
+  forEachExecution(path, commandSubject, ...into(collector), (id) => wants.has(id))
+  return collector.summarise()
+}
+
+/** What a reader does with each line for `collector`: an execution is added, a skipped one passed over, an unreadable one counted. */
+function into(collector: ExecutionCollector): [onExecution: (execution: ExecutionLine | 'skipped') => void, onUnreadable: () => void] {
+  return [
     (execution) => {
       if (execution !== 'skipped') collector.add(execution)
     },
     () => collector.skip(),
-    (id) => wants.has(id),
-  )
-  return collector.summarise()
+  ]
 }
 
 /** Each detailed test's file and declaration line, when the file is on this machine. */
