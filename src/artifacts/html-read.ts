@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { WrittenTestIds } from './_fact-id.js'
 import { forEachLine, isBlankLine, lineText } from './_lines.js'
@@ -6,6 +6,9 @@ import { ExecutionCollector, type ExecutionLine, type ExecutionSummaries, type E
 import { framesOf, type SourcePlace } from './html-source.js'
 import { detailedSubjects, type HtmlBundle } from './html-subjects.js'
 import { findTestLine } from './test-location.js'
+
+/** Where one test's lines are in a facts.jsonl: bytes [start, end), every line of it there and nowhere else. */
+export type FactsRange = readonly [start: number, end: number]
 
 /**
  * The per-execution summaries report.html needs, read from `<dir>/facts.jsonl` (and the failing
@@ -15,11 +18,14 @@ import { findTestLine } from './test-location.js'
  * (of 500 000 executions the page details a few tests'). A missing file gives empty summaries and
  * the page says so. Test files are found relative to `cwd` (where the run
  * started, the project root of a Vitest or Jest run), else by a stack frame that ends in the file.
+ * `ranges`, from the writer of facts.jsonl when it wrote each test's lines together (a merge): only
+ * the detailed tests' bytes are read, the others not even scanned for their id.
  */
-export function readExecutionSummaries(dir: string, bundle: HtmlBundle, cwd = process.cwd()): ExecutionSummaries {
+export function readExecutionSummaries(dir: string, bundle: HtmlBundle, cwd = process.cwd(), ranges?: ReadonlyMap<string, FactsRange>): ExecutionSummaries {
   const commandSubject = bundle.rate.tests === undefined ? bundle.rate.command : null
   const detailed = detailedSubjects(bundle).map((s) => s.id)
-  const summaries = collect(join(dir, 'facts.jsonl'), detailed, commandSubject)
+  const factsPath = join(dir, 'facts.jsonl')
+  const summaries = ranges === undefined || commandSubject !== null ? collect(factsPath, detailed, commandSubject) : collectRanges(factsPath, detailed, ranges)
   const proofPath = join(dir, 'proof_facts.jsonl')
   const proof = existsSync(proofPath) ? collect(proofPath, detailed, commandSubject).subjects : undefined
   return { ...summaries, proof, source: { reportDir: resolve(dir), cwd: resolve(cwd) }, declared: locateTests(bundle, summaries.subjects, resolve(cwd)) }
@@ -44,35 +50,62 @@ export function forEachExecution(
       const id = written.idOf(bytes, from, to)
       if (id !== undefined && !wants(id)) return
     }
-    let data: unknown
-    try {
-      data = JSON.parse(lineText(bytes, from, to))
-    } catch {
-      onUnreadable()
-      return
-    }
-    const execution = toExecutionLine(data, commandSubject)
-    if (execution === undefined) onUnreadable()
-    else onExecution(execution)
+    readExecution(lineText(bytes, from, to), commandSubject, onExecution, onUnreadable)
   })
 }
 
 // --- internal ---
 
+function readExecution(text: string, commandSubject: string | null, onExecution: (execution: ExecutionLine | 'skipped') => void, onUnreadable: () => void): void {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch {
+    onUnreadable()
+    return
+  }
+  const execution = toExecutionLine(data, commandSubject)
+  if (execution === undefined) onUnreadable()
+  else onExecution(execution)
+}
+
+/** collect, reading only the wanted tests' ranges (test mode): the same lines, in the same order within each test. */
+function collectRanges(path: string, wanted: readonly string[], ranges: ReadonlyMap<string, FactsRange>): ExecutionSummaries {
+  const collector = new ExecutionCollector(wanted)
+  if (!existsSync(path)) return collector.summarise()
+  const fd = openSync(path, 'r')
+  try {
+    for (const id of new Set(wanted)) {
+      const range = ranges.get(id)
+      if (range === undefined) continue
+      const bytes = Buffer.alloc(range[1] - range[0])
+      readSync(fd, bytes, 0, bytes.length, range[0])
+      for (const text of bytes.toString('utf8').split('\n')) {
+        if (text.trim() !== '') readExecution(text, null, ...into(collector))
+      }
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return collector.summarise()
+}
+
 function collect(path: string, wanted: readonly string[], commandSubject: string | null): ExecutionSummaries {
   const collector = new ExecutionCollector(wanted)
   if (!existsSync(path)) return collector.summarise()
   const wants = new Set(wanted)
-  forEachExecution(
-    path,
-    commandSubject,
+  forEachExecution(path, commandSubject, ...into(collector), (id) => wants.has(id))
+  return collector.summarise()
+}
+
+/** What a reader does with each line for `collector`: an execution is added, a skipped one passed over, an unreadable one counted. */
+function into(collector: ExecutionCollector): [onExecution: (execution: ExecutionLine | 'skipped') => void, onUnreadable: () => void] {
+  return [
     (execution) => {
       if (execution !== 'skipped') collector.add(execution)
     },
     () => collector.skip(),
-    (id) => wants.has(id),
-  )
-  return collector.summarise()
+  ]
 }
 
 /** Each detailed test's file and declaration line, when the file is on this machine. */

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs'
+import { checkedTestFact } from './_fact-check.js'
 import { WrittenTestIds } from './_fact-id.js'
 import { forEachLine, isBlankLine, lineText } from './_lines.js'
 import { parseJsonLine } from './read.js'
@@ -33,7 +34,7 @@ export function indexTestFacts(path: string, flag: string, hint: string): TestFa
   const written = new WrittenTestIds()
   forEachLine(path, (data, from, to, start, end, line) => {
     if (isBlankLine(data, from, to)) return
-    const id = written.idOf(data, from, to) ?? parseJsonLine(lineText(data, from, to), TestFactSchema, `${flag} ${path}: line ${line}`, hint).test_id
+    const id = written.idOf(data, from, to) ?? parseJsonLine(lineText(data, from, to), TestFactSchema, `${flag} ${path}: line ${line}`, hint, checkedTestFact).test_id
     const own = ranges.get(id)
     const last = own?.at(-1)
     if (last !== undefined && last[1] === start) last[1] = end
@@ -51,7 +52,10 @@ export function indexTestFacts(path: string, flag: string, hint: string): TestFa
           readSync(fd, bytes, 0, bytes.length, start)
           let line = first
           for (const text of bytes.toString('utf8').split('\n')) {
-            if (text.trim() !== '') lines.push(parseJsonLine(text, TestFactSchema, `${flag} ${path}: line ${line}`, hint))
+            if (text.trim() !== '') {
+              const at = line
+              lines.push(parseJsonLine(text, TestFactSchema, () => `${flag} ${path}: line ${at}`, hint, checkedTestFact))
+            }
             line++
           }
         }

@@ -79,6 +79,11 @@ export class JsonLinesWriter<S extends z.ZodType> {
     }
   }
 
+  /** Bytes of whole lines written so far: where the next line will start. */
+  get size(): number {
+    return this._size
+  }
+
   /** @throws FlakeproofError `E_WRITE` */
   append(line: z.input<S>): void {
     this.appendAll([line])

@@ -17,10 +17,17 @@ export interface RateChange {
 }
 
 /**
- * `failed[i]`: whether element i failed; `boundaries`: the indices (1 … R−1) where a split may be.
- * Undefined when nothing can change (no boundary, no failure, or no pass).
+ * Fisher tables of earlier calls, by boundary, length and failures (they depend on nothing else): the
+ * tests of one history share their runs' commits, and many their counts. One per analysis.
  */
-export function rateChangeAt(failed: readonly boolean[], boundaries: readonly number[]): RateChange | undefined {
+export type FisherTables = Map<string, Map<number, number>>
+
+/**
+ * `failed[i]`: whether element i failed; `boundaries`: the indices (1 … R−1) where a split may be.
+ * Undefined when nothing can change (no boundary, no failure, or no pass). `tables`: shared between
+ * calls, so a table computed once is not computed again (the same numbers either way).
+ */
+export function rateChangeAt(failed: readonly boolean[], boundaries: readonly number[], tables: FisherTables = new Map()): RateChange | undefined {
   const total = failed.length
   const failures = failed.filter(Boolean).length
   const splits = [...new Set(boundaries)].filter((b) => b > 0 && b < total).sort((a, b) => a - b)
@@ -31,8 +38,13 @@ export function rateChangeAt(failed: readonly boolean[], boundaries: readonly nu
   const before = [0]
   for (const f of failed) before.push((before.at(-1) as number) + (f ? 1 : 0))
   // Each boundary's two-sided Fisher p for every count of failures before it.
-  const tables = splits.map((s) => fisherByCount(s, total, failures, lnChoose))
-  const observed = splits.map((s, i) => ({ at: s, splitPValue: (tables[i] as Map<number, number>).get(before[s] as number) ?? 1 }))
+  const byBoundary = splits.map((s) => {
+    const key = `${s} ${total} ${failures}`
+    let table = tables.get(key)
+    if (table === undefined) tables.set(key, (table = fisherByCount(s, total, failures, lnChoose)))
+    return table
+  })
+  const observed = splits.map((s, i) => ({ at: s, splitPValue: (byBoundary[i] as Map<number, number>).get(before[s] as number) ?? 1 }))
   const found = observed.reduce((a, b) => (b.splitPValue < a.splitPValue ? b : a))
   // Ties within 1e-7 count as as extreme (R's fisher.test uses the same relative tolerance).
   const threshold = found.splitPValue * (1 + 1e-7)
@@ -40,10 +52,13 @@ export function rateChangeAt(failed: readonly boolean[], boundaries: readonly nu
   // p is at or below the threshold are removed as they are reached (the order has rejected).
   let mass = new Float64Array(failures + 1)
   mass[0] = 1
+  // Two rows, swapped at each position rather than a new one made: the cells a step can reach are
+  // cleared first, the others were never reached (the reachable cells only grow).
+  let stepped = new Float64Array(failures + 1)
   let rejected = 0
   let next = 0
   for (let position = 0; position < total; position++) {
-    const stepped = new Float64Array(failures + 1)
+    stepped.fill(0, 0, Math.min(failures, position + 1) + 1)
     const left = total - position
     for (let f = 0; f <= Math.min(failures, position); f++) {
       const m = mass[f] as number
@@ -52,9 +67,11 @@ export function rateChangeAt(failed: readonly boolean[], boundaries: readonly nu
       if (f < failures) stepped[f + 1] = (stepped[f + 1] as number) + m * fail
       stepped[f] = (stepped[f] as number) + m * (1 - fail)
     }
-    mass = stepped
+    const reached = stepped
+    stepped = mass
+    mass = reached
     if (splits[next] === position + 1) {
-      const table = tables[next] as Map<number, number>
+      const table = byBoundary[next] as Map<number, number>
       for (const [f, p] of table) {
         if (p <= threshold) {
           rejected += mass[f] as number
@@ -62,6 +79,8 @@ export function rateChangeAt(failed: readonly boolean[], boundaries: readonly nu
         }
       }
       next++
+      // Past the last boundary nothing more can be rejected.
+      if (next === splits.length) break
     }
   }
   return { ...found, pValue: Math.min(1, rejected) }

@@ -5,7 +5,8 @@ import { MAX_TRIALS } from '../config/flags.js'
 import { changePointPosterior, UNINFORMED } from '../core/change-point.js'
 import { complement } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
-import { rateChangeAt } from '../core/rate-change.js'
+import { lastTimeParser } from '../core/iso-time.js'
+import { type FisherTables, rateChangeAt } from '../core/rate-change.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { FlakeproofError } from '../errors.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
@@ -88,7 +89,8 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
   })
   const flakes = new Map([...seen].map(([id, { observations }]) => [id, observations.filter((o) => o.flaky).length]))
   const ranked = [...(bundle.rate.tests ?? [])].sort((a, b) => b.ci_low - a.ci_low || b.rate - a.rate || a.id.localeCompare(b.id))
-  const found = new Map([...seen].map(([id, { observations }]) => [id, findChange(observations)]))
+  const fisherTables: FisherTables = new Map()
+  const found = new Map([...seen].map(([id, { observations }]) => [id, findChange(observations, fisherTables)]))
   const alpha = 1 - confidence.value
   return {
     bundle,
@@ -138,13 +140,14 @@ interface Observation {
 /** The runs the query keeps, oldest first; a file left empty by the filters is no run. */
 function selectRuns(files: readonly HistoryRun[], query: HistoryQuery): { file: string; at: Date; records: HistoryRecord[] }[] {
   const since = query.since?.getTime() ?? Number.NEGATIVE_INFINITY
+  const timeOf = lastTimeParser()
   return files
     .map(({ file, records }) => ({
       file,
-      records: records.filter((r) => Date.parse(r.at) >= since && (query.branch === null || r.branch === query.branch)),
+      records: records.filter((r) => timeOf(r.at) >= since && (query.branch === null || r.branch === query.branch)),
     }))
     .filter((run) => run.records.length > 0)
-    .map((run) => ({ ...run, at: new Date(Math.max(...run.records.map((r) => Date.parse(r.at)))) }))
+    .map((run) => ({ ...run, at: new Date(run.records.reduce((latest, r) => Math.max(latest, timeOf(r.at)), Number.NEGATIVE_INFINITY)) }))
     .sort((a, b) => a.at.getTime() - b.at.getTime() || a.file.localeCompare(b.file))
 }
 
@@ -209,12 +212,12 @@ function tallyOf(last: HistoryRecord, observations: readonly Observation[], conf
  * (rateChangeAt), so trying many commits does not raise the chance of a false change. Undefined
  * when its runs cross no boundary of known commits, or never (or always) failed.
  */
-function findChange(observations: readonly Observation[]): Omit<HistoryFile['changes'][number], 'test_id'> | undefined {
+function findChange(observations: readonly Observation[], fisherTables: FisherTables): Omit<HistoryFile['changes'][number], 'test_id'> | undefined {
   const boundaries = observations.flatMap((o, i) => {
     const previous = observations[i - 1]
     return i > 0 && o.commit !== null && previous?.commit !== null && o.commit !== previous?.commit ? [i] : []
   })
-  const change = rateChangeAt(observations.map((o) => o.failed > 0), boundaries)
+  const change = rateChangeAt(observations.map((o) => o.failed > 0), boundaries, fisherTables)
   if (change === undefined) return undefined
   const before = observations.slice(0, change.at)
   const after = observations.slice(change.at)

@@ -5,7 +5,7 @@ import { flakeproofCommand } from '../core/hints.js'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { ConditionsFileSchema } from '../artifacts/conditions-schema.js'
 import { renderHtmlReport } from '../artifacts/html.js'
-import { readExecutionSummaries } from '../artifacts/html-read.js'
+import { type FactsRange, readExecutionSummaries } from '../artifacts/html-read.js'
 import { renderReport } from '../artifacts/markdown.js'
 import { readJsonFile } from '../artifacts/read.js'
 import type { ReportLanguage } from '../artifacts/report-notes.js'
@@ -26,12 +26,13 @@ export type { ReportLanguage } from '../artifacts/report-notes.js'
 /**
  * summary.json, flaky_report.md and report.html (both in `lang`) for a bundle already in memory: no
  * JSON file is read back. The page's per-execution plots read facts.jsonl, bounded, because facts are streamed to disk
- * and never held whole in memory.
+ * and never held whole in memory; `factRanges` (a merge knows where it wrote each test's lines) spares
+ * the page the lines of the tests it does not detail.
  */
-export function writeReportFor(dir: string, bundle: ReportBundle, lang: ReportLanguage): SummaryFile {
+export function writeReportFor(dir: string, bundle: ReportBundle, lang: ReportLanguage, factRanges?: ReadonlyMap<string, FactsRange>): SummaryFile {
   const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
   writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
-  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle), lang))
+  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle, process.cwd(), factRanges), lang))
   return summary
 }
 

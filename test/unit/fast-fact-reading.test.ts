@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
+import { checkedTestFact, checkedTestFactKeys } from '../../src/artifacts/_fact-check.js'
 import { COMPILE_AFTER_LINES, compiledSchema, lineSchema } from '../../src/artifacts/_compiled-schema.js'
 import { WrittenTestIds } from '../../src/artifacts/_fact-id.js'
 import { forEachLine } from '../../src/artifacts/_lines.js'
@@ -117,6 +118,78 @@ describe('compiled schemas (z.compile) accept, reject and return exactly what th
     const used = Array.from({ length: COMPILE_AFTER_LINES + 2 }, () => lineSchema(schema))
     expect(used.slice(0, COMPILE_AFTER_LINES).every((s) => s === schema)).toBe(true)
     expect(used.slice(COMPILE_AFTER_LINES).every((s) => s === compiledSchema(schema))).toBe(true)
+  })
+})
+
+describe('checkedTestFact (TestFactSchema by hand) takes a line only where the schema gives it back unchanged', () => {
+  it('knows the schema\'s keys, in the schema\'s order', () => {
+    expect(checkedTestFactKeys()).toEqual(Object.keys(TestFactSchema.shape))
+  })
+
+  const written = {
+    trial: 3, test_id: 'a.test.ts > t', project: '', file: 'a.test.ts', name: 't', outcome: 'failed', elapsed_ms: 1.5, error: 'STALE',
+    stack: 'Error: STALE\n    at a.test.ts:3:9', stdout: '', stderr: '', repeat: 2, order: 1, previous_test: null, worker: '1', seed: null, gap_ms: 0, mode: 'fast',
+  }
+  const OPTIONAL: Record<string, unknown> = {
+    attachments: [{ name: 'trace', path: '/t.zip' }], origin: 's1', round: 2, previous_file: null, condition: 'load', attempt: 1, excluded: true, signature: 'Error: STALE @ a.test.ts',
+  }
+  const edited = (edit: (line: Record<string, unknown>) => void): Record<string, unknown> => {
+    const line: Record<string, unknown> = { ...written }
+    edit(line)
+    return line
+  }
+  // taken: returned as it is; schema: left to TestFactSchema (whose own verdict is in `valid`).
+  it.each([
+    { what: 'a line as the recorder writes it', line: written, taken: true, valid: true },
+    { what: 'every optional field, in order', line: Object.fromEntries(Object.keys(TestFactSchema.shape).map((key) => [key, key in written ? written[key as keyof typeof written] : OPTIONAL[key]])), taken: true, valid: true },
+    { what: 'elapsed_ms -0 (>= 0 takes it)', line: edited((l) => { l.elapsed_ms = -0 }), taken: true, valid: true },
+    { what: 'seed a float', line: edited((l) => { l.seed = 0.25 }), taken: true, valid: true },
+    { what: 'keys out of order (the schema reorders)', line: Object.fromEntries(Object.entries(written).reverse()), taken: false, valid: true },
+    { what: 'an unknown key (the schema drops it)', line: { ...written, colour: 'red' }, taken: false, valid: true },
+    { what: 'an attachment with an unknown key', line: { ...written, attachments: [{ name: 'a', path: '/a', size: 3 }] }, taken: false, valid: true },
+    { what: 'an attachment path before its name', line: { ...written, attachments: [{ path: '/a', name: 'a' }] }, taken: false, valid: true },
+    { what: 'a required key missing', line: edited((l) => { delete l.worker }), taken: false, valid: false },
+    { what: 'trial 0', line: edited((l) => { l.trial = 0 }), taken: false, valid: false },
+    { what: 'trial 2^53 (no safe integer)', line: edited((l) => { l.trial = 2 ** 53 }), taken: false, valid: false },
+    { what: 'repeat 1.5', line: edited((l) => { l.repeat = 1.5 }), taken: false, valid: false },
+    { what: 'elapsed_ms negative', line: edited((l) => { l.elapsed_ms = -1 }), taken: false, valid: false },
+    { what: 'elapsed_ms 1e400 (JSON.parse: Infinity)', line: JSON.parse(JSON.stringify(written).replace('"elapsed_ms":1.5', '"elapsed_ms":1e400')) as Record<string, unknown>, taken: false, valid: false },
+    { what: 'outcome flaky', line: edited((l) => { l.outcome = 'flaky' }), taken: false, valid: false },
+    { what: 'mode unknown', line: edited((l) => { l.mode = 'warm' }), taken: false, valid: false },
+    { what: 'error a number', line: edited((l) => { l.error = 3 }), taken: false, valid: false },
+    { what: 'worker a number', line: edited((l) => { l.worker = 1 }), taken: false, valid: false },
+    { what: 'excluded false', line: { ...written, excluded: false }, taken: false, valid: false },
+    { what: 'condition unknown', line: { ...written, condition: 'hot' }, taken: false, valid: false },
+    { what: 'an array', line: [written], taken: false, valid: false },
+    { what: 'null', line: null, taken: false, valid: false },
+  ])('$what', ({ line, taken, valid }) => {
+    const schema = TestFactSchema.safeParse(line)
+    expect(schema.success).toBe(valid)
+    const checked = checkedTestFact(line)
+    expect(checked !== undefined).toBe(taken)
+    if (checked !== undefined) {
+      expect(checked).toBe(line)
+      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
+    }
+  })
+
+  it('on 3 000 seeded and mutated lines: whatever it takes the schema takes, with the same JSON', () => {
+    const random = seeded(5)
+    let taken = 0
+    let valid = 0
+    for (let i = 0; i < 3000; i++) {
+      const line = mutated(random, testFact(random))
+      const schema = TestFactSchema.safeParse(line)
+      const checked = checkedTestFact(line)
+      if (schema.success) valid++
+      if (checked === undefined) continue
+      taken++
+      expect(schema.success, JSON.stringify(line)).toBe(true)
+      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
+    }
+    // Lines as written (no edit, or an edit the schema takes unchanged) are taken: the fast path is used.
+    expect(taken).toBeGreaterThan(300)
+    expect(taken).toBeLessThanOrEqual(valid)
   })
 })
 

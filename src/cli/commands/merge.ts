@@ -4,6 +4,7 @@ import type { ReportBundle } from '../../artifacts/bundle.js'
 import { assertOutsideInputs, countEachRunOnce, expandMergeInputs, type MergeSource, readMergeSource } from '../../artifacts/merge-source.js'
 import { type Fact, FactSchema } from '../../artifacts/schemas.js'
 import { type TestFact, TestFactSchema } from '../../artifacts/test-schemas.js'
+import type { FactsRange } from '../../artifacts/html-read.js'
 import { writeBundle } from '../../artifacts/write-bundle.js'
 import { discardRunDir, prepareRunDir, promoteRunFiles, runDirOf } from '../../artifacts/run-dir.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../../artifacts/write.js'
@@ -44,9 +45,17 @@ export const merge = defineCommand({
     prepareRunDir(run)
     const schema: z.ZodType<TestFact | Fact> = sources[0]?.kind === 'test' ? TestFactSchema : FactSchema
     const facts = new JsonLinesWriter(join(run.path, 'facts.jsonl'), schema)
+    // Test mode hands a test's lines at once: where each test's lines went, so report.html reads only the ones it details.
+    const ranges = new Map<string, FactsRange>()
+    const sink = (lines: readonly TestFact[] | readonly Fact[]): void => {
+      const start = facts.size
+      facts.appendAll(lines)
+      const [first] = lines
+      if (first !== undefined && 'test_id' in first) ranges.set(first.test_id, [start, facts.size])
+    }
     let bundle: ReportBundle | undefined
     try {
-      bundle = await mergeRunsUnlessStopped(sources, (lines) => facts.appendAll(lines), context.control.stop)
+      bundle = await mergeRunsUnlessStopped(sources, sink, context.control.stop)
     } finally {
       facts.close()
       if (bundle === undefined) discardRunDir(run)
@@ -57,7 +66,7 @@ export const merge = defineCommand({
     discardRunDir(run)
     const merged: ReportBundle = { ...bundle, rate: { ...bundle.rate, merged_runs: runs } }
     writeBundle(o.out, merged)
-    print(writeReportFor(o.out, merged, o.lang))
+    print(writeReportFor(o.out, merged, o.lang, ranges))
     context.log(`merged ${dirs.length} folder(s): ${dirs.join(', ')}`)
     return 0
   },

@@ -1,5 +1,3 @@
-import { readJsonFile } from '../../artifacts/read.js'
-import { RateFileSchema, RunsNeededFileSchema } from '../../artifacts/schemas.js'
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
 import { PLAN } from '../../config/options.js'
 import { computeRunsNeeded } from '../../core/planning.js'
@@ -18,6 +16,7 @@ export const plan = defineCommand({
       const planned = computeRunsNeeded({ rate: o.rate.exact, confidence: o.confidence.exact })
       if (planned.kind !== 'planned') throw explainUnplannable(planned, o.rate.exact)
       if (o.out !== undefined) {
+        const { RunsNeededFileSchema } = await artifactSchemas()
         const basis = { basis: 'observed' as const, rate: o.rate.exact, plannedRate: o.rate.value, note: null }
         writeJsonAtomic(o.out, RunsNeededFileSchema, buildRunsNeeded(basis, null, o.confidence))
       }
@@ -25,9 +24,18 @@ export const plan = defineCommand({
       return 0
     }
     const from = o.from as string
+    const [{ readJsonFile }, { RateFileSchema, RunsNeededFileSchema }] = await Promise.all([import('../../artifacts/read.js'), artifactSchemas()])
     const rate = readJsonFile(from, RateFileSchema, '--from', 'Pass a rate.json written by `flakeproof measure`.')
     const runsNeeded = buildRunsNeeded(choosePlanningBasis(rate, `--from ${from}`), rate, o.confidence)
     print(o.out === undefined ? RunsNeededFileSchema.parse(runsNeeded) : writeJsonAtomic(o.out, RunsNeededFileSchema, runsNeeded))
     return 0
   },
 })
+
+/**
+ * Every artifact's schema, loaded only when a file is read or written: `plan --rate 0.2`, the
+ * start-up bench's command, prints its answer without building one (bench/startup.mjs).
+ */
+function artifactSchemas(): Promise<typeof import('../../artifacts/schemas.js')> {
+  return import('../../artifacts/schemas.js')
+}
