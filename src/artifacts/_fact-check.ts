@@ -6,7 +6,7 @@ import type { TestFact } from './test-schemas.js'
  * equal object (the same keys in the same order: its fields' order, none unknown, each value of its
  * type); undefined otherwise, and the caller parses it with the schema, which gives the result or
  * the issues. Exact both ways: whatever this accepts, the schema accepts with the same output, and
- * what it refuses only costs the schema's parse (test/unit/fact-check.test.ts feeds both the same
+ * what it refuses only costs the schema's parse (test/unit/fast-fact-reading.test.ts feeds both the same
  * lines, valid and not). A field added to the schema and not here sends its lines to the schema.
  */
 export function checkedTestFact(data: unknown): TestFact | undefined {
