@@ -10,7 +10,8 @@ import { ROOT, settle } from '../utils.js'
  * ratio it names, fails here instead of on the day its figures are wanted. The figures themselves
  * are not checked: timing belongs to the full benches on an idle machine (`npm run bench`).
  */
-describe('the benches run (smoke mode) and print their ratios', () => {
+// Each bench works in scratch folders of its own, and its figures are not judged here: they run at once.
+describe.concurrent('the benches run (smoke mode) and print their ratios', () => {
   it('lists every bench script of bench/ (a new one is smoke-tested too)', () => {
     const scripts = readdirSync(join(ROOT, 'bench')).filter((name) => name.endsWith('.mjs') && !name.startsWith('_') && !HELPERS.includes(name))
     expect(scripts.sort()).toEqual([...BENCHES.map((b) => b.script), ...CALIBRATIONS].sort())
