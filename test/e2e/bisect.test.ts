@@ -247,7 +247,7 @@ describe.concurrent('flakeproof bisect --prior-from', () => {
   }, 120_000)
 })
 
-describe.concurrent('flakeproof bisect, bad usage', () => {
+describe.concurrent('flakeproof bisect, bad usage', { timeout: 60_000 }, () => {
   const { repo, shas } = linearRepo(3, 1, 0, 1)
   it.each([
     [['--good', 'nope', '--cmd', 'true'], '--good nope: not a commit'],
