@@ -49,7 +49,7 @@ describe.concurrent('the benches run (smoke mode) and print their ratios', () =>
       '',
       'targets not judged: 2 (smoke mode: sizes that small measure nothing)',
     ])
-  }, 120_000)
+  }, 300_000)
 
   it.each(BENCHES)('bench/$script', async ({ script, ratios, optional = [] }) => {
     const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })

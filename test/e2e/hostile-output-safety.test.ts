@@ -114,19 +114,19 @@ const LOCKS: HostileCase[] = [
 ]
 
 // Each case is a CLI run in a folder of its own, judged on that folder alone: they run at once.
-describe('no write through a symbolic link (commands)', () => {
+describe('no write through a symbolic link (commands)', { timeout: 60_000 }, () => {
   it.concurrent.each(LINKED_FOLDERS)('$name', async (c) => {
     await runHostileCase(c)
   })
 })
 
-describe('no write into what is not a regular file', () => {
+describe('no write into what is not a regular file', { timeout: 60_000 }, () => {
   it.concurrent.each(NOT_A_FILE)('$name', async (c) => {
     await runHostileCase(c)
   })
 })
 
-describe('locks', () => {
+describe('locks', { timeout: 60_000 }, () => {
   it.concurrent.each(LOCKS)('$name', async (c) => {
     await runHostileCase(c)
   })
@@ -297,7 +297,7 @@ describe.skipIf(!canMount)('a disk that fills up during a measurement', { timeou
   })
 })
 
-describe('no write through a link or outside the project (Vitest)', { timeout: 60_000 }, () => {
+describe('no write through a link or outside the project (Vitest)', { timeout: 120_000 }, () => {
   it.concurrent.each(VITEST_CASES)('$name', async (c) => {
     await runHostileCase(c)
   })
