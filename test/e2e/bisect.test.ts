@@ -81,36 +81,7 @@ function bisect(args: string[], cwd: string, tmp: string, env: Record<string, st
   return spawn(process.execPath, [BIN, 'bisect', ...args], { cwd, env: { ...childEnv(), NO_COLOR: '1', TMPDIR: tmp, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
-// First, and alone in this file: a signal that lands while a worktree is in use waits for the run's output.
-describe('flakeproof bisect, interrupted', () => {
-  it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)('%s removes its worktrees and leaves the checkout untouched (exit %i)', async (signal, code) => {
-    const { repo, state, shas } = linearRepo(16, 9, 0.05, 0.5)
-    const out = join(tempDir(), 'out')
-    const before = snapshot(repo)
-    const tmp = ownTemp()
-    // Each execution rests a while, so the signal lands with a worktree in use.
-    const child = bisect(['--good', shas[0] as string, '--cmd', `sleep 0.3; sh check.sh ${state}`, '--out-dir', out], repo, tmp)
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const done = settle(child)
-    await waitFor('two visits', () => (stderr.match(/visit \d+ /g) ?? []).length >= 2)
-    // Its worktrees' folder is in the TMPDIR it was given, so the check below is of its own.
-    expect(ours(tmp)).toHaveLength(1)
-    child.kill(signal)
-    const result = await done
-    expect(result.code).toBe(code)
-    const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
-    expect(file.status).toBe('interrupted')
-    expect(file.visits.length).toBeGreaterThanOrEqual(2)
-    expect(snapshot(repo)).toBe(before)
-    expect(ours(tmp)).toEqual([])
-  }, 120_000)
-})
-
-// The others at once, each in a repository and TMPDIR of its own.
+// At once, each in a repository and TMPDIR of its own.
 describe.concurrent('flakeproof bisect --cmd on a 64-commit repository', () => {
   it('finds the commit where 5% became 30%, at 0.95, leaving the checkout as it was', async () => {
     const { repo, state, shas } = linearRepo(64, 37, 0.05, 0.3)
@@ -266,4 +237,33 @@ describe.concurrent('flakeproof bisect, bad usage', { timeout: 60_000 }, () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(shas).toHaveLength(3)
   })
+})
+
+// Last, and alone in this file: a signal that lands while a worktree is in use waits for the run's output.
+describe('flakeproof bisect, interrupted', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s removes its worktrees and leaves the checkout untouched (exit %i)', async (signal, code) => {
+    const { repo, state, shas } = linearRepo(16, 9, 0.05, 0.5)
+    const out = join(tempDir(), 'out')
+    const before = snapshot(repo)
+    const tmp = ownTemp()
+    // Each execution rests a while, so the signal lands with a worktree in use.
+    const child = bisect(['--good', shas[0] as string, '--cmd', `sleep 0.3; sh check.sh ${state}`, '--out-dir', out], repo, tmp)
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const done = settle(child)
+    await waitFor('two visits', () => (stderr.match(/visit \d+ /g) ?? []).length >= 2)
+    // Its worktrees' folder is in the TMPDIR it was given, so the check below is of its own.
+    expect(ours(tmp)).toHaveLength(1)
+    child.kill(signal)
+    const result = await done
+    expect(result.code).toBe(code)
+    const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
+    expect(file.status).toBe('interrupted')
+    expect(file.visits.length).toBeGreaterThanOrEqual(2)
+    expect(snapshot(repo)).toBe(before)
+    expect(ours(tmp)).toEqual([])
+  }, 120_000)
 })
