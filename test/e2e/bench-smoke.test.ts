@@ -23,7 +23,7 @@ describe.concurrent('the benches run (smoke mode) and print their ratios', () =>
     expect(code, stderr.slice(-3000)).toBe(0)
     // A markdown table: a header row and its rule.
     expect(stdout).toMatch(/^\|.*\|\n\|[ -|]*---/m)
-  }, 300_000)
+  }, 600_000)
 
   it.each([
     [
@@ -49,7 +49,7 @@ describe.concurrent('the benches run (smoke mode) and print their ratios', () =>
       '',
       'targets not judged: 2 (smoke mode: sizes that small measure nothing)',
     ])
-  }, 300_000)
+  }, 600_000)
 
   it.each(BENCHES)('bench/$script', async ({ script, ratios, optional = [] }) => {
     const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -67,5 +67,5 @@ describe.concurrent('the benches run (smoke mode) and print their ratios', () =>
       expect(Number.isFinite(value), `${name}: ${value}`).toBe(true)
       expect(target === 'no target' || target.endsWith(': smoke'), `${name}: ${target}`).toBe(true)
     }
-  }, 300_000)
+  }, 600_000)
 })

@@ -55,5 +55,5 @@ describe.each(JEST_CONSUMER_MATRIX)('ts-jest, babel-jest and @swc/jest under jsd
     expect(rate.run_errors ?? []).toEqual([])
     expect(Object.fromEntries((rate.tests ?? []).map((t) => [t.id, [t.trials, t.failures]]))).toEqual(MEASURED)
     expect(hashes(dir)).toEqual(before)
-  }, 240_000)
+  }, 480_000)
 })

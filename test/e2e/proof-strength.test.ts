@@ -416,7 +416,7 @@ function meetTest(kind: 'esm' | 'cjs'): string {
   ].join('\n')
 }
 
-describe.each(['vitest', 'jest'] as const)('%s: flakeproof runs of the same files at once', { timeout: 180_000, concurrent: true }, (runner) => {
+describe.each(['vitest', 'jest'] as const)('%s: flakeproof runs of the same files at once', { timeout: 300_000, concurrent: true }, (runner) => {
   it.sequential('are counted in both measurements; a proof run alone is weaker by them', async () => {
     const dir = stressProject(runner, { 'tests/meet.test.js': meetTest })
     const marker = join(dir, 'marker')
