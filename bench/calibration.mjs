@@ -2,7 +2,8 @@
 // (test/calibration/tables.ts), at the larger sizes of FLAKEPROOF_CALIBRATION=full, so the tables
 // cannot drift from the code: run `npm run build && node bench/calibration.mjs` after changing a rule.
 // The TypeScript is loaded through Vite (a devDependency), as Vitest loads it.
-// --smoke (or BENCH_SMOKE=1): the quick sizes, printed and not written (the suite runs it so, so the
+// --smoke (or BENCH_SMOKE=1): the smoke sizes (a few runs per table; the quick sizes, whose figures
+// test/unit/calibration.test.ts asserts), printed and not written (the suite runs it so, so the
 // script cannot rot; test/e2e/bench-smoke.test.ts).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,7 +20,7 @@ const server = await createServer({ root, configFile: false, server: { middlewar
 try {
   const { renderTables } = await server.ssrLoadModule('/test/calibration/tables.ts')
   const started = Date.now()
-  const tables = renderTables(smoke || process.env.FLAKEPROOF_CALIBRATION === 'quick' ? 'quick' : 'full')
+  const tables = renderTables(smoke ? 'smoke' : process.env.FLAKEPROOF_CALIBRATION === 'quick' ? 'quick' : 'full')
   if (smoke) {
     console.log(tables)
     process.exit(0)

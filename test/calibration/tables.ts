@@ -21,10 +21,15 @@ import {
  * The calibration tables of docs/calibration.md, from the simulation in simulate.ts: how often each
  * rule calls an independent test something else (false alarms, per rate p and repetitions n), and
  * how often it finds an effect that is there (power). `quick` sizes run inside the suite in
- * seconds; `full` sizes make the docs tables (bench/calibration.mjs).
+ * seconds; `full` sizes make the docs tables (bench/calibration.mjs); `smoke` sizes only check that
+ * bench/calibration.mjs still prints every table (test/e2e/bench-smoke.test.ts): the quick sizes'
+ * assertions are test/unit/calibration.test.ts's, so the bench does not run that simulation again.
  */
 
-export type Size = 'quick' | 'full'
+export type Size = 'smoke' | 'quick' | 'full'
+
+/** The figure for `size`. */
+const sized = (size: Size, figures: Record<Size, number>): number => figures[size]
 
 export const RATES = [0.01, 0.05, 0.2, 0.5, 0.9] as const
 export const REPETITIONS = [10, 50, 200, 1000] as const
@@ -32,7 +37,7 @@ export const ALPHA = 1 - CONFIDENCE.value
 
 /** Simulated tests per cell: about the same number of executions per cell, more at full size. */
 export function testsPerCell(n: number, size: Size): number {
-  const executions = size === 'full' ? 400_000 : 16_000
+  const executions = sized(size, { full: 400_000, quick: 16_000, smoke: 1_600 })
   return Math.max(20, Math.round(executions / n))
 }
 
@@ -60,7 +65,7 @@ export interface ConditionsRow {
 
 /** `--flaky-rounds k --flaky-divergence --flaky-load --flaky-shuffle`, k rounds of each condition, 10 tests in one file. */
 export function conditionsFalseAlarms(size: Size): ConditionsRow[] {
-  const runs = size === 'full' ? 1000 : 12
+  const runs = sized(size, { full: 1000, quick: 12, smoke: 2 })
   const designs = [
     [2, 5],
     [4, 10],
@@ -96,7 +101,7 @@ export interface GroupRow {
 
 /** `flakeproof merge` and `flakeproof history` on independent tests. */
 export function groupFalseAlarms(size: Size): GroupRow[] {
-  const runs = size === 'full' ? 400 : 12
+  const runs = sized(size, { full: 400, quick: 12, smoke: 2 })
   const rows: GroupRow[] = []
   for (const p of [0.05, 0.2, 0.5, 0.9]) {
     for (const [groups, each] of [
@@ -138,7 +143,7 @@ export interface ObserveRow {
 
 /** `--flaky-observe`: a test whose gap does nothing, observed after `repeat` fast repetitions with `pairs` gapped/fast pairs. */
 export function observeFalseAlarms(size: Size): ObserveRow[] {
-  const runs = size === 'full' ? 4000 : 300
+  const runs = sized(size, { full: 4000, quick: 300, smoke: 30 })
   return [0.05, 0.2, 0.5].flatMap((p) =>
     [
       [10, 10],
@@ -169,7 +174,7 @@ export interface PowerRow {
 
 /** Planted effects: how often the pipeline finds each one, by design size. */
 export function power(size: Size): PowerRow[] {
-  const runs = size === 'full' ? 400 : 30
+  const runs = sized(size, { full: 400, quick: 30, smoke: 3 })
   const rows: PowerRow[] = []
   const verdictIs = (verdict: string) => (found: Found) => found.verdict === verdict
   const planted: { effect: string; behaviour: Behaviour; designs: [string, Design][]; found: (f: Found) => boolean }[] = [

@@ -10,7 +10,8 @@ import { ROOT, settle } from '../utils.js'
  * ratio it names, fails here instead of on the day its figures are wanted. The figures themselves
  * are not checked: timing belongs to the full benches on an idle machine (`npm run bench`).
  */
-describe('the benches run (smoke mode) and print their ratios', () => {
+// Each bench works in scratch folders of its own, and its figures are not judged here: they run at once.
+describe.concurrent('the benches run (smoke mode) and print their ratios', () => {
   it('lists every bench script of bench/ (a new one is smoke-tested too)', () => {
     const scripts = readdirSync(join(ROOT, 'bench')).filter((name) => name.endsWith('.mjs') && !name.startsWith('_') && !HELPERS.includes(name))
     expect(scripts.sort()).toEqual([...BENCHES.map((b) => b.script), ...CALIBRATIONS].sort())
@@ -22,7 +23,7 @@ describe('the benches run (smoke mode) and print their ratios', () => {
     expect(code, stderr.slice(-3000)).toBe(0)
     // A markdown table: a header row and its rule.
     expect(stdout).toMatch(/^\|.*\|\n\|[ -|]*---/m)
-  }, 300_000)
+  }, 600_000)
 
   it.each([
     [
@@ -48,7 +49,7 @@ describe('the benches run (smoke mode) and print their ratios', () => {
       '',
       'targets not judged: 2 (smoke mode: sizes that small measure nothing)',
     ])
-  }, 120_000)
+  }, 600_000)
 
   it.each(BENCHES)('bench/$script', async ({ script, ratios, optional = [] }) => {
     const child = spawn(process.execPath, [join(ROOT, 'bench', script), '--smoke'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -66,5 +67,5 @@ describe('the benches run (smoke mode) and print their ratios', () => {
       expect(Number.isFinite(value), `${name}: ${value}`).toBe(true)
       expect(target === 'no target' || target.endsWith(': smoke'), `${name}: ${target}`).toBe(true)
     }
-  }, 300_000)
+  }, 600_000)
 })

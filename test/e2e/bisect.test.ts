@@ -1,7 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BisectFileSchema } from '../../src/artifacts/bisect-schema.js'
@@ -70,19 +69,26 @@ function snapshot(repo: string): string {
   })
 }
 
-const ours = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('flakeproof-bisect-') && !name.startsWith('flakeproof-bisect-test-'))
+/**
+ * The temp folder of one test's bisect runs (their TMPDIR): the worktrees they make go there, so a
+ * test sees only its own runs' (the file's tests run at once, and other suites beside them), and
+ * must find it empty once they end.
+ */
+const ownTemp = (): string => tempDir('flakeproof-bisect-test-tmp-')
+const ours = (tmp: string): string[] => readdirSync(tmp).filter((name) => name.startsWith('flakeproof-bisect-'))
 
-function bisect(args: string[], cwd: string, env: Record<string, string> = {}) {
-  return spawn(process.execPath, [BIN, 'bisect', ...args], { cwd, env: { ...childEnv(), NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+function bisect(args: string[], cwd: string, tmp: string, env: Record<string, string> = {}) {
+  return spawn(process.execPath, [BIN, 'bisect', ...args], { cwd, env: { ...childEnv(), NO_COLOR: '1', TMPDIR: tmp, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
-describe('flakeproof bisect --cmd on a 64-commit repository', () => {
+// At once, each in a repository and TMPDIR of its own.
+describe.concurrent('flakeproof bisect --cmd on a 64-commit repository', () => {
   it('finds the commit where 5% became 30%, at 0.95, leaving the checkout as it was', async () => {
     const { repo, state, shas } = linearRepo(64, 37, 0.05, 0.3)
     const out = join(tempDir(), 'out')
     const before = snapshot(repo)
-    const tempsBefore = ours()
-    const result = await settle(bisect(['--good', shas[0] as string, '--bad', 'HEAD', '--cmd', `sh check.sh ${state}`, '--out-dir', out], repo))
+    const tmp = ownTemp()
+    const result = await settle(bisect(['--good', shas[0] as string, '--bad', 'HEAD', '--cmd', `sh check.sh ${state}`, '--out-dir', out], repo, tmp))
     expect(result.stderr).toContain('The culprit is')
     expect(result.code).toBe(0)
     const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
@@ -102,37 +108,11 @@ describe('flakeproof bisect --cmd on a 64-commit repository', () => {
     expect(readFileSync(join(out, 'bisect.md'), 'utf8')).toContain('## Which commit')
     expect(readFileSync(join(out, 'bisect.html'), 'utf8')).toContain('<svg class="plot posterior"')
     expect(snapshot(repo)).toBe(before)
-    expect(ours()).toEqual(tempsBefore)
+    expect(ours(tmp)).toEqual([])
   }, 240_000)
 })
 
-describe('flakeproof bisect, interrupted', () => {
-  it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)('%s removes its worktrees and leaves the checkout untouched (exit %i)', async (signal, code) => {
-    const { repo, state, shas } = linearRepo(16, 9, 0.05, 0.5)
-    const out = join(tempDir(), 'out')
-    const before = snapshot(repo)
-    const tempsBefore = ours()
-    // Each execution rests a while, so the signal lands with a worktree in use.
-    const child = bisect(['--good', shas[0] as string, '--cmd', `sleep 0.3; sh check.sh ${state}`, '--out-dir', out], repo)
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const done = settle(child)
-    await waitFor('two visits', () => (stderr.match(/visit \d+ /g) ?? []).length >= 2)
-    child.kill(signal)
-    const result = await done
-    expect(result.code).toBe(code)
-    const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
-    expect(file.status).toBe('interrupted')
-    expect(file.visits.length).toBeGreaterThanOrEqual(2)
-    expect(snapshot(repo)).toBe(before)
-    expect(ours()).toEqual(tempsBefore)
-  }, 120_000)
-})
-
-describe('flakeproof bisect --merges', () => {
+describe.concurrent('flakeproof bisect --merges', () => {
   it('names the merged pull request whose branch changed the rate', async () => {
     const { dir, repo, state } = emptyRepo()
     writeFileSync(join(repo, 'check.sh'), CHECK_SH)
@@ -154,7 +134,7 @@ describe('flakeproof bisect --merges', () => {
       git(repo, 'merge', '-q', '--no-ff', '-m', `Merge pull request #${pr}`, `pr-${pr}`)
     }
     const out = join(dir, 'out')
-    const result = await settle(bisect(['--good', 'HEAD~6', '--merges', '--cmd', `sh check.sh ${state}`, '--out-dir', out], repo))
+    const result = await settle(bisect(['--good', 'HEAD~6', '--merges', '--cmd', `sh check.sh ${state}`, '--out-dir', out], repo, ownTemp()))
     expect(result.code).toBe(0)
     const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
     expect(file.history).toBe('merges')
@@ -163,7 +143,7 @@ describe('flakeproof bisect --merges', () => {
   }, 120_000)
 })
 
-describe('flakeproof bisect --vitest: batches of repetitions in one Vitest process', () => {
+describe.concurrent('flakeproof bisect --vitest: batches of repetitions in one Vitest process', () => {
   it('finds the commit that made a Vitest test flaky, in fewer process starts than executions', async () => {
     const { dir, repo, state } = emptyRepo()
     writeFileSync(join(repo, '.gitignore'), 'node_modules/\n')
@@ -202,7 +182,7 @@ describe('flakeproof bisect --vitest: batches of repetitions in one Vitest proce
     // --setup links this package's Vitest into each checkout, as `npm ci` would install it.
     const setup = `mkdir -p node_modules && ln -s ${join(ROOT, 'node_modules/vitest')} node_modules/vitest`
     // A Vitest start costs hundreds of repetitions here (both measured), so the batches grow as large as that makes worth it.
-    const result = await settle(bisect(['--good', shas[0] as string, '--vitest', 'cache.test.js', '--setup', setup, '--out-dir', out], repo, { BISECT_STATE: state }))
+    const result = await settle(bisect(['--good', shas[0] as string, '--vitest', 'cache.test.js', '--setup', setup, '--out-dir', out], repo, ownTemp(), { BISECT_STATE: state }))
     expect(result.stderr).toContain('The culprit is')
     expect(result.code).toBe(0)
     const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
@@ -219,7 +199,7 @@ describe('flakeproof bisect --vitest: batches of repetitions in one Vitest proce
   }, 300_000)
 })
 
-describe('flakeproof bisect --prior-from', () => {
+describe.concurrent('flakeproof bisect --prior-from', () => {
   it('starts from a rate measured at --bad, counted apart from its own executions', async () => {
     const { repo, state, shas } = linearRepo(16, 11, 0.05, 0.5)
     const dir = tempDir()
@@ -229,7 +209,7 @@ describe('flakeproof bisect --prior-from', () => {
     const measured = await settle(spawn(process.execPath, [BIN, 'measure', '--cmd', `sh check.sh ${measureState}`, '--trials', '40', '--out', join(dir, 'rate.json')], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] }))
     expect(measured.code).toBe(0)
     const rate = JSON.parse(readFileSync(join(dir, 'rate.json'), 'utf8')) as { trials: number; failures: number }
-    const result = await settle(bisect(['--good', shas[0] as string, '--cmd', `sh check.sh ${state}`, '--prior-from', join(dir, 'rate.json'), '--out-dir', join(dir, 'out')], repo))
+    const result = await settle(bisect(['--good', shas[0] as string, '--cmd', `sh check.sh ${state}`, '--prior-from', join(dir, 'rate.json'), '--out-dir', join(dir, 'out')], repo, ownTemp()))
     expect(result.code).toBe(0)
     const file = readArtifact(join(dir, 'out', 'bisect.json'), BisectFileSchema)
     expect(file.prior).toEqual({ from: join(dir, 'rate.json'), executions: 40, failures: rate.failures })
@@ -240,7 +220,7 @@ describe('flakeproof bisect --prior-from', () => {
   }, 120_000)
 })
 
-describe('flakeproof bisect, bad usage', () => {
+describe.concurrent('flakeproof bisect, bad usage', { timeout: 60_000 }, () => {
   const { repo, shas } = linearRepo(3, 1, 0, 1)
   it.each([
     [['--good', 'nope', '--cmd', 'true'], '--good nope: not a commit'],
@@ -251,10 +231,39 @@ describe('flakeproof bisect, bad usage', () => {
     [['--good', 'HEAD', '--bad', 'HEAD~2', '--cmd', 'true'], 'is not an ancestor of --bad'],
     [['--good', 'HEAD~2', '--cmd', 'true', '--prior-from', 'missing.json'], '--prior-from missing.json: no such file'],
   ])('%j: exit 2 with one line', async (args, message) => {
-    const result = await settle(bisect([...args, '--out-dir', join(tempDir(), 'out')], repo))
+    const result = await settle(bisect([...args, '--out-dir', join(tempDir(), 'out')], repo, ownTemp()))
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(message)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(shas).toHaveLength(3)
   })
+})
+
+// Last, and alone in this file: a signal that lands while a worktree is in use waits for the run's output.
+describe('flakeproof bisect, interrupted', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s removes its worktrees and leaves the checkout untouched (exit %i)', async (signal, code) => {
+    const { repo, state, shas } = linearRepo(16, 9, 0.05, 0.5)
+    const out = join(tempDir(), 'out')
+    const before = snapshot(repo)
+    const tmp = ownTemp()
+    // Each execution rests a while, so the signal lands with a worktree in use.
+    const child = bisect(['--good', shas[0] as string, '--cmd', `sleep 0.3; sh check.sh ${state}`, '--out-dir', out], repo, tmp)
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const done = settle(child)
+    await waitFor('two visits', () => (stderr.match(/visit \d+ /g) ?? []).length >= 2)
+    // Its worktrees' folder is in the TMPDIR it was given, so the check below is of its own.
+    expect(ours(tmp)).toHaveLength(1)
+    child.kill(signal)
+    const result = await done
+    expect(result.code).toBe(code)
+    const file = readArtifact(join(out, 'bisect.json'), BisectFileSchema)
+    expect(file.status).toBe('interrupted')
+    expect(file.visits.length).toBeGreaterThanOrEqual(2)
+    expect(snapshot(repo)).toBe(before)
+    expect(ours(tmp)).toEqual([])
+  }, 120_000)
 })

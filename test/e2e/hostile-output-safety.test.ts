@@ -113,24 +113,25 @@ const LOCKS: HostileCase[] = [
   },
 ]
 
-describe('no write through a symbolic link (commands)', () => {
-  it.each(LINKED_FOLDERS)('$name', async (c) => {
+// Each case is a CLI run in a folder of its own, judged on that folder alone: they run at once.
+describe('no write through a symbolic link (commands)', { timeout: 60_000 }, () => {
+  it.concurrent.each(LINKED_FOLDERS)('$name', async (c) => {
     await runHostileCase(c)
   })
 })
 
-describe('no write into what is not a regular file', () => {
-  it.each(NOT_A_FILE)('$name', async (c) => {
+describe('no write into what is not a regular file', { timeout: 60_000 }, () => {
+  it.concurrent.each(NOT_A_FILE)('$name', async (c) => {
     await runHostileCase(c)
   })
 })
 
-describe('locks', () => {
-  it.each(LOCKS)('$name', async (c) => {
+describe('locks', { timeout: 60_000 }, () => {
+  it.concurrent.each(LOCKS)('$name', async (c) => {
     await runHostileCase(c)
   })
 
-  it('two runs writing different files into one shared folder both run', async () => {
+  it.concurrent('two runs writing different files into one shared folder both run', async () => {
     const dir = tempDir('flakeproof-hostile-')
     mkdirSync(join(dir, 'shared'))
     // The first run's trial waits for `go`, so the second surely runs while the first holds its file.
@@ -296,8 +297,8 @@ describe.skipIf(!canMount)('a disk that fills up during a measurement', { timeou
   })
 })
 
-describe('no write through a link or outside the project (Vitest)', { timeout: 60_000 }, () => {
-  it.each(VITEST_CASES)('$name', async (c) => {
+describe('no write through a link or outside the project (Vitest)', { timeout: 120_000 }, () => {
+  it.concurrent.each(VITEST_CASES)('$name', async (c) => {
     await runHostileCase(c)
   })
 })

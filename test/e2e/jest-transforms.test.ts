@@ -34,7 +34,8 @@ function hashes(dir: string): Record<string, string> {
   return Object.fromEntries(files.map((f) => [f, createHash('sha256').update(readFileSync(join(dir, f))).digest('hex')]))
 }
 
-describe.each(JEST_CONSUMER_MATRIX)('ts-jest, babel-jest and @swc/jest under jsdom, on jest %s', (jest) => {
+// Each Jest version's project is installed and run at once with the other's (folders of their own).
+describe.each(JEST_CONSUMER_MATRIX)('ts-jest, babel-jest and @swc/jest under jsdom, on jest %s', { concurrent: true }, (jest) => {
   let dir: string
   beforeAll(async () => {
     dir = await prepareJestTransformsConsumer(jest)
@@ -54,5 +55,5 @@ describe.each(JEST_CONSUMER_MATRIX)('ts-jest, babel-jest and @swc/jest under jsd
     expect(rate.run_errors ?? []).toEqual([])
     expect(Object.fromEntries((rate.tests ?? []).map((t) => [t.id, [t.trials, t.failures]]))).toEqual(MEASURED)
     expect(hashes(dir)).toEqual(before)
-  }, 240_000)
+  }, 480_000)
 })

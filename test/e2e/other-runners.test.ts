@@ -21,7 +21,8 @@ function runExample(out: string, state: string): Promise<CliResult> {
   return settle(child)
 }
 
-describe('flakeproof repeat', () => {
+// Every test has a folder of its own (ingest reads committed fixtures only): they run at once.
+describe.concurrent('flakeproof repeat', { timeout: 60_000 }, () => {
   it('measures the pytest example exactly: the every-fourth-run bug fails runs 4 and 8 of 8', async () => {
     const dir = tempDir()
     const out = join(dir, 'out')
@@ -125,7 +126,7 @@ describe('flakeproof repeat', () => {
   })
 })
 
-describe('flakeproof ingest', () => {
+describe.concurrent('flakeproof ingest', { timeout: 60_000 }, () => {
   it('gives exact per-test rates from recorded cargo test logs: keyed by binary, doc-tests by crate, partial when unseen', async () => {
     const out = join(tempDir(), 'out')
     const result = await runCli(['ingest', '--libtest', 'test/fixtures/libtest/*.log', '--out-dir', out])

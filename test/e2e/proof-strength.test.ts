@@ -45,7 +45,19 @@ function suggestedProcs(proofPath: string): number {
 
 const shown = (r: CliResult): string => `exit ${r.code}\n${r.stdout}\n${r.stderr}`
 
-describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measurement (in a cgroup of one CPU)', { timeout: 180_000 }, () => {
+/**
+ * The describes below run at once, each in a project folder (and cgroups) of its own; the tests of
+ * one describe run in order, each reading what the one before left. A run beside spinning processes
+ * holds a whole CPU busy (its cgroup's quota), so those take turns: two would hold the machine.
+ */
+let spinnerTurn: Promise<unknown> = Promise.resolve()
+function oneSpinningAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const turn = spinnerTurn.then(work)
+  spinnerTurn = turn.catch(() => undefined)
+  return turn
+}
+
+describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measurement (in a cgroup of one CPU)', { timeout: 180_000, concurrent: true }, () => {
   for (const runner of ['vitest', 'jest'] as const) {
     describe(runner, () => {
       const dir =
@@ -78,16 +90,19 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
       beforeAll(async () => {
         writeFileSync(marker, 'load\n')
         const busy = cgroup()
-        const spinning = busy.spin(3)
-        measured = await run(busy, ['--flaky-repeat', '100'])
-        await spinning.stop()
+        measured = await oneSpinningAtATime(async () => {
+          const spinning = busy.spin(3)
+          const result = await run(busy, ['--flaky-repeat', '100'])
+          await spinning.stop()
+          return result
+        })
         rmSync(marker)
-      })
+      }, 180_000)
       afterAll(async () => {
         for (const cg of cgroups) await cg.remove()
-      })
+      }, 60_000)
 
-      it('records what the measurement met: the cgroup\'s one CPU, three tasks spinning beside it, its workers and pool', () => {
+      it.sequential('records what the measurement met: the cgroup\'s one CPU, three tasks spinning beside it, its workers and pool', () => {
         expect(measured.code, shown(measured)).toBe(0)
         const rate = readArtifact(join(dir, '.flakeproof/rate.json'), RateFileSchema)
         // Calls 4, 8, …, 100 of 100 fail under the marker: 25.
@@ -102,7 +117,7 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
         expect(readArtifact(join(dir, '.flakeproof/policy.json'), PolicyFileSchema).measured_under).toEqual(under)
       })
 
-      it('keeps them in the committed policy, whose test is then quarantined by an enforced run (Vitest) or by hand (Jest)', async () => {
+      it.sequential('keeps them in the committed policy, whose test is then quarantined by an enforced run (Vitest) or by hand (Jest)', async () => {
         const written = await runCliIn(dir, ['policy', '--from', '.flakeproof/rate.json', '--write', 'flakeproof.policy.json'])
         expect(written.code, shown(written)).toBe(0)
         const entry = readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]
@@ -122,7 +137,7 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
         expect(readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]?.quarantine).not.toBeNull()
       })
 
-      it('an idle proof passes 11 of 11 but is weaker: it says so, in proof.json and the report, and the test stays quarantined', async () => {
+      it.sequential('an idle proof passes 11 of 11 but is weaker: it says so, in proof.json and the report, and the test stays quarantined', async () => {
         // From the output folder's measurement (no --flaky-policy): the case that released nothing, silently, before.
         const idle = await run(cgroup(), ['--flaky-proof', '--flaky-update-policy'])
         expect(idle.code, shown(idle)).toBe(0)
@@ -142,7 +157,7 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
         expect(report).toContain(`  - ${proof.weaker?.[0]?.note}`)
       })
 
-      it('fails it when strict: --flaky-proof-strict, or proof_strict in the committed policy', async () => {
+      it.sequential('fails it when strict: --flaky-proof-strict, or proof_strict in the committed policy', async () => {
         const flagged = await run(cgroup(), ['--flaky-proof', '--flaky-proof-strict'])
         expect(flagged.code, shown(flagged)).toBe(1)
         expect(readArtifact(proofPath, ProofFileSchema)).toMatchObject({ passed: false, strict: true })
@@ -155,9 +170,9 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
         expect(readArtifact(proofPath, ProofFileSchema)).toMatchObject({ passed: false, strict: true })
       })
 
-      it('with the suggested --flaky-load-procs the proof is not weaker, and releases the quarantine', async () => {
+      it.sequential('with the suggested --flaky-load-procs the proof is not weaker, and releases the quarantine', async () => {
         const procs = suggestedProcs(proofPath)
-        const matched = await run(cgroup(), ['--flaky-proof', '--flaky-update-policy', '--flaky-load-procs', String(procs)])
+        const matched = await oneSpinningAtATime(() => run(cgroup(), ['--flaky-proof', '--flaky-update-policy', '--flaky-load-procs', String(procs)]))
         expect(matched.code, shown(matched)).toBe(0)
         const proof = readArtifact(proofPath, ProofFileSchema)
         expect(proof).toMatchObject({ passed: true, weaker: [], ran_under: { spinning: procs, load_source: 'cgroup' } })
@@ -173,7 +188,7 @@ function edit<T>(path: string, change: (value: T) => T): void {
   writeFileSync(path, `${JSON.stringify(change(JSON.parse(readFileSync(path, 'utf8')) as T), null, 2)}\n`)
 }
 
-describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output folder\'s measurement releases a quarantine of the committed policy', { timeout: 180_000 }, (runner) => {
+describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output folder\'s measurement releases a quarantine of the committed policy', { timeout: 180_000, concurrent: true }, (runner) => {
   const dir = stressProject(runner)
   const marker = join(dir, 'marker')
   const env = { FIXTURE_STATE: join(dir, 'state'), FIXTURE_MARKER: marker }
@@ -193,9 +208,9 @@ describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output fo
     const unloaded = <M extends { load_per_cpu?: number | null }>(under: M | undefined) => under && { ...under, load_per_cpu: null }
     edit<CommittedPolicy>(policyPath, (p) => ({ ...p, tests: { ...p.tests, [FLAKY]: { ...(p.tests[FLAKY] as PolicyEntry), quarantine, failed_runs: 1, measured_under: unloaded(p.tests[FLAKY]?.measured_under), green_runs_required: 20 } } }))
     edit<PolicyFile>(join(dir, '.flakeproof/policy.json'), (p) => ({ ...p, measured_under: unloaded(p.measured_under) }))
-  })
+  }, 180_000)
 
-  it('keeps it when the proof ran fewer green runs than the committed policy requires, and says so', async () => {
+  it.sequential('keeps it when the proof ran fewer green runs than the committed policy requires, and says so', async () => {
     // The output folder's policy.json asks 11 (25/100); the committed entry was raised to 20.
     const short = await run(['--flaky-proof', '--flaky-update-policy'])
     expect(short.code, shown(short)).toBe(0)
@@ -204,7 +219,7 @@ describe.each(['vitest', 'jest'] as const)('%s: a passing proof of the output fo
     expect(readArtifact(policyPath, CommittedPolicySchema).tests[FLAKY]?.quarantine).not.toBeNull()
   })
 
-  it('releases it once the proof ran at least the committed green runs, with no failure', async () => {
+  it.sequential('releases it once the proof ran at least the committed green runs, with no failure', async () => {
     edit<CommittedPolicy>(policyPath, (p) => ({ ...p, tests: { ...p.tests, [FLAKY]: { ...(p.tests[FLAKY] as PolicyEntry), green_runs_required: 11 } } }))
     const proved = await run(['--flaky-proof', '--flaky-update-policy'])
     expect(proved.code, shown(proved)).toBe(0)
@@ -270,7 +285,7 @@ const SHAPES = {
   },
 }
 
-describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than its measurement (workers, pool, isolation)', { timeout: 180_000 }, (runner) => {
+describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than its measurement (workers, pool, isolation)', { timeout: 180_000, concurrent: true }, (runner) => {
   const shape = SHAPES[runner]
   const dir = project(shape.files)
   const marker = join(dir, 'marker')
@@ -285,9 +300,9 @@ describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than it
     // The load per CPU of this shared machine differs between any two runs by more than a proof may
     // lack (the cgroup tests above hold it still): left out, so that only the shape is compared.
     edit<PolicyFile>(join(dir, '.flakeproof/policy.json'), (p) => ({ ...p, measured_under: p.measured_under && { ...p.measured_under, load_per_cpu: null } }))
-  })
+  }, 180_000)
 
-  it('is weaker in each, with both values and the flags that match it', async () => {
+  it.sequential('is weaker in each, with both values and the flags that match it', async () => {
     const easier = await shape.run(dir, shape.easier, ['--flaky-proof'], env)
     expect(easier.code, shown(easier)).toBe(0)
     const proof = readArtifact(proofPath(dir), ProofFileSchema)
@@ -296,7 +311,7 @@ describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than it
     for (const w of shape.weaker) expect(easier.stdout + easier.stderr).toContain(`⚠ weaker than the measurement: ${w.note}`)
   })
 
-  it('is not weaker with the flags its notes name', async () => {
+  it.sequential('is not weaker with the flags its notes name', async () => {
     const matched = await shape.run(dir, shape.matched, ['--flaky-proof'], env)
     expect(matched.code, shown(matched)).toBe(0)
     const proof = readArtifact(proofPath(dir), ProofFileSchema)
@@ -306,8 +321,8 @@ describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than it
   })
 })
 
-describe('command mode: flakeproof runs of the same command at once', { timeout: 120_000 }, () => {
-  it('are counted in both measurements; a proof run alone is weaker, and --strict fails it', async () => {
+describe('command mode: flakeproof runs of the same command at once', { timeout: 120_000, concurrent: true }, () => {
+  it.sequential('are counted in both measurements; a proof run alone is weaker, and --strict fails it', async () => {
     const dir = tempDir('flakeproof-concurrent-')
     // Ten trials of 0.2 s each: both runs last two seconds or more, and overlap from their first samples on.
     const measure = (out: string) => runCliIn(dir, ['measure', '--cmd', 'sleep 0.2', '--trials', '10', '--out', `${out}/rate.json`])
@@ -334,21 +349,24 @@ describe('command mode: flakeproof runs of the same command at once', { timeout:
   })
 })
 
-describe.skipIf(!cgroupsAvailable)('command mode: a proof under less load than its measurement (in a cgroup of one CPU)', { timeout: 120_000 }, () => {
+describe.skipIf(!cgroupsAvailable)('command mode: a proof under less load than its measurement (in a cgroup of one CPU)', { timeout: 120_000, concurrent: true }, () => {
   const cgroups: CpuCgroup[] = []
   afterAll(async () => {
     for (const cg of cgroups) await cg.remove()
-  })
+  }, 60_000)
 
-  it('is weaker idle, --strict fails it, and the suggested --load-procs matches it', async () => {
+  it.sequential('is weaker idle, --strict fails it, and the suggested --load-procs matches it', async () => {
     const dir = tempDir('flakeproof-command-load-')
     const cg = makeCpuCgroup(1)
     cgroups.push(cg)
     const cli = (args: string[]): Promise<CliResult> => cg.runNode(dir, [BIN, ...args])
     // Ten trials of 0.2 s beside three processes this test spins in the cgroup: load flakeproof did not create.
-    const spinning = cg.spin(3)
-    const measured = await cli(['measure', '--cmd', 'sleep 0.2', '--trials', '10', '--out', 'rate.json'])
-    await spinning.stop()
+    const measured = await oneSpinningAtATime(async () => {
+      const spinning = cg.spin(3)
+      const result = await cli(['measure', '--cmd', 'sleep 0.2', '--trials', '10', '--out', 'rate.json'])
+      await spinning.stop()
+      return result
+    })
     expect(measured.code, shown(measured)).toBe(0)
     const under = readArtifact(join(dir, 'rate.json'), RateFileSchema).measured_under
     // Three spinning tasks on the cgroup's one CPU; the measured command itself is the run's own, left out.
@@ -367,7 +385,7 @@ describe.skipIf(!cgroupsAvailable)('command mode: a proof under less load than i
     const strict = await cli(['proof', '--cmd', 'true', '--policy', 'policy.json', '--out', 'proof.json', '--strict'])
     expect(strict.code, shown(strict)).toBe(1)
 
-    const matched = await cli(['proof', '--cmd', 'true', '--policy', 'policy.json', '--out', 'proof.json', '--load-procs', String(procs), '--strict'])
+    const matched = await oneSpinningAtATime(() => cli(['proof', '--cmd', 'true', '--policy', 'policy.json', '--out', 'proof.json', '--load-procs', String(procs), '--strict']))
     expect(matched.code, shown(matched)).toBe(0)
     const proof = readArtifact(join(dir, 'proof.json'), ProofFileSchema)
     expect(proof.weaker ?? []).toEqual([])
@@ -398,8 +416,8 @@ function meetTest(kind: 'esm' | 'cjs'): string {
   ].join('\n')
 }
 
-describe.each(['vitest', 'jest'] as const)('%s: flakeproof runs of the same files at once', { timeout: 180_000 }, (runner) => {
-  it('are counted in both measurements; a proof run alone is weaker by them', async () => {
+describe.each(['vitest', 'jest'] as const)('%s: flakeproof runs of the same files at once', { timeout: 300_000, concurrent: true }, (runner) => {
+  it.sequential('are counted in both measurements; a proof run alone is weaker by them', async () => {
     const dir = stressProject(runner, { 'tests/meet.test.js': meetTest })
     const marker = join(dir, 'marker')
     const run = (out: string, flags: string[]): Promise<CliResult> => {
