@@ -11,32 +11,44 @@ import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
  * measures and proves, with the same exact counts on every supported Vitest (CONSUMER_MATRIX).
  */
 
-/** First install of all versions, in parallel (a few minutes on a cold npm cache); later runs only reinstall flakeproof. */
+/** First install of all versions (browser mode's too), in parallel (a few minutes on a cold npm cache); later runs only reinstall flakeproof. */
 const INSTALL_TIMEOUT = 600_000
 
+/**
+ * The unit of the tests' time limits (twice it for three Vitest runs, three times for six or for
+ * Chromium): the seven projects below run at once, so each test shares the machine with six others.
+ */
+const SLOW = 160_000
+
+/** Each project (a version, with browser mode's `packages` or without), installed once: every install starts in the first beforeAll. */
 const installs = new Map<string, Promise<Consumer>>()
-function ready(version: ConsumerVersion): Promise<Consumer> {
-  let install = installs.get(version.vitest)
+function ready(version: ConsumerVersion, packages: readonly string[] = []): Promise<Consumer> {
+  const key = [version.vitest, ...packages].join(' ')
+  let install = installs.get(key)
   if (!install) {
-    install = prepareConsumer(version)
-    install.catch(() => {}) // reported by the version's own beforeAll
-    installs.set(version.vitest, install)
+    install = prepareConsumer(version, packages)
+    install.catch(() => {}) // reported by the row's own beforeAll
+    installs.set(key, install)
   }
   return install
 }
 
 beforeAll(async () => {
-  await Promise.allSettled(CONSUMER_MATRIX.map(ready))
+  await Promise.allSettled([...CONSUMER_MATRIX.map((version) => ready(version)), ...BROWSER_ROWS.map((row) => ready(row.version, row.packages))])
 }, INSTALL_TIMEOUT)
 
-/** 200 repetitions of every test of the fixture: the counters make these exact. */
+/**
+ * 20 repetitions of every test of the fixture: the counters make these exact (calls 5, 10, 15, 20
+ * fail). The proofs that follow plan from the observed rate 4/20 = 0.2: 14 green runs each
+ * (0.8^14 = 0.044 <= 0.05 < 0.8^13 = 0.055), 28 for the two flaky tests.
+ */
 const MEASURED = {
-  'fails on every fifth call': [200, 40, 'flaky'],
-  'races when called quickly': [200, 40, 'flaky'],
-  'always fails': [200, 200, 'broken'],
-  'always passes': [200, 0, 'stable'],
-  'expected failure': [200, 0, 'stable'],
-  snapshot: [200, 0, 'stable'],
+  'fails on every fifth call': [20, 4, 'flaky'],
+  'races when called quickly': [20, 4, 'flaky'],
+  'always fails': [20, 20, 'broken'],
+  'always passes': [20, 0, 'stable'],
+  'expected failure': [20, 0, 'stable'],
+  snapshot: [20, 0, 'stable'],
 }
 
 function countsIn(path: string): Record<string, unknown> {
@@ -52,7 +64,9 @@ function expectCleanRun(result: CliResult, vitestVersion: string): void {
 
 const rows = CONSUMER_MATRIX.map((version) => ({ ...version, on: `Node ${version.node ?? process.versions.node}` }))
 
-describe.each(rows)('a fresh project with the packed flakeproof and vitest $vitest on $on', (version) => {
+// The versions run at once, each in a project folder of its own (and so do the browser rows below);
+// one version's tests run in order, as they share its folder.
+describe.concurrent.each(rows)('a fresh project with the packed flakeproof and vitest $vitest on $on', (version) => {
   let consumer: Consumer
   beforeAll(async () => {
     consumer = await ready(version)
@@ -62,8 +76,8 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
   const wrapper = (args: string[], env: Record<string, string> = {}) =>
     runNodeIn(consumer.dir, [join(consumer.dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'vitest', ...args], env, consumer.node)
 
-  it('measures exact per-test counts, and the proof passes for the fixed test and fails for the flaky one', async () => {
-    const measured = await vitest(['run', '--', '--flaky-repeat', '200'])
+  it.sequential('measures exact per-test counts, and the proof passes for the fixed test and fails for the flaky one', async () => {
+    const measured = await vitest(['run', '--', '--flaky-repeat', '20'])
     expectCleanRun(measured, version.vitest)
     expect(measured.code).toBe(1) // the broken test
     expect(countsIn(join(consumer.dir, '.flakeproof/rate.json'))).toMatchObject(MEASURED)
@@ -77,11 +91,11 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     expectCleanRun(fixed, version.vitest)
     expect(fixed.code).toBe(0)
     expect(readArtifact(join(consumer.dir, '.flakeproof/proof.json'), ProofFileSchema)).toMatchObject({ passed: true, trials: 28, failures: 0 })
-  }, 180_000)
+  }, 2 * SLOW)
 
-  it('`flakeproof vitest` gives the same counts and proofs on a config without the plugin', async () => {
+  it.sequential('`flakeproof vitest` gives the same counts and proofs on a config without the plugin', async () => {
     const common = ['--flaky-out', 'wrapped', '--config', 'vitest.plain.config.ts']
-    const measured = await wrapper(['--flaky-repeat', '200', ...common])
+    const measured = await wrapper(['--flaky-repeat', '20', ...common])
     expectCleanRun(measured, version.vitest)
     expect(measured.code).toBe(1)
     expect(countsIn(join(consumer.dir, 'wrapped/rate.json'))).toMatchObject(MEASURED)
@@ -95,9 +109,9 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     expectCleanRun(fixed, version.vitest)
     expect(fixed.code).toBe(0)
     expect(readArtifact(join(consumer.dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: true, trials: 28, failures: 0 })
-  }, 180_000)
+  }, 2 * SLOW)
 
-  it("resolves the reporter alone by its package name, 'flakeproof/reporter'", async () => {
+  it.sequential("resolves the reporter alone by its package name, 'flakeproof/reporter'", async () => {
     const result = await vitest(['run', '--config', 'vitest.reporter.config.ts'])
     expectCleanRun(result, version.vitest)
     expect(result.code).toBe(1)
@@ -106,9 +120,9 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     const [file] = readdirSync(join(consumer.dir, 'alone/history'))
     const lines = readFileSync(join(consumer.dir, 'alone/history', file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { name: string; outcome: string })
     expect(lines.find((l) => l.name === 'always fails')?.outcome).toBe('failed')
-  }, 60_000)
+  }, SLOW)
 
-  it('keeps a crashed test, records failures outside tests, writes no snapshot, and covers every project or refuses', async () => {
+  it.sequential('keeps a crashed test, records failures outside tests, writes no snapshot, and covers every project or refuses', async () => {
     const runIn = (dir: string, args: string[], env: Record<string, string> = {}) =>
       runNodeIn(dir, [join(consumer.dir, 'node_modules/vitest/vitest.mjs'), ...args], env, consumer.node)
 
@@ -150,7 +164,7 @@ describe.each(rows)('a fresh project with the packed flakeproof and vitest $vite
     const inPackage = join(monorepo, 'packages/a')
     await runNodeIn(inPackage, [bin, 'vitest', '--flaky-repeat', '4'], {}, consumer.node)
     expect(readArtifact(join(inPackage, '.flakeproof/rate.json'), RateFileSchema).tests?.map((t) => t.id)).toEqual(['[a] test/same.test.ts > fails every fourth call'])
-  }, 180_000)
+  }, 3 * SLOW)
 })
 
 /**
@@ -173,13 +187,13 @@ const BROWSER_MEASURED = {
   '[chromium] tests/counter-button.test.ts > matches its snapshot': [12, 0, 'stable'],
 }
 
-describe.each(BROWSER_ROWS)('browser mode in a fresh project with vitest $vitest and $packages', ({ version, packages, plugin, plain }) => {
+describe.concurrent.each(BROWSER_ROWS)('browser mode in a fresh project with vitest $vitest and $packages', ({ version, packages, plugin, plain }) => {
   let consumer: Consumer
   beforeAll(async () => {
-    consumer = await prepareConsumer(version, packages)
+    consumer = await ready(version, packages)
   }, INSTALL_TIMEOUT)
 
-  it('measures exact counts in Chromium through the plugin and through `flakeproof vitest`', async () => {
+  it.sequential('measures exact counts in Chromium through the plugin and through `flakeproof vitest`', async () => {
     const dir = copyFixture(consumer, 'vitest-browser')
     const byId = (path: string) => Object.fromEntries((readArtifact(path, RateFileSchema).tests ?? []).map((t) => [t.id, [t.trials, t.failures, t.verdict]]))
     const measured = await runNodeIn(dir, [join(consumer.dir, 'node_modules/vitest/vitest.mjs'), 'run', '--config', plugin, '--', '--flaky-repeat', '12'], {}, consumer.node)
@@ -192,5 +206,5 @@ describe.each(BROWSER_ROWS)('browser mode in a fresh project with vitest $vitest
     expectCleanRun(wrapped, version.vitest)
     expect(wrapped.code, wrapped.stdout + wrapped.stderr).toBe(0)
     expect(byId(join(dir, 'wrapped/rate.json'))).toEqual(BROWSER_MEASURED)
-  }, 240_000)
+  }, 3 * SLOW)
 })

@@ -6,7 +6,7 @@ import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { JEST_CONSUMER_MATRIX, type ModuleKind, prepareJestConsumer } from '../jest-consumers.js'
 import { SNAPSHOT_MODES, snapshotCounts, snapshotHashes, snapshotSummary } from '../jest-snapshot-files.js'
-import { readArtifact, ROOT, runNodeIn } from '../utils.js'
+import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 /**
  * The "Done when" of the Jest adapter, as a user meets it: a fresh project installs the packed
@@ -15,20 +15,23 @@ import { readArtifact, ROOT, runNodeIn } from '../utils.js'
  */
 const INSTALL_TIMEOUT = 600_000
 
-/** 200 copies of every test of test/fixtures/jest-flaky: the counters make these exact. */
+/**
+ * 20 copies of every test of test/fixtures/jest-flaky: the counters make these exact (calls 5, 10,
+ * 15, 20 of the first fail; the odd calls of `passes on retry`).
+ */
 const MEASURED = {
-  'fails on every fifth call': [200, 40, 'flaky'],
-  'always fails': [200, 200, 'broken'],
-  'always passes': [200, 0, 'stable'],
-  'behaviours > matches its snapshot': [200, 0, 'stable'],
-  'behaviours > waits on fake timers': [200, 0, 'stable'],
-  'behaviours > imported from @jest/globals': [200, 0, 'stable'],
-  'fails as declared': [200, 0, 'stable'],
+  'fails on every fifth call': [20, 4, 'flaky'],
+  'always fails': [20, 20, 'broken'],
+  'always passes': [20, 0, 'stable'],
+  'behaviours > matches its snapshot': [20, 0, 'stable'],
+  'behaviours > waits on fake timers': [20, 0, 'stable'],
+  'behaviours > imported from @jest/globals': [20, 0, 'stable'],
+  'fails as declared': [20, 0, 'stable'],
   // retryTimes is off while measuring: odd calls fail.
-  'passes on retry': [200, 100, 'flaky'],
-  'adds 1': [200, 0, 'stable'],
-  'adds 3': [200, 0, 'stable'],
-  'passes before a failing afterAll': [200, 0, 'stable'],
+  'passes on retry': [20, 10, 'flaky'],
+  'adds 1': [20, 0, 'stable'],
+  'adds 3': [20, 0, 'stable'],
+  'passes before a failing afterAll': [20, 0, 'stable'],
 }
 
 function countsIn(path: string): Record<string, unknown> {
@@ -38,10 +41,23 @@ function countsIn(path: string): Record<string, unknown> {
 
 const rows = JEST_CONSUMER_MATRIX.flatMap((jest) => (['cjs', 'esm'] as ModuleKind[]).map((kind) => ({ jest, kind })))
 
-describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $jest', ({ jest, kind }) => {
+/** Each project prepared once (prepareJestConsumer empties its output folders), for every suite that uses it. */
+const prepared = new Map<string, Promise<string>>()
+function ready(jest: string, kind: ModuleKind): Promise<string> {
+  let project = prepared.get(`${jest} ${kind}`)
+  if (!project) {
+    project = prepareJestConsumer(jest, kind)
+    project.catch(() => {}) // reported by each suite's own beforeAll
+    prepared.set(`${jest} ${kind}`, project)
+  }
+  return project
+}
+
+// The rows run at once, each in a project folder of its own; one row's tests run in order, as they share its folder.
+describe.concurrent.each(rows)('a fresh $kind project with the packed flakeproof and jest $jest', ({ jest, kind }) => {
   let dir: string
   beforeAll(async () => {
-    dir = await prepareJestConsumer(jest, kind)
+    dir = await ready(jest, kind)
   }, INSTALL_TIMEOUT)
   // Native ESM in Jest needs Node's vm modules, as Jest's documentation says.
   const env: Record<string, string> = kind === 'esm' ? { NODE_OPTIONS: '--experimental-vm-modules --no-warnings' } : {}
@@ -50,9 +66,9 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     runNodeIn(dir, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], { ...env, ...extra })
   const snapshots = () => Object.fromEntries(readdirSync(join(dir, 'tests/__snapshots__')).map((n) => [n, readFileSync(join(dir, 'tests/__snapshots__', n), 'utf8')]))
 
-  it('the reporter and runner in the config: exact counts with FLAKEPROOF_REPEAT=200, the load error recorded, snapshots untouched', async () => {
+  it.sequential('the reporter and runner in the config: exact counts with FLAKEPROOF_REPEAT=20, the load error recorded, snapshots untouched', async () => {
     const before = snapshots()
-    const measured = await jestBin(['--config', 'jest.config.cjs', '--ci'], { FLAKEPROOF_REPEAT: '200' })
+    const measured = await jestBin(['--config', 'jest.config.cjs', '--ci'], { FLAKEPROOF_REPEAT: '20' })
     expect(measured.stdout + measured.stderr).toContain('FLAKY')
     expect(measured.code).toBe(1)
     expect(countsIn(join(dir, '.flakeproof/rate.json'))).toMatchObject(MEASURED)
@@ -63,20 +79,21 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(snapshots()).toEqual(before)
   }, 240_000)
 
-  it('`flakeproof jest` on a config without flakeproof: the same counts, the user reporter kept, and the proof', async () => {
+  it.sequential('`flakeproof jest` on a config without flakeproof: the same counts, the user reporter kept, and the proof', async () => {
     const common = ['--flaky-out', 'wrapped', '--config', 'jest.plain.config.cjs', 'tests/counter.test.js']
-    const measured = await wrapper(['--flaky-repeat', '200', ...common])
-    expect(measured.stderr).toContain('user reporter: 1602 tests')
+    const measured = await wrapper(['--flaky-repeat', '20', ...common])
+    // counter.test.js: 8 tests × 20 copies, and its skipped and todo tests once each (Jest reports them, uncopied).
+    expect(measured.stderr).toContain('user reporter: 162 tests')
     expect(measured.code).toBe(1) // the broken test
-    expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [200, 40, 'flaky'], 'always passes': [200, 0, 'stable'] })
+    expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [20, 4, 'flaky'], 'always passes': [20, 0, 'stable'] })
 
     const proof = await wrapper(['--flaky-proof', ...common])
     expect(proof.code).toBe(1)
-    // The counter starts again at 1 in a new run: the 14 copies required fail at calls 5 and 10.
+    // The counter starts again at 1 in a new run: the 14 copies required (from 4/20 = 0.2: 0.8^14 = 0.044 <= 0.05) fail at calls 5 and 10.
     expect(readArtifact(join(dir, 'wrapped/proof.json'), ProofFileSchema)).toMatchObject({ passed: false, failures: 2 })
   }, 240_000)
 
-  it('`flakeproof jest` on a config that already lists the reporter and runner adds neither twice', async () => {
+  it.sequential('`flakeproof jest` on a config that already lists the reporter and runner adds neither twice', async () => {
     const measured = await wrapper(['--flaky-repeat', '10', '--flaky-out', 'wrapped', '--config', 'jest.config.cjs', 'tests/counter.test.js'])
     expect(measured.stderr.match(/ flakeproof \d+ test\(s\)/g)).toHaveLength(1)
     // 8 tests run in counter.test.js, 10 copies each: one fact per copy, none doubled.
@@ -84,23 +101,11 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [10, 2, 'flaky'] })
   }, 120_000)
 
-  it.runIf(kind === 'cjs')('projects: each its own ids, setup files and counts; a docblock environment wrapped too', async () => {
-    const measured = await runNodeIn(join(dir, 'projects'), [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '20'])
-    expect(measured.code).toBe(0)
-    const rate = readArtifact(join(dir, 'projects/.flakeproof/rate.json'), RateFileSchema)
-    expect(rate.complete).toBe(true)
-    expect(Object.fromEntries((rate.tests ?? []).map((t) => [t.id, [t.trials, t.failures]]))).toEqual({
-      '[server] tests/server.test.js > runs with both server setup files': [20, 0],
-      '[server] tests/shared.test.js > fails on every fifth call': [20, 4],
-      "[server] tests/shared.test.js > sees its project's setup file": [20, 0],
-      '[web] tests/docblock.test.js > runs in the environment its docblock names': [20, 5],
-      '[web] tests/shared.test.js > fails on every fifth call': [20, 4],
-      "[web] tests/shared.test.js > sees its project's setup file": [20, 0],
-      '[web] tests/web.test.js > runs with the web setup only': [20, 0],
-    })
-  }, 240_000)
+  // 100 copies of the CI fixture, measured once for the two tests below (each writes its own policy from measured/rate.json).
+  let measured: Promise<CliResult> | undefined
+  const measuredCi = () => (measured ??= runNodeIn(join(dir, 'ci'), [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '100', '--flaky-out', 'measured']))
 
-  it.runIf(kind === 'cjs')('the CI features: rounds with divergence and shuffle, JUnit, budget, the committed policy enforced', async () => {
+  it.runIf(kind === 'cjs').sequential('the CI features: rounds with divergence and shuffle, JUnit, budget, the committed policy enforced', async () => {
     const ci = join(dir, 'ci')
     const flakeproof = (args: string[], extra: Record<string, string> = {}) => runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', ...args], extra)
     const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
@@ -122,7 +127,7 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     const planned = /repeating (\d+) times/.exec(budget.stderr)
     expect(readArtifact(join(ci, 'budget/rate.json'), RateFileSchema).trials).toBe(Number(planned?.[1]))
 
-    expect((await flakeproof(['--flaky-repeat', '100', '--flaky-out', 'measured'])).code).toBe(0)
+    expect((await measuredCi()).code).toBe(0)
     const policy = await runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'policy', '--from', 'measured/rate.json', '--write', 'flakeproof.policy.json'])
     expect(policy.code).toBe(0)
     const broke = await flakeproof(['--flaky-enforce', '--flaky-update-policy', '--flaky-out', 'enforced'], { FIXTURE_FLAKY_START: '4', FIXTURE_BREAK: '1' })
@@ -134,51 +139,7 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     expect(quarantined.stdout).toContain(`◌ ${FRAGILE}  failed: FRAGILE_BROKEN: the cache never warmed`)
   }, 600_000)
 
-  it.runIf(kind === 'cjs')('snapshots under --ci, the default and -u: five copies change what one plain run of this Jest changes, and nothing else', async () => {
-    for (const [name, mode, changes] of SNAPSHOT_MODES) {
-      const [plain, repeated] = ['plain', 'repeated'].map((side) => {
-        const copy = join(dir, `snapshots-${side}`)
-        rmSync(copy, { recursive: true, force: true })
-        cpSync(join(ROOT, 'test/fixtures/jest-snapshots'), copy, { recursive: true })
-        return copy
-      }) as [string, string]
-      const before = snapshotHashes(plain)
-      const native = await runNodeIn(plain, [join(dir, 'node_modules/jest/bin/jest.js'), ...mode])
-      const measured = await runNodeIn(repeated, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '5', '--flaky-fail-on-flaky', ...mode])
-      expect([name, snapshotHashes(repeated)]).toEqual([name, snapshotHashes(plain)])
-      expect([name, snapshotSummary(measured.stderr), measured.code]).toEqual([name, snapshotSummary(native.stderr), native.code])
-      // Jest 29 saves a snapshot file holding obsolete entries even under --ci, and with its own header
-      // (the fixture's are 30's): plain Jest 29 changes obsolete.test.js.snap in every mode, seen by hand.
-      const expected = jest.startsWith('29.') ? [...new Set([...changes, 'tests/__snapshots__/obsolete.test.js.snap'])].sort() : changes
-      expect([name, Object.keys(before).filter((f) => before[f] !== snapshotHashes(plain)[f]).sort()]).toEqual([name, expected])
-      const rate = readArtifact(join(repeated, '.flakeproof/rate.json'), RateFileSchema)
-      expect(rate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual(expect.arrayContaining(snapshotCounts(mode)))
-    }
-  }, 300_000)
-
-  it.runIf(kind === 'cjs')('no silent endings: a copy calling process.exit(0), a worker killed mid-test', async () => {
-    const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
-    const exited = await runNodeIn(join(dir, 'truth'), [bin, 'jest', '--flaky-repeat', '5', '--flaky-out', 'out', 'tests/exits.test.js'])
-    expect(exited.code).toBe(1)
-    const cut = readArtifact(join(dir, 'truth/out/rate.json'), RateFileSchema)
-    expect(cut.complete).toBe(false)
-    expect(cut.run_errors).toEqual([{ project: null, file: null, error: 'Jest stopped before the run ended (exit code 0, raised to 1)' }])
-    // Copies 1 and 2 passed; copy 3 ended the process.
-    expect(cut.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([['tests/exits.test.js > exits the process on its third call', 3, 1, 'partial']])
-
-    const killed = await runNodeIn(join(dir, 'crash'), [bin, 'jest', '--flaky-repeat', '10', '--maxWorkers=2', '--flaky-out', 'out'])
-    expect(killed.code).toBe(1)
-    const crash = readArtifact(join(dir, 'crash/out/rate.json'), RateFileSchema)
-    expect(crash.complete).toBe(false)
-    // Copies 1–3 passed, copy 4 killed its worker.
-    expect(crash.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([
-      ['tests/crash.test.js > ends its worker on the fourth call', 4, 1, 'partial'],
-      ['tests/fine.test.js > fine', 10, 0, 'stable'],
-    ])
-    expect(crash.run_errors?.[0]).toMatchObject({ file: 'tests/crash.test.js', error: expect.stringContaining('SIGKILL') })
-  }, 240_000)
-
-  it.runIf(kind === 'cjs')('the other CI features: load, GitHub, the committed policy proven and released, history of everyday runs, previous_test', async () => {
+  it.runIf(kind === 'cjs').sequential('the other CI features: load, GitHub, the committed policy proven and released, history of everyday runs, previous_test', async () => {
     const ci = join(dir, 'ci')
     const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
     const flakeproof = (args: string[], extra: Record<string, string> = {}) => runNodeIn(ci, [bin, 'jest', ...args], extra)
@@ -205,7 +166,7 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
 
     // The committed policy, from 100 copies (20/100 and 25/100), `fragile` quarantined as an enforced run would:
     // a fresh checkout's proof of it runs 11 copies (0.75¹¹ = 0.042 ≤ 0.05), calls 4 and 8 fail, the quarantine stays.
-    expect((await flakeproof(['--flaky-repeat', '100', '--flaky-out', 'measured'])).code).toBe(0)
+    expect((await measuredCi()).code).toBe(0)
     const policyPath = join(ci, 'committed.policy.json')
     expect((await runNodeIn(ci, [bin, 'policy', '--from', 'measured/rate.json', '--write', policyPath])).code).toBe(0)
     const policy = readArtifact(policyPath, CommittedPolicySchema)
@@ -236,4 +197,72 @@ describe.each(rows)('a fresh $kind project with the packed flakeproof and jest $
     // An everyday run writes history only: no facts.jsonl, so a measurement in the folder would stay as it was.
     expect(existsSync(join(ci, '.flakeproof/facts.jsonl'))).toBe(false)
   }, 600_000)
+})
+
+// The CommonJS project's own folders (projects/, snapshots-*/, truth/, crash/), beside its row above.
+describe.concurrent.each(JEST_CONSUMER_MATRIX)('the fresh cjs project with jest %s: projects, snapshots, runs that end short', (jest) => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await ready(jest, 'cjs')
+  }, INSTALL_TIMEOUT)
+
+  it.sequential('projects: each its own ids, setup files and counts; a docblock environment wrapped too', async () => {
+    const measured = await runNodeIn(join(dir, 'projects'), [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '20'])
+    expect(measured.code).toBe(0)
+    const rate = readArtifact(join(dir, 'projects/.flakeproof/rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(true)
+    expect(Object.fromEntries((rate.tests ?? []).map((t) => [t.id, [t.trials, t.failures]]))).toEqual({
+      '[server] tests/server.test.js > runs with both server setup files': [20, 0],
+      '[server] tests/shared.test.js > fails on every fifth call': [20, 4],
+      "[server] tests/shared.test.js > sees its project's setup file": [20, 0],
+      '[web] tests/docblock.test.js > runs in the environment its docblock names': [20, 5],
+      '[web] tests/shared.test.js > fails on every fifth call': [20, 4],
+      "[web] tests/shared.test.js > sees its project's setup file": [20, 0],
+      '[web] tests/web.test.js > runs with the web setup only': [20, 0],
+    })
+  }, 240_000)
+
+  it.sequential('snapshots under --ci, the default and -u: five copies change what one plain run of this Jest changes, and nothing else', async () => {
+    for (const [name, mode, changes] of SNAPSHOT_MODES) {
+      const [plain, repeated] = ['plain', 'repeated'].map((side) => {
+        const copy = join(dir, `snapshots-${side}`)
+        rmSync(copy, { recursive: true, force: true })
+        cpSync(join(ROOT, 'test/fixtures/jest-snapshots'), copy, { recursive: true })
+        return copy
+      }) as [string, string]
+      const before = snapshotHashes(plain)
+      const native = await runNodeIn(plain, [join(dir, 'node_modules/jest/bin/jest.js'), ...mode])
+      const measured = await runNodeIn(repeated, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '5', '--flaky-fail-on-flaky', ...mode])
+      expect([name, snapshotHashes(repeated)]).toEqual([name, snapshotHashes(plain)])
+      expect([name, snapshotSummary(measured.stderr), measured.code]).toEqual([name, snapshotSummary(native.stderr), native.code])
+      // Jest 29 saves a snapshot file holding obsolete entries even under --ci, and with its own header
+      // (the fixture's are 30's): plain Jest 29 changes obsolete.test.js.snap in every mode, seen by hand.
+      const expected = jest.startsWith('29.') ? [...new Set([...changes, 'tests/__snapshots__/obsolete.test.js.snap'])].sort() : changes
+      expect([name, Object.keys(before).filter((f) => before[f] !== snapshotHashes(plain)[f]).sort()]).toEqual([name, expected])
+      const rate = readArtifact(join(repeated, '.flakeproof/rate.json'), RateFileSchema)
+      expect(rate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual(expect.arrayContaining(snapshotCounts(mode)))
+    }
+  }, 600_000)
+
+  it.sequential('no silent endings: a copy calling process.exit(0), a worker killed mid-test', async () => {
+    const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
+    const exited = await runNodeIn(join(dir, 'truth'), [bin, 'jest', '--flaky-repeat', '5', '--flaky-out', 'out', 'tests/exits.test.js'])
+    expect(exited.code).toBe(1)
+    const cut = readArtifact(join(dir, 'truth/out/rate.json'), RateFileSchema)
+    expect(cut.complete).toBe(false)
+    expect(cut.run_errors).toEqual([{ project: null, file: null, error: 'Jest stopped before the run ended (exit code 0, raised to 1)' }])
+    // Copies 1 and 2 passed; copy 3 ended the process.
+    expect(cut.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([['tests/exits.test.js > exits the process on its third call', 3, 1, 'partial']])
+
+    const killed = await runNodeIn(join(dir, 'crash'), [bin, 'jest', '--flaky-repeat', '10', '--maxWorkers=2', '--flaky-out', 'out'])
+    expect(killed.code).toBe(1)
+    const crash = readArtifact(join(dir, 'crash/out/rate.json'), RateFileSchema)
+    expect(crash.complete).toBe(false)
+    // Copies 1–3 passed, copy 4 killed its worker.
+    expect(crash.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([
+      ['tests/crash.test.js > ends its worker on the fourth call', 4, 1, 'partial'],
+      ['tests/fine.test.js > fine', 10, 0, 'stable'],
+    ])
+    expect(crash.run_errors?.[0]).toMatchObject({ file: 'tests/crash.test.js', error: expect.stringContaining('SIGKILL') })
+  }, 240_000)
 })
