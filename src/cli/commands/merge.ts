@@ -46,12 +46,15 @@ export const merge = defineCommand({
     const schema: z.ZodType<TestFact | Fact> = sources[0]?.kind === 'test' ? TestFactSchema : FactSchema
     const facts = new JsonLinesWriter(join(run.path, 'facts.jsonl'), schema)
     // Test mode hands a test's lines at once: where each test's lines went, so report.html reads only the ones it details.
-    const ranges = new Map<string, FactsRange>()
+    // A test handed twice would have two ranges: then the report scans the whole file, as without ranges.
+    let ranges: Map<string, FactsRange> | undefined = new Map()
     const sink = (lines: readonly TestFact[] | readonly Fact[]): void => {
       const start = facts.size
       facts.appendAll(lines)
       const [first] = lines
-      if (first !== undefined && 'test_id' in first) ranges.set(first.test_id, [start, facts.size])
+      if (first === undefined || !('test_id' in first) || ranges === undefined) return
+      if (ranges.has(first.test_id)) ranges = undefined
+      else ranges.set(first.test_id, [start, facts.size])
     }
     let bundle: ReportBundle | undefined
     try {
