@@ -55,3 +55,13 @@ export function isBlankLine(data: Buffer, from: number, to: number): boolean {
   if (from < to && data[from] === 0x7b) return false
   return lineText(data, from, to).trim() === ''
 }
+
+/**
+ * The lines of bytes [start, end) of an open file, blank ones included (a caller numbering lines
+ * counts them): a range an index recorded of one test's lines, read without the rest of the file.
+ */
+export function linesInRange(fd: number, start: number, end: number): string[] {
+  const bytes = Buffer.alloc(end - start)
+  readSync(fd, bytes, 0, bytes.length, start)
+  return bytes.toString('utf8').split('\n')
+}

@@ -1,7 +1,7 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { WrittenTestIds } from './_fact-id.js'
-import { forEachLine, isBlankLine, lineText } from './_lines.js'
+import { forEachLine, isBlankLine, lineText, linesInRange } from './_lines.js'
 import { ExecutionCollector, type ExecutionLine, type ExecutionSummaries, type ExecutionSummary, toExecutionLine } from './html-executions.js'
 import { framesOf, type SourcePlace } from './html-source.js'
 import { detailedSubjects, type HtmlBundle } from './html-subjects.js'
@@ -78,9 +78,7 @@ function collectRanges(path: string, wanted: readonly string[], ranges: Readonly
     for (const id of new Set(wanted)) {
       const range = ranges.get(id)
       if (range === undefined) continue
-      const bytes = Buffer.alloc(range[1] - range[0])
-      readSync(fd, bytes, 0, bytes.length, range[0])
-      for (const text of bytes.toString('utf8').split('\n')) {
+      for (const text of linesInRange(fd, ...range)) {
         if (text.trim() !== '') readExecution(text, null, ...into(collector))
       }
     }

@@ -1,7 +1,7 @@
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, openSync } from 'node:fs'
 import { checkedTestFact } from './_fact-check.js'
 import { WrittenTestIds } from './_fact-id.js'
-import { forEachLine, isBlankLine, lineText } from './_lines.js'
+import { forEachLine, isBlankLine, lineText, linesInRange } from './_lines.js'
 import { parseJsonLine } from './read.js'
 import { type TestFact, TestFactSchema } from './test-schemas.js'
 
@@ -48,10 +48,8 @@ export function indexTestFacts(path: string, flag: string, hint: string): TestFa
       const fd = openSync(path, 'r')
       try {
         for (const [start, end, first] of ranges.get(id) ?? []) {
-          const bytes = Buffer.alloc(end - start)
-          readSync(fd, bytes, 0, bytes.length, start)
           let line = first
-          for (const text of bytes.toString('utf8').split('\n')) {
+          for (const text of linesInRange(fd, start, end)) {
             if (text.trim() !== '') {
               const at = line
               lines.push(parseJsonLine(text, TestFactSchema, () => `${flag} ${path}: line ${at}`, hint, checkedTestFact))
