@@ -24,10 +24,11 @@ const WORKERS = Number(process.env.FLAKEPROOF_TEST_WORKERS ?? Math.max(3, availa
 
 export default defineConfig({
   test: {
-    // Sized for a unit test or a short CLI run; slower tests carry their own timeout beside them,
-    // so a hang shows in seconds, not after two minutes.
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Sized for a unit test or a short CLI run on a loaded machine (three files at once on two cores
+    // can make a 5 s test take 20 s); slower tests carry their own timeout beside them, so a hang
+    // shows within a minute, not after ten.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Removes the folders of test/utils.ts `tempDir` once each file has run.
     setupFiles: ['test/setup.ts'],
     reporters: [

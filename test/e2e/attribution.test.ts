@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { AttributionFileSchema } from '../../src/artifacts/attribution-schema.js'
 import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
+import { project } from '../projects.js'
 import { type CliResult, readArtifact, ROOT, runNodeIn, runVitest, tempDir, BIN } from '../utils.js'
 
 /**
@@ -147,7 +148,14 @@ function readdirSorted(dir: string): string[] {
 }
 
 describe('attribution of an enforced run against the committed policy (no history yet)', () => {
-  const CI = join(ROOT, 'test/fixtures/vitest-ci')
+  // A copy of test/fixtures/vitest-ci: a Vitest run marks its project as running, and
+  // test/e2e/vitest-ci-policy.test.ts, which may run beside this file, checks that its own measurement
+  // of the fixture met no other run (concurrent_runs 1).
+  const FROM = join(ROOT, 'test/fixtures/vitest-ci')
+  const CI = project({
+    'tests/ci.test.ts': readFileSync(join(FROM, 'tests/ci.test.ts'), 'utf8'),
+    'vitest.config.ts': readFileSync(join(FROM, 'vitest.config.ts'), 'utf8').replace("'../../../dist/plugin/vitest/plugin.js'", "'flakeproof/vitest'"),
+  })
   const FRAGILE = 'tests/ci.test.ts > fragile: fails every fourth call'
   const UNLISTED = 'tests/ci.test.ts > unlisted: fails only when told to'
 

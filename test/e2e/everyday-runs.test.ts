@@ -75,7 +75,8 @@ describe.each(['vitest', 'jest'] as const)('%s: an everyday run after a measurem
     // Still under the marker: calls 104, 108… fail, so the proof of the unfixed test fails.
     expect(proved.code, shown(proved)).toBe(1)
     before = measurementFiles(dir)
-  })
+    // A describe's timeout covers its tests, not its hooks: two runner processes on a loaded machine.
+  }, 180_000)
 
   it('finds the measurement it must keep: 25 of 100, observed, and a proof', () => {
     // Calls 4, 8, …, 100 of the first 100 fail: 25.

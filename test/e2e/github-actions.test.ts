@@ -24,7 +24,8 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
 
   beforeAll(async () => {
     result = await runVitest(['run', '--', '--flaky-repeat', '20', '--flaky-out', out, '--flaky-out-anywhere', '--flaky-junit', junit], env, FIXTURE)
-  })
+    // A describe's timeout covers its tests, not its hooks.
+  }, 60_000)
 
   it('annotates the flaky tests as warnings and the broken one as an error, at their file and line', () => {
     // Lines counted in the fixture: describe at 8, its first test at 9; `always fails` at 19; `100%: a, b` at 24.

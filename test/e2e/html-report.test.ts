@@ -65,7 +65,7 @@ describe('report.html in headless Chromium', () => {
     expect(ko.code, ko.stderr).toBe(0)
     context = await chromium.launchPersistentContext(tempDir('flakeproof-chromium-'), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: DESKTOP })
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await context?.close()

@@ -18,7 +18,8 @@ function blockingFromThirdCall(dir: string): string {
   return `n=$(cat ${count} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${count}; if [ $n -ge 3 ]; then echo $$ > ${join(dir, 'running.pid')}; sleep 60; fi`
 }
 
-describe('a run that does not end normally', () => {
+// Up to 15 trials and CLI start-ups a test: 13 s at load 35.
+describe('a run that does not end normally', { timeout: 60_000 }, () => {
   it('kill -9 mid-collect: every line of facts.jsonl parses and every finished trial is there', async () => {
     const dir = tempDir()
     const facts = join(dir, 'facts.jsonl')

@@ -21,7 +21,7 @@ describe('flakeproof measure', () => {
     expect(rate).toMatchObject({ verdict: 'flaky', complete: true, jobs: 1, z: 1.96, timed_out: 0 })
     // Every 5th call fails: 20 runs where E = 1 + 2·10·40/50 = 17; regular, period 5, still flaky.
     expect(rate.independence).toMatchObject({ runs: 20, expected_runs: 17, period: 5, switch_at: null })
-  }, 60_000) // 50 starts of the lab job: 13 s on two busy cores
+  }, 180_000) // 50 starts of the lab job: 13 s on two busy cores, 38 s at load 35
 
   it('writes a stable command as stable with a non-zero upper bound', async () => {
     const dir = tempDir()
@@ -53,9 +53,10 @@ describe('flakeproof measure', () => {
     // pipes to close and this test would hit its timeout (a hang guard, not a timed assertion), and
     // the sleeps would outlive waitFor's deadline.
     const cmd = `echo $$ >> ${groups}; sleep 120 & sleep 120`
-    const result = await runCli(['measure', '--cmd', cmd, '--trials', '2', '--timeout-ms', '200', '--out', out])
+    // 2 s, so that even a loaded machine's shell notes its group before the timeout.
+    const result = await runCli(['measure', '--cmd', cmd, '--trials', '2', '--timeout-ms', '2000', '--out', out])
     expect(result.code).toBe(0)
-    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 2, failures: 2, timed_out: 2, timeout_ms: 200, verdict: 'broken' })
+    expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 2, failures: 2, timed_out: 2, timeout_ms: 2000, verdict: 'broken' })
     // Both trials' groups, background sleep included, are gone.
     const ids = readFileSync(groups, 'utf8').trim().split('\n').map(Number)
     expect(ids).toHaveLength(2)
@@ -71,7 +72,7 @@ describe('flakeproof measure', () => {
     expect(result.stderr).toContain('Independence not tested: with 3 trials at once, their order is no sequence.')
     // The lab's counter is locked, so every fifth call still fails: 8 of 40.
     expect(readArtifact(out, RateFileSchema)).toMatchObject({ trials: 40, failures: 8, jobs: 3, independence: null })
-  }, 40_000) // 40 starts of the lab job: 9 s
+  }, 120_000) // 40 starts of the lab job: 9 s, four times that on a loaded machine
 })
 
 /** Passes its first call, then fails every later one: it leaves a file that breaks the next call. */
@@ -167,7 +168,7 @@ describe('flakeproof collect and facts', () => {
       failure_trials: [5, 10, 15, 20],
     })
     expect(only.predicates[0]?.predicate).toMatch(/^exit_code = 3 ≡ .*output contains STALE/)
-  }, 40_000) // 20 starts of the lab job and an analysis: 9 s
+  }, 120_000) // 20 starts of the lab job and an analysis: 9 s, 18 s at load 35
 
   it('caps what a trial prints at 64 KiB per stream, keeping head and tail', async () => {
     const dir = tempDir()

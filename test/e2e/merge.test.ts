@@ -77,5 +77,5 @@ describe('flakeproof merge of command-mode folders', () => {
     expect(only.failure_trials).toEqual([5, 10, 15, 20, 25, 30, 35, 40])
     const facts = readFileSync(join(root, 'merged', 'facts.jsonl'), 'utf8').trim().split('\n').map((l) => FactSchema.parse(JSON.parse(l)))
     expect(facts.map((f) => f.origin)).toEqual([...Array(20).fill(join(root, 'm1')), ...Array(20).fill(join(root, 'm2'))])
-  }, 120_000)
+  }, 300_000) // 2 × 21 starts of the lab job and three CLIs, 60 s at load 35
 })

@@ -156,7 +156,8 @@ describe('flakeproof observe', () => {
   }, 60_000) // five trials after 1.6 s gaps (8 s of rests), five without, and the lab's node start-ups
 })
 
-describe('flakeproof proof', () => {
+// Up to 14 starts of the lab job a test, or four CLIs: 12 s at load 35.
+describe('flakeproof proof', { timeout: 60_000 }, () => {
   it('passes when the fixed command passes every required run', async () => {
     const dir = tempDir()
     const out = join(dir, 'proof.json')

@@ -110,7 +110,8 @@ describe.skipIf(!cgroupsAvailable)('a proof under less stress than its measureme
         const under = rate.measured_under
         expect(under).toMatchObject({ load_source: 'cgroup', cpus: 1, workers: 1, concurrent_runs: 1, pool: runner === 'vitest' ? 'forks' : 'in-band', isolate: true })
         // Each sample counts the three spinners (always ready to run), the run's own tasks left out: 3 per CPU.
-        expect(under?.load_per_cpu).toBeGreaterThanOrEqual(3)
+        // At least 2.5: a sample taken while a spinner was between time slices counts it out.
+        expect(under?.load_per_cpu).toBeGreaterThanOrEqual(2.5)
         // The cgroup's cpu.stat was read at both ends: how often its quota held it back depends on what
         // else the machine ran, so only that it was recorded, as a share.
         expect(under?.throttled).toEqual(expect.any(Number))
@@ -324,8 +325,11 @@ describe.each(['vitest', 'jest'] as const)('%s: a proof in another shape than it
 describe('command mode: flakeproof runs of the same command at once', { timeout: 120_000, concurrent: true }, () => {
   it.sequential('are counted in both measurements; a proof run alone is weaker, and --strict fails it', async () => {
     const dir = tempDir('flakeproof-concurrent-')
-    // Ten trials of 0.2 s each: both runs last two seconds or more, and overlap from their first samples on.
-    const measure = (out: string) => runCliIn(dir, ['measure', '--cmd', 'sleep 0.2', '--trials', '10', '--out', `${out}/rate.json`])
+    // Ten trials of 0.2 s each. The first trial of each run (its parent's pid names it) waits, at most
+    // 30 s, until both runs' markers are there: a loaded machine may start one run seconds after the
+    // other, and the nine trials after the meeting keep both running for 1.8 s more, past a sample.
+    const meet = 'f=met-$PPID; [ -e $f ] || { touch $f; i=0; until [ "$(ls .flakeproof/running 2>/dev/null | wc -l)" -ge 2 ] || [ $i -ge 600 ]; do sleep 0.05; i=$((i+1)); done; }; sleep 0.2'
+    const measure = (out: string) => runCliIn(dir, ['measure', '--cmd', meet, '--trials', '10', '--out', `${out}/rate.json`])
     const [a, b] = await Promise.all([measure('a'), measure('b')])
     expect([a.code, b.code], shown(a) + shown(b)).toEqual([0, 0])
     for (const out of ['a', 'b']) expect(readArtifact(join(dir, out, 'rate.json'), RateFileSchema).measured_under).toMatchObject({ concurrent_runs: 2, workers: 1, repeat: 10 })
