@@ -116,9 +116,9 @@ export class JsonLinesWriter<S extends z.ZodType> {
   appendAll(lines: readonly z.input<S>[]): void {
     const [first] = lines
     if (first === undefined) return
-    // The schema checked by hand where there is such a check (exact: what it takes the schema takes; what
-    // it refuses goes to the schema, which refuses it or takes it): a zod parse per test in a one-repetition run
-    // was two thirds of recording it.
+    // The schema checked by hand where there is such a check (exact: what it takes, the schema takes;
+    // what it refuses goes to the schema, which refuses it or takes it): a zod parse per test was two
+    // thirds of recording it in a one-repetition run.
     if (this._accepted?.(first) !== true) this._schema.parse(first)
     const bytes = Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
     try {
@@ -251,19 +251,20 @@ export function noteWritten(path: string): void {
 
 const openLogs = new Set<string[]>()
 
-/** `durable`: fsynced before the rename, so a crash leaves the old file or the new one whole. */
 /**
  * `schema.parse(value)` through the schema compiled by zod (memoised): an artifact is parsed once,
  * where the ordinary parser's first parse of each object schema generates a fast path that only
  * many parses repay, while compiling the whole schema costs less than that first parse saves (a
  * wrapped run's rate.json, policy.json, runs_needed.json, only_when_fail.json and summary.json:
  * 1141 → 1069 million instructions, docs/benchmarks.md). The same output and issues as the schema
- * (_compiled-schema.ts; test/unit/compiled-artifacts.test.ts feeds both the artifacts a run writes and mutations of them).
+ * (_compiled-schema.ts; test/unit/compiled-artifacts.test.ts feeds both the artifacts a run writes,
+ * and mutations of them).
  */
 function parseOnce<S extends z.ZodType>(schema: S, value: z.input<S>): z.output<S> {
   return compiledSchema(schema).parse(value)
 }
 
+/** `durable`: fsynced before the rename, so a crash leaves the old file or the new one whole. */
 function replaceFile(path: string, data: string, durable: boolean): void {
   let temp: string | undefined
   try {
