@@ -25,6 +25,25 @@ export function checkedTestFact(data: unknown): TestFact | undefined {
   return required === REQUIRED ? (data as TestFact) : undefined
 }
 
+/**
+ * Whether TestFactSchema accepts `data`, checked by hand for a line flakeproof built and writes as
+ * it is (JsonLinesWriter: the schema's output is not what is written, so the keys' order does not
+ * matter here): true only when every key is the schema's, each value one the schema takes and every
+ * required key there; false otherwise, and the caller parses it with the schema, which throws or
+ * takes it. Exact one way, which is all a check needs: whatever this takes, the schema takes.
+ */
+export function isAcceptedTestFact(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
+  const fact = data as Record<string, unknown>
+  let required = 0
+  for (const key in fact) {
+    const field = BY_KEY.get(key)
+    if (field === undefined || !field[2](fact[key])) return false
+    if (field[1]) required++
+  }
+  return required === REQUIRED
+}
+
 /** The keys of TestFactSchema, in its order: the test compares them with the schema's own. */
 export function checkedTestFactKeys(): string[] {
   return FIELDS.map(([key]) => key)
@@ -91,3 +110,4 @@ const FIELDS: readonly Field[] = [
   ['signature', false, isString],
 ]
 const REQUIRED = FIELDS.filter(([, required]) => required).length
+const BY_KEY = new Map(FIELDS.map((field) => [field[0], field]))

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { makeOutputFolder } from './_fs.js'
 import { isProcessAlive, processStart } from './_process.js'
-import { writeJsonAtomic } from './write.js'
+import { writeTransientJson } from './write.js'
 
 /**
  * One file per flakeproof run under way, in one shared folder of the project
@@ -47,10 +47,10 @@ export function writeRunMarker(root: string, marker: RunMarker, path?: string): 
   const at = path ?? join(dir, `${marker.pid}-${randomBytes(4).toString('hex')}.json`)
   const made = makeOutputFolder(dir, '.flakeproof/running', root)
   try {
-    writeJsonAtomic(at, RunMarkerSchema, marker)
+    writeTransientJson(at, RunMarkerSchema, marker)
   } catch {
     makeOutputFolder(dir, '.flakeproof/running', root)
-    writeJsonAtomic(at, RunMarkerSchema, marker)
+    writeTransientJson(at, RunMarkerSchema, marker)
   }
   return { path: at, made }
 }

@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path'
 import type { ReportBundle } from '../artifacts/bundle.js'
+import { isAcceptedTestFact } from '../artifacts/_fact-check.js'
 import type { ProofFile, SummaryFile } from '../artifacts/schemas.js'
 import { discardRunDir, promoteRunFiles, type RunDir } from '../artifacts/run-dir.js'
 import { complement } from '../core/fraction.js'
@@ -124,7 +125,7 @@ export class TestRunRecorder {
     this._factsName = settings.mode === 'proof' ? 'proof_facts.jsonl' : 'facts.jsonl'
     assertAllReplaceable(dir, MEASUREMENT_FILES, 'outDir (--flaky-out)')
     assertWritable(join(dir, this._factsName), 'outDir (--flaky-out)')
-    this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema)
+    this._facts = new JsonLinesWriter(join(run.path, this._factsName), TestFactSchema, isAcceptedTestFact)
   }
 
   /** Records one test's results of one run; with whole-run rounds, of round `round` (1-based) and its condition. */
@@ -161,7 +162,7 @@ export class TestRunRecorder {
     if (suspects.length === 0) return undefined
     const perRound = Math.max(1, Math.floor(this._settings.repeat / (this._settings.wholeRuns ?? 1)))
     const rounds = freshRoundsBudget(perRound, complement(this._settings.confidence.exact))
-    this._fresh = { budget: rounds, byTest: new Map(), facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema) }
+    this._fresh = { budget: rounds, byTest: new Map(), facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema, isAcceptedTestFact) }
     return { rounds, tests: suspects.map(({ tally }) => ({ id: tally.id, project: tally.project, file: tally.file })) }
   }
 
