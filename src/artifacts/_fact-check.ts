@@ -1,28 +1,13 @@
+import { type Field, handChecked, isCount, isMilliseconds, isNumberOrNull, isPositive, isString, isStringOrNull, oneOf } from './_hand-check.js'
 import type { TestFact } from './test-schemas.js'
 
 /**
- * TestFactSchema checked by hand, for the lines of facts files of a million executions (merge):
- * a line JSON.parse gave is returned as it is when TestFactSchema would accept it and give back an
- * equal object (the same keys in the same order: its fields' order, none unknown, each value of its
- * type); undefined otherwise, and the caller parses it with the schema, which gives the result or
- * the issues. Exact both ways: whatever this accepts, the schema accepts with the same output, and
- * what it refuses only costs the schema's parse (test/unit/fast-fact-reading.test.ts feeds both the same
- * lines, valid and not). A field added to the schema and not here sends its lines to the schema.
+ * TestFactSchema checked by hand (_hand-check.ts), for the lines of facts files of a million
+ * executions (merge): the line as it is when the schema would give it back unchanged, else undefined
+ * for the schema to decide.
  */
 export function checkedTestFact(data: unknown): TestFact | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined
-  const fact = data as Record<string, unknown>
-  let next = 0
-  let required = 0
-  for (const key in fact) {
-    // Keys in the schema's order: a key before `next` is out of order, one not found is unknown.
-    while (next < FIELDS.length && (FIELDS[next] as Field)[0] !== key) next++
-    const field = FIELDS[next]
-    if (field === undefined || !field[2](fact[key])) return undefined
-    if (field[1]) required++
-    next++
-  }
-  return required === REQUIRED ? (data as TestFact) : undefined
+  return check(data)
 }
 
 /**
@@ -51,23 +36,6 @@ export function checkedTestFactKeys(): string[] {
 
 // --- internal ---
 
-/** A key, whether the schema requires it, and what its value must be for the schema to take it unchanged. */
-type Field = readonly [key: string, required: boolean, valid: (value: unknown) => boolean]
-
-const isString = (v: unknown): boolean => typeof v === 'string'
-const isStringOrNull = (v: unknown): boolean => v === null || typeof v === 'string'
-/** z.number(): finite (JSON.parse gives Infinity for 1e400). */
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-const isNumberOrNull = (v: unknown): boolean => v === null || isNumber(v)
-/** `milliseconds`: z.number().nonnegative(); -0 is taken, as `>= 0` takes it. */
-const isMilliseconds = (v: unknown): boolean => isNumber(v) && v >= 0
-/** z.number().int(): a safe integer. */
-const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0
-const isPositive = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0
-const oneOf = (...values: string[]): ((v: unknown) => boolean) => {
-  const allowed = new Set<unknown>(values)
-  return (v) => allowed.has(v)
-}
 /** `{name, path}` objects, exactly those keys in that order (the schema drops others and reorders). */
 function isAttachments(v: unknown): boolean {
   if (!Array.isArray(v)) return false
@@ -109,5 +77,6 @@ const FIELDS: readonly Field[] = [
   ['excluded', false, (v) => v === true],
   ['signature', false, isString],
 ]
+const check = handChecked<TestFact>(FIELDS)
 const REQUIRED = FIELDS.filter(([, required]) => required).length
 const BY_KEY = new Map(FIELDS.map((field) => [field[0], field]))

@@ -5,6 +5,7 @@ import { isAbsolute, join, relative } from 'node:path'
 import { lastTimeParser } from '../core/iso-time.js'
 import { FlakeproofError } from '../errors.js'
 import { makeOutputFolder, nonRegularKind } from './_fs.js'
+import { checkedHistoryRecord } from './_history-check.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
 import { parseJsonLine } from './read.js'
 import { writeTextAtomic } from './write.js'
@@ -140,7 +141,7 @@ function readHistoryFiles(files: readonly string[], whereOf: (file: string) => s
       if (line.trim() === '') continue
       // Named only for a bad line: a history of a hundred thousand good ones builds no text.
       const where = (): string => `${whereOf(file)}: line ${index + 1}`
-      const record = parseJsonLine(line, HistoryRecordSchema, where, hint)
+      const record = parseJsonLine(line, HistoryRecordSchema, where, hint, checkedHistoryRecord)
       if (timeOf(record.at) > now + CLOCK_SLACK_MS) {
         throw new FlakeproofError(`${where()}: at ${record.at} is in the future: the clock of the machine that recorded it was wrong; correct or remove the file. ${hint}`, 'E_INPUT')
       }

@@ -19,13 +19,20 @@ export type FactsRange = readonly [start: number, end: number]
  * the page says so. Test files are found relative to `cwd` (where the run
  * started, the project root of a Vitest or Jest run), else by a stack frame that ends in the file.
  * `ranges`, from the writer of facts.jsonl when it wrote each test's lines together (a merge): only
- * the detailed tests' bytes are read, the others not even scanned for their id.
+ * the detailed tests' bytes are read, the others not even scanned for their id; with them, `held`
+ * (html-held.ts: built from the lines as they were written) spares reading those tests' bytes at all.
  */
-export function readExecutionSummaries(dir: string, bundle: HtmlBundle, cwd = process.cwd(), ranges?: ReadonlyMap<string, FactsRange>): ExecutionSummaries {
+export function readExecutionSummaries(
+  dir: string,
+  bundle: HtmlBundle,
+  cwd = process.cwd(),
+  ranges?: ReadonlyMap<string, FactsRange>,
+  held?: ReadonlyMap<string, ExecutionSummary>,
+): ExecutionSummaries {
   const commandSubject = bundle.rate.tests === undefined ? bundle.rate.command : null
   const detailed = detailedSubjects(bundle).map((s) => s.id)
   const factsPath = join(dir, 'facts.jsonl')
-  const summaries = ranges === undefined || commandSubject !== null ? collect(factsPath, detailed, commandSubject) : collectRanges(factsPath, detailed, ranges)
+  const summaries = ranges === undefined || commandSubject !== null ? collect(factsPath, detailed, commandSubject) : collectRanges(factsPath, detailed, ranges, held)
   const proofPath = join(dir, 'proof_facts.jsonl')
   const proof = existsSync(proofPath) ? collect(proofPath, detailed, commandSubject).subjects : undefined
   return { ...summaries, proof, source: { reportDir: resolve(dir), cwd: resolve(cwd) }, declared: locateTests(bundle, summaries.subjects, resolve(cwd)) }
@@ -69,13 +76,17 @@ function readExecution(text: string, commandSubject: string | null, onExecution:
   else onExecution(execution)
 }
 
-/** collect, reading only the wanted tests' ranges (test mode): the same lines, in the same order within each test. */
-function collectRanges(path: string, wanted: readonly string[], ranges: ReadonlyMap<string, FactsRange>): ExecutionSummaries {
+/**
+ * collect, reading only the wanted tests' ranges (test mode): the same lines, in the same order within
+ * each test; a test `held` is not read, its summary is the one held (in the wanted order all the same).
+ */
+function collectRanges(path: string, wanted: readonly string[], ranges: ReadonlyMap<string, FactsRange>, held?: ReadonlyMap<string, ExecutionSummary>): ExecutionSummaries {
   const collector = new ExecutionCollector(wanted)
   if (!existsSync(path)) return collector.summarise()
   const fd = openSync(path, 'r')
   try {
     for (const id of new Set(wanted)) {
+      if (held?.has(id)) continue
       const range = ranges.get(id)
       if (range === undefined) continue
       for (const text of linesInRange(fd, ...range)) {
@@ -85,7 +96,11 @@ function collectRanges(path: string, wanted: readonly string[], ranges: Readonly
   } finally {
     closeSync(fd)
   }
-  return collector.summarise()
+  const summaries = collector.summarise()
+  if (held === undefined) return summaries
+  const subjects = new Map<string, ExecutionSummary>()
+  for (const [id, summary] of summaries.subjects) subjects.set(id, held.get(id) ?? summary)
+  return { ...summaries, subjects }
 }
 
 function collect(path: string, wanted: readonly string[], commandSubject: string | null): ExecutionSummaries {

@@ -17,17 +17,27 @@ export interface RateChange {
 }
 
 /**
- * Fisher tables of earlier calls, by boundary, length and failures (they depend on nothing else): the
- * tests of one history share their runs' commits, and many their counts. One per analysis.
+ * What earlier calls computed, shared by the tests of one history (they share their runs' commits,
+ * and many their counts). One per analysis (newFisherTables).
+ * - `fisher`: Fisher tables by boundary, length and failures (they depend on nothing else).
+ * - `rejected`: the walk's rejected mass by boundaries, length, failures and threshold, which are all
+ *   it reads: tests of the same counts whose smallest p is the same get the same p-value, walked once.
  */
-export type FisherTables = Map<string, Map<number, number>>
+export interface FisherTables {
+  fisher: Map<string, Map<number, number>>
+  rejected: Map<string, number>
+}
+
+export function newFisherTables(): FisherTables {
+  return { fisher: new Map(), rejected: new Map() }
+}
 
 /**
  * `failed[i]`: whether element i failed; `boundaries`: the indices (1 … R−1) where a split may be.
  * Undefined when nothing can change (no boundary, no failure, or no pass). `tables`: shared between
  * calls, so a table computed once is not computed again (the same numbers either way).
  */
-export function rateChangeAt(failed: readonly boolean[], boundaries: readonly number[], tables: FisherTables = new Map()): RateChange | undefined {
+export function rateChangeAt(failed: readonly boolean[], boundaries: readonly number[], tables: FisherTables = newFisherTables()): RateChange | undefined {
   const total = failed.length
   const failures = failed.filter(Boolean).length
   const splits = [...new Set(boundaries)].filter((b) => b > 0 && b < total).sort((a, b) => a - b)
@@ -40,14 +50,18 @@ export function rateChangeAt(failed: readonly boolean[], boundaries: readonly nu
   // Each boundary's two-sided Fisher p for every count of failures before it.
   const byBoundary = splits.map((s) => {
     const key = `${s} ${total} ${failures}`
-    let table = tables.get(key)
-    if (table === undefined) tables.set(key, (table = fisherByCount(s, total, failures, lnChoose)))
+    let table = tables.fisher.get(key)
+    if (table === undefined) tables.fisher.set(key, (table = fisherByCount(s, total, failures, lnChoose)))
     return table
   })
   const observed = splits.map((s, i) => ({ at: s, splitPValue: (byBoundary[i] as Map<number, number>).get(before[s] as number) ?? 1 }))
   const found = observed.reduce((a, b) => (b.splitPValue < a.splitPValue ? b : a))
   // Ties within 1e-7 count as as extreme (R's fisher.test uses the same relative tolerance).
   const threshold = found.splitPValue * (1 + 1e-7)
+  // String(threshold) is the exact double: equal keys, equal walks.
+  const walk = `${splits.join(',')} ${total} ${failures} ${threshold}`
+  const known = tables.rejected.get(walk)
+  if (known !== undefined) return { ...found, pValue: Math.min(1, known) }
   // Probability mass of the orders by failures so far, walking the positions; cells whose boundary
   // p is at or below the threshold are removed as they are reached (the order has rejected).
   let mass = new Float64Array(failures + 1)
@@ -83,6 +97,7 @@ export function rateChangeAt(failed: readonly boolean[], boundaries: readonly nu
       if (next === splits.length) break
     }
   }
+  tables.rejected.set(walk, rejected)
   return { ...found, pValue: Math.min(1, rejected) }
 }
 

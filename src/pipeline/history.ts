@@ -6,7 +6,7 @@ import { changePointPosterior, UNINFORMED } from '../core/change-point.js'
 import { complement } from '../core/fraction.js'
 import { testIndependence } from '../core/independence.js'
 import { lastTimeParser } from '../core/iso-time.js'
-import { type FisherTables, rateChangeAt } from '../core/rate-change.js'
+import { type FisherTables, newFisherTables, rateChangeAt } from '../core/rate-change.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { FlakeproofError } from '../errors.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
@@ -89,7 +89,7 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
   })
   const flakes = new Map([...seen].map(([id, { observations }]) => [id, observations.filter((o) => o.flaky).length]))
   const ranked = [...(bundle.rate.tests ?? [])].sort((a, b) => b.ci_low - a.ci_low || b.rate - a.rate || a.id.localeCompare(b.id))
-  const fisherTables: FisherTables = new Map()
+  const fisherTables = newFisherTables()
   const found = new Map([...seen].map(([id, { observations }]) => [id, findChange(observations, fisherTables)]))
   const alpha = 1 - confidence.value
   return {

@@ -1,9 +1,10 @@
 import { isAbsolute, join, relative } from 'node:path'
+import { checkedTestFact } from '../artifacts/_fact-check.js'
 import { type JUnitCase, type ReadCounters, readJUnitFile } from '../artifacts/junit-read.js'
 import { readLibtestFile } from '../artifacts/libtest-read.js'
 import { discardRunDir, prepareRunDir, promoteRunFiles, runDirOf } from '../artifacts/run-dir.js'
 import type { SummaryFile } from '../artifacts/schemas.js'
-import { type RunError, TestFactSchema } from '../artifacts/test-schemas.js'
+import { type RunError, type TestFact, TestFactSchema } from '../artifacts/test-schemas.js'
 import { DERIVED_FILES, writeBundle } from '../artifacts/write-bundle.js'
 import { assertWritable, JsonLinesWriter, removeFiles } from '../artifacts/write.js'
 import { type CaseNames, type Dialect, detectDialect, identityFixFor, identityOf, repeatsAreAttempts } from '../core/junit-dialect.js'
@@ -227,12 +228,17 @@ function readResults(file: string, scan: Scan, settings: RunsSettings, run: RunW
   const { entries } = scan.entries.get(file) as { entries: number[] }
   let index = 0
   try {
-    readCases(file, settings, (c) => {
-      const entry = entries[index++]
-      if (entry === undefined) throw new Error(`${file}: changed while it was being read (more test cases the second time); its cases after the first ${entries.length} are not counted`)
-      const id = scan.table.idOf(entry)
-      if (id !== null) run.add(id, identityOf(namesOf(c), scan.entries.get(file)?.dialect ?? 'generic'), c, file)
-    })
+    try {
+      readCases(file, settings, (c) => {
+        const entry = entries[index++]
+        if (entry === undefined) throw new Error(`${file}: changed while it was being read (more test cases the second time); its cases after the first ${entries.length} are not counted`)
+        const id = scan.table.idOf(entry)
+        if (id !== null) run.add(id, identityOf(namesOf(c), scan.entries.get(file)?.dialect ?? 'generic'), c, file)
+      })
+    } finally {
+      // The cases read before a report turned out bad keep their lines, as they keep their counts.
+      run.flush()
+    }
   } catch (error) {
     runErrors.push({ project: null, file, error: (error as Error).message })
   }
@@ -255,6 +261,13 @@ class RunWriter {
   private readonly _gapMs: number
   private readonly _tests: Map<string, KeptTest>
   private readonly _facts: JsonLinesWriter<typeof TestFactSchema>
+  /**
+   * Lines not yet written, handed to the writer together (one schema check and one write(2) for
+   * many, not one of each per line: most of ingest's own cost); flushed at PENDING_LINES or
+   * PENDING_CHARS of output text, so a report of huge outputs is never held whole.
+   */
+  private readonly _pending: TestFact[] = []
+  private _pendingChars = 0
   private readonly _attempts = new Map<string, number>()
   private _order = 0
   private _previous: string | null = null
@@ -291,7 +304,7 @@ class RunWriter {
       ...(outcome === 'failed' ? { signature: signatureOfText(error ?? '', process.cwd()) } : {}),
     })
     if (c.skipped) {
-      this._facts.append(fact('skipped', null, true, c.elapsedMs, undefined))
+      this._write(fact('skipped', null, true, c.elapsedMs, undefined))
       this._previous = id
       return
     }
@@ -309,11 +322,31 @@ class RunWriter {
       const error = a.error?.slice(0, KEPT_ERROR_CHARS)
       kept.repetitions.push({ ok: a.ok, elapsedMs, mode: 'fast', gapMs: this._gapMs, ...(error === undefined ? {} : { error }) })
       kept.runs.push(this._run)
-      this._facts.append(fact(a.ok ? 'passed' : 'failed', a.error, i === c.attempts.length - 1, elapsedMs, attempt))
+      this._write(fact(a.ok ? 'passed' : 'failed', a.error, i === c.attempts.length - 1, elapsedMs, attempt))
     })
     this._previous = id
   }
+
+  /** Writes the lines held back, in the order they came: the file is the same as one line at a time. */
+  flush(): void {
+    if (this._pending.length === 0) return
+    const lines = this._pending.splice(0)
+    this._pendingChars = 0
+    this._facts.appendAll(lines)
+  }
+
+  private _write(line: TestFact): void {
+    // Each line checked as `append` checked it, the schema's error thrown at the same case: by hand
+    // where that is exact (_fact-check.ts), else by the schema.
+    if (checkedTestFact(line) === undefined) TestFactSchema.parse(line)
+    this._pending.push(line)
+    this._pendingChars += line.stdout.length + line.stderr.length + (line.error?.length ?? 0)
+    if (this._pending.length >= PENDING_LINES || this._pendingChars >= PENDING_CHARS) this.flush()
+  }
 }
+
+const PENDING_LINES = 512
+const PENDING_CHARS = 1 << 20
 
 /**
  * The shared tally, with failures numbered by run rather than by attempt: a test seen in runs 1 and 3

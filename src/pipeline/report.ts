@@ -5,6 +5,7 @@ import { flakeproofCommand } from '../core/hints.js'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { ConditionsFileSchema } from '../artifacts/conditions-schema.js'
 import { renderHtmlReport } from '../artifacts/html.js'
+import type { ExecutionSummary } from '../artifacts/html-executions.js'
 import { type FactsRange, readExecutionSummaries } from '../artifacts/html-read.js'
 import { renderReport } from '../artifacts/markdown.js'
 import { readJsonFile } from '../artifacts/read.js'
@@ -27,12 +28,18 @@ export type { ReportLanguage } from '../artifacts/report-notes.js'
  * summary.json, flaky_report.md and report.html (both in `lang`) for a bundle already in memory: no
  * JSON file is read back. The page's per-execution plots read facts.jsonl, bounded, because facts are streamed to disk
  * and never held whole in memory; `factRanges` (a merge knows where it wrote each test's lines) spares
- * the page the lines of the tests it does not detail.
+ * the page the lines of the tests it does not detail, and `held` (summaries built as the lines were written) those of the tests it holds.
  */
-export function writeReportFor(dir: string, bundle: ReportBundle, lang: ReportLanguage, factRanges?: ReadonlyMap<string, FactsRange>): SummaryFile {
+export function writeReportFor(
+  dir: string,
+  bundle: ReportBundle,
+  lang: ReportLanguage,
+  factRanges?: ReadonlyMap<string, FactsRange>,
+  held?: ReadonlyMap<string, ExecutionSummary>,
+): SummaryFile {
   const summary = writeJsonAtomic(join(dir, 'summary.json'), SummaryFileSchema, buildSummary(bundle))
   writeTextAtomic(join(dir, 'flaky_report.md'), renderReport(bundle, lang))
-  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle, process.cwd(), factRanges), lang))
+  writeTextAtomic(join(dir, 'report.html'), renderHtmlReport(bundle, readExecutionSummaries(dir, bundle, process.cwd(), factRanges, held), lang))
   return summary
 }
 

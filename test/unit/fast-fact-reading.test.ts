@@ -6,6 +6,7 @@ import type { z } from 'zod'
 import { checkedTestFact, checkedTestFactKeys } from '../../src/artifacts/_fact-check.js'
 import { COMPILE_AFTER_LINES, compiledSchema, lineSchema } from '../../src/artifacts/_compiled-schema.js'
 import { WrittenTestIds } from '../../src/artifacts/_fact-id.js'
+import { checkedHistoryRecord, checkedHistoryRecordKeys } from '../../src/artifacts/_history-check.js'
 import { forEachLine } from '../../src/artifacts/_lines.js'
 import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
 import { FactSchema } from '../../src/artifacts/schemas.js'
@@ -192,6 +193,70 @@ describe('checkedTestFact (TestFactSchema by hand) takes a line only where the s
       expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
     }
     // Lines as written (no edit, or an edit the schema takes unchanged) are taken: the fast path is used.
+    expect(taken).toBeGreaterThan(300)
+    expect(taken).toBeLessThanOrEqual(valid)
+  })
+})
+
+describe('checkedHistoryRecord (HistoryRecordSchema by hand) takes a record only where the schema gives it back unchanged', () => {
+  it('knows the schema\'s keys, in the schema\'s order', () => {
+    expect(checkedHistoryRecordKeys()).toEqual(Object.keys(HistoryRecordSchema.shape))
+  })
+
+  const written = {
+    test_id: 'a.test.ts > t', project: '', file: 'a.test.ts', name: 't', outcome: 'flaky', retries: 1, duration_ms: 3, commit: 'abc123', branch: null, os: 'linux', at: '2026-01-31T12:00:00.000Z',
+  }
+  const edited = (edit: (line: Record<string, unknown>) => void): Record<string, unknown> => {
+    const line: Record<string, unknown> = { ...written }
+    edit(line)
+    return line
+  }
+  // taken: returned as it is; schema: left to HistoryRecordSchema (whose own verdict is in `valid`).
+  it.each([
+    { what: 'a record as the reporter writes it', line: written, taken: true, valid: true },
+    { what: 'every optional field, in order', line: { ...written, run_id: 'r1', signature: 'Error: STALE @ a.test.ts', runner: 'vitest' }, taken: true, valid: true },
+    { what: 'at without milliseconds', line: edited((l) => { l.at = '2026-01-31T12:00:00Z' }), taken: true, valid: true },
+    { what: 'retries 10 000 (MAX_RETRIES)', line: edited((l) => { l.retries = 10_000 }), taken: true, valid: true },
+    { what: 'duration_ms 31 days (MAX_TEST_MS)', line: edited((l) => { l.duration_ms = 31 * 86_400_000 }), taken: true, valid: true },
+    { what: 'keys out of order (the schema reorders)', line: Object.fromEntries(Object.entries(written).reverse()), taken: false, valid: true },
+    { what: 'an unknown key (the schema drops it)', line: { ...written, colour: 'red' }, taken: false, valid: true },
+    { what: 'retries 10 001', line: edited((l) => { l.retries = 10_001 }), taken: false, valid: false },
+    { what: 'retries 1.5', line: edited((l) => { l.retries = 1.5 }), taken: false, valid: false },
+    { what: 'duration_ms over 31 days', line: edited((l) => { l.duration_ms = 31 * 86_400_000 + 1 }), taken: false, valid: false },
+    { what: 'duration_ms negative', line: edited((l) => { l.duration_ms = -1 }), taken: false, valid: false },
+    { what: 'at a date alone', line: edited((l) => { l.at = '2026-01-31' }), taken: false, valid: false },
+    { what: 'at in month 13', line: edited((l) => { l.at = '2026-13-31T12:00:00Z' }), taken: false, valid: false },
+    { what: 'at with an offset', line: edited((l) => { l.at = '2026-01-31T12:00:00+01:00' }), taken: false, valid: false },
+    { what: 'at a number', line: edited((l) => { l.at = 1 }), taken: false, valid: false },
+    { what: 'outcome skipped', line: edited((l) => { l.outcome = 'skipped' }), taken: false, valid: false },
+    { what: 'os null', line: edited((l) => { l.os = null }), taken: false, valid: false },
+    { what: 'a required key missing', line: edited((l) => { delete l.commit }), taken: false, valid: false },
+    { what: 'an array', line: [written], taken: false, valid: false },
+  ])('$what', ({ line, taken, valid }) => {
+    const schema = HistoryRecordSchema.safeParse(line)
+    expect(schema.success).toBe(valid)
+    const checked = checkedHistoryRecord(line)
+    expect(checked !== undefined).toBe(taken)
+    if (checked !== undefined) {
+      expect(checked).toBe(line)
+      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
+    }
+  })
+
+  it('on 3 000 seeded and mutated records: whatever it takes the schema takes, with the same JSON', () => {
+    const random = seeded(6)
+    let taken = 0
+    let valid = 0
+    for (let i = 0; i < 3000; i++) {
+      const line = mutated(random, historyRecord(random))
+      const schema = HistoryRecordSchema.safeParse(line)
+      const checked = checkedHistoryRecord(line)
+      if (schema.success) valid++
+      if (checked === undefined) continue
+      taken++
+      expect(schema.success, JSON.stringify(line)).toBe(true)
+      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
+    }
     expect(taken).toBeGreaterThan(300)
     expect(taken).toBeLessThanOrEqual(valid)
   })

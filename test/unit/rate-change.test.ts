@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { rateChangeAt } from '../../src/core/rate-change.js'
+import { newFisherTables, rateChangeAt } from '../../src/core/rate-change.js'
+import { seeded } from '../seeded.js'
 
 const seq = (pattern: string): boolean[] => [...pattern].map((c) => c === 'x')
 
@@ -33,5 +34,25 @@ describe('rateChangeAt: the exact chance of the smallest Fisher p over the bound
     ['no pass', 'xxxx', [2]],
   ] as const)('is undefined with %s', (_case, pattern, boundaries) => {
     expect(rateChangeAt(seq(pattern), boundaries)).toBeUndefined()
+  })
+
+  it.each([1, 2, 3])('gives the same answers with tables shared across a history as with none (seed %i)', (seed) => {
+    // A history's tests: 40 runs over commits changing every 8 runs (boundaries 8, 16, 24, 32), or every run;
+    // failure patterns drawn from a few rates, so tests repeat counts and smallest p-values and the shared walks are reused.
+    const random = seeded(seed)
+    const shared = newFisherTables()
+    const every = Array.from({ length: 39 }, (_, i) => i + 1)
+    let calls = 0
+    for (let t = 0; t < 300; t++) {
+      const rate = [0.05, 0.2, 0.5][t % 3] as number
+      const length = random() < 0.5 ? 40 : 24
+      const failed = Array.from({ length }, (_, i) => random() < (i >= length / 2 && t % 2 === 0 ? 2 * rate : rate))
+      const boundaries = random() < 0.5 ? [8, 16, 24, 32] : every.filter((b) => b < length)
+      const alone = rateChangeAt(failed, boundaries)
+      if (alone !== undefined) calls++
+      expect(rateChangeAt(failed, boundaries, shared)).toStrictEqual(alone)
+    }
+    // Walks were reused: fewer kept than made, or sharing proved nothing.
+    expect(shared.rejected.size).toBeLessThan(calls)
   })
 })

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { MAX_CASE_TEXT } from '../../src/artifacts/junit-read.js'
 import { OnlyWhenFailFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
+import { type TestFact, TestFactSchema } from '../../src/artifacts/test-schemas.js'
+import { JsonLinesWriter } from '../../src/artifacts/write.js'
 import { recordRuns } from '../../src/pipeline/report-runs.js'
 import { readArtifact, tempDir } from '../utils.js'
 
@@ -71,5 +74,49 @@ describe('recordRuns', () => {
     const result = recordRuns(out, [{ files: [report(dir, 'r1.xml', {})] }], { ...settings, requested: 1 })
     expect(result).toMatchObject({ runs: 1, outcomes: [], summary: undefined })
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
+  })
+
+  /** A report of `n` cases c1…cn, each with `output` as its system-out, and case `bad` (if any) with a time JSON cannot hold. */
+  function manyCases(dir: string, name: string, n: number, output: string, bad?: number): string {
+    const body = Array.from({ length: n }, (_, i) => `<testcase classname="m" name="c${i + 1}" time="${i + 1 === bad ? '1e308' : '0.001'}"><system-out>${output}</system-out></testcase>`).join('')
+    const path = join(dir, name)
+    writeFileSync(path, `<testsuite name="s">${body}</testsuite>`)
+    return path
+  }
+
+  it.each([
+    // 1 300 cases: lines handed to the writer 512 at a time (two full batches and a part).
+    { what: 'more lines than one batch', n: 1300, output: 'ok', kept: 'ok' },
+    // 600 cases of 5 000 characters of output, each kept to MAX_CASE_TEXT (4 096): a batch is written once it holds
+    // 1 MiB (2^20 = 1 048 576 = 256 × 4 096) of text, so every 256 cases, before 512 lines.
+    { what: 'more output than one batch', n: 600, output: 'x'.repeat(5000), kept: 'x'.repeat(MAX_CASE_TEXT) },
+  ])('writes facts in batches exactly as one line at a time: $what', ({ n, output, kept }) => {
+    const dir = tempDir()
+    const out = join(dir, 'out')
+    recordRuns(out, [{ files: [manyCases(dir, 'r1.xml', n, output)] }], { ...settings, requested: 1 })
+    const text = readFileSync(join(out, 'facts.jsonl'), 'utf8')
+    const lines = text.trimEnd().split('\n')
+    // One line per case, in the report's order (order 1…n), each as JSON.stringify writes it, each valid.
+    expect(lines).toHaveLength(n)
+    const facts = lines.map((l) => TestFactSchema.parse(JSON.parse(l)))
+    expect(facts.map((f) => [f.test_id, f.order])).toEqual(Array.from({ length: n }, (_, i) => [`m > c${i + 1}`, i + 1]))
+    expect(facts.every((f) => f.stdout === kept)).toBe(true)
+    const again = join(dir, 'one-at-a-time.jsonl')
+    const writer = new JsonLinesWriter(again, TestFactSchema)
+    for (const line of lines) writer.append(JSON.parse(line) as TestFact)
+    writer.close()
+    expect(readFileSync(again, 'utf8')).toBe(text)
+  })
+
+  it('stops reading a report at a case whose line the schema refuses, keeping the lines before it, as one line at a time did', () => {
+    const dir = tempDir()
+    const out = join(dir, 'out')
+    // Case 700 lasts 1e308 s: 1e311 ms is Infinity, which elapsed_ms (a finite number) refuses; cases 1…699 were written, 512 of them in a full batch.
+    const result = recordRuns(out, [{ files: [manyCases(dir, 'r1.xml', 1000, 'ok', 700)] }], { ...settings, requested: 1 })
+    expect(result.runErrors).toHaveLength(1)
+    expect(result.runErrors[0]?.error).toContain('elapsed_ms')
+    const lines = readFileSync(join(out, 'facts.jsonl'), 'utf8').trimEnd().split('\n')
+    expect(lines).toHaveLength(699)
+    expect((JSON.parse(lines.at(-1) ?? '{}') as { test_id: string }).test_id).toBe('m > c699')
   })
 })

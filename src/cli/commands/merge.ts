@@ -4,6 +4,7 @@ import type { ReportBundle } from '../../artifacts/bundle.js'
 import { assertOutsideInputs, countEachRunOnce, expandMergeInputs, type MergeSource, readMergeSource } from '../../artifacts/merge-source.js'
 import { type Fact, FactSchema } from '../../artifacts/schemas.js'
 import { type TestFact, TestFactSchema } from '../../artifacts/test-schemas.js'
+import { HeldSummaries } from '../../artifacts/html-held.js'
 import type { FactsRange } from '../../artifacts/html-read.js'
 import { writeBundle } from '../../artifacts/write-bundle.js'
 import { discardRunDir, prepareRunDir, promoteRunFiles, runDirOf } from '../../artifacts/run-dir.js'
@@ -48,11 +49,14 @@ export const merge = defineCommand({
     // Test mode hands a test's lines at once: where each test's lines went, so report.html reads only the ones it details.
     // A test handed twice would have two ranges: then the report scans the whole file, as without ranges.
     let ranges: Map<string, FactsRange> | undefined = new Map()
+    // report.html's summaries of the first tests, from these lines: the page need not parse them again.
+    const held = new HeldSummaries()
     const sink = (lines: readonly TestFact[] | readonly Fact[]): void => {
       const start = facts.size
       facts.appendAll(lines)
       const [first] = lines
       if (first === undefined || !('test_id' in first) || ranges === undefined) return
+      held.hold(lines as readonly TestFact[])
       if (ranges.has(first.test_id)) ranges = undefined
       else ranges.set(first.test_id, [start, facts.size])
     }
@@ -69,7 +73,7 @@ export const merge = defineCommand({
     discardRunDir(run)
     const merged: ReportBundle = { ...bundle, rate: { ...bundle.rate, merged_runs: runs } }
     writeBundle(o.out, merged)
-    print(writeReportFor(o.out, merged, o.lang, ranges))
+    print(writeReportFor(o.out, merged, o.lang, ranges, held.summaries))
     context.log(`merged ${dirs.length} folder(s): ${dirs.join(', ')}`)
     return 0
   },
