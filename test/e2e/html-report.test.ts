@@ -40,7 +40,9 @@ const PROSE = `(() => {
 const DESKTOP = { width: 1280, height: 900 }
 const PHONE = { width: 390, height: 844 }
 
-describe('report.html in headless Chromium', () => {
+// Each test drives pages and screenshots in Chromium: 23 s on a loaded 2-core machine, over the
+// suite's 20 s default; the limit only turns a hang into a failure.
+describe('report.html in headless Chromium', { timeout: 90_000 }, () => {
   const dir = tempDir()
   const lab = join(dir, 'lab')
   const vitest = join(dir, 'vitest')

@@ -1,6 +1,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
@@ -13,7 +14,7 @@ import { BIN, type CliResult, readArtifact, ROOT, runCli, runNodeIn, tempDir } f
  * Debian's Chromium on test/fixtures/playwright-pages (two projects, `retries: 2` in its config,
  * its own `list` reporter), every count known from the copy and attempt numbers (its README).
  * Each copy of --repeat-each runs in a worker of its own (and Playwright ends a worker at every
- * failure), so workers are what cost: one measured run of 10 copies is shared by every `it` that reads
+ * failure), so workers are what cost: one measured run of 6 copies is shared by every `it` that reads
  * it, the other runs are one project or file, and every describe runs at once (describe.concurrent:
  * no two write the same folder, and nothing here is timed), so the file costs about its measured run
  * and proofs, not the sum of its runs.
@@ -27,8 +28,24 @@ const START_TIMEOUT = 60_000
 const TOTAL = 'tests/cart.spec.js > cart > shows the total'
 const ids = (test: string) => [`[desktop] ${test}`, `[mobile] ${test}`]
 
-/** Playwright's own artifacts (test-results/) go to a temporary folder, never into the fixture. */
-const playwrightEnv = () => ({ PLAYWRIGHT_OUTPUT_DIR: tempDir() })
+/**
+ * One Chromium for every Playwright run of this file: the fixture's global setup launches one per
+ * run unless PAGES_BROWSER names one, and each run's workers connect to it (a context and page per
+ * test, so runs at once share no page). Launched by the fixture's own global setup, with its flags.
+ */
+let browser = ''
+let closeBrowser: (() => Promise<void>) | undefined
+beforeAll(async () => {
+  // The global setup launches a browser only when PAGES_BROWSER names none, and leaves its address there.
+  delete process.env.PAGES_BROWSER
+  const setup = createRequire(import.meta.url)(join(FIXTURE, 'global-setup.cjs')) as () => Promise<(() => Promise<void>) | undefined>
+  closeBrowser = await setup()
+  browser = process.env.PAGES_BROWSER ?? ''
+}, START_TIMEOUT)
+afterAll(() => closeBrowser?.())
+
+/** Playwright's own artifacts (test-results/) go to a temporary folder, never into the fixture; the file's browser. */
+const playwrightEnv = () => ({ PLAYWRIGHT_OUTPUT_DIR: tempDir(), PAGES_BROWSER: browser })
 const flakeproofPlaywright = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runNodeIn(FIXTURE, [BIN, 'playwright', ...args], { ...playwrightEnv(), ...env })
 const countsIn = (out: string): Record<string, unknown> =>
   Object.fromEntries((readArtifact(join(out, 'rate.json'), RateFileSchema).tests ?? []).map((t) => [t.id, [t.trials, t.failures, t.verdict]]))
@@ -43,7 +60,7 @@ let measuring: Promise<CliResult> | undefined
 const measurement = (): Promise<CliResult> => {
   // Under GitHub Actions, as CI runs it: annotations at each test's line, and the step summary.
   const github = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: MEASURED.summary, GITHUB_WORKSPACE: ROOT }
-  measuring ??= flakeproofPlaywright(['--flaky-repeat', '10', '--workers=2', 'tests/cart.spec.js', '--flaky-out', MEASURED.out, '--flaky-out-anywhere'], { FLAKE_STATE: MEASURED.state, ...github })
+  measuring ??= flakeproofPlaywright(['--flaky-repeat', '6', '--workers=2', 'tests/cart.spec.js', '--flaky-out', MEASURED.out, '--flaky-out-anywhere'], { FLAKE_STATE: MEASURED.state, ...github })
   return measuring
 }
 const factsOf = (path: string) =>
@@ -52,7 +69,7 @@ const factsOf = (path: string) =>
     .split('\n')
     .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
-describe.concurrent('npx flakeproof playwright --flaky-repeat 10 (two projects, retries in the config, the user’s reporter kept)', () => {
+describe.concurrent('npx flakeproof playwright --flaky-repeat 6 (two projects, retries in the config, the user’s reporter kept)', () => {
   const { out, state, summary } = MEASURED
   let measured: CliResult
 
@@ -61,21 +78,23 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 10 (two projects, 
   }, RUN_TIMEOUT)
 
   it('counts every copy exactly, each test apart per project', () => {
-    // Copies 1, 3, …, 9 (0-based) render late: 5 of 10. The retry test fails every first attempt; mobile's worker exits every copy.
+    // Copies 1, 3 and 5 (0-based) render late: 3 of 6. The retry test fails every first attempt; mobile's worker exits every copy.
+    // Six copies, not more: every copy costs Playwright a worker and one more per failure (the file's
+    // largest cost), and six give `shows the total` three copies of each outcome.
     expect(countsIn(out)).toEqual({
-      [`[desktop] ${TOTAL}`]: [10, 5, 'flaky'],
-      [`[mobile] ${TOTAL}`]: [10, 5, 'flaky'],
-      '[desktop] tests/cart.spec.js > cart > adds an item': [10, 0, 'stable'],
-      '[mobile] tests/cart.spec.js > cart > adds an item': [10, 0, 'stable'],
-      '[desktop] tests/cart.spec.js > cart > passes on retry': [10, 10, 'broken'],
-      '[mobile] tests/cart.spec.js > cart > passes on retry': [10, 10, 'broken'],
-      '[desktop] tests/cart.spec.js > cart > keeps the browser': [10, 0, 'stable'],
-      '[mobile] tests/cart.spec.js > cart > keeps the browser': [10, 10, 'broken'],
+      [`[desktop] ${TOTAL}`]: [6, 3, 'flaky'],
+      [`[mobile] ${TOTAL}`]: [6, 3, 'flaky'],
+      '[desktop] tests/cart.spec.js > cart > adds an item': [6, 0, 'stable'],
+      '[mobile] tests/cart.spec.js > cart > adds an item': [6, 0, 'stable'],
+      '[desktop] tests/cart.spec.js > cart > passes on retry': [6, 6, 'broken'],
+      '[mobile] tests/cart.spec.js > cart > passes on retry': [6, 6, 'broken'],
+      '[desktop] tests/cart.spec.js > cart > keeps the browser': [6, 0, 'stable'],
+      '[mobile] tests/cart.spec.js > cart > keeps the browser': [6, 6, 'broken'],
     })
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
-    // Wilson 95% for 5/10 (z = 1.959964): centre (0.5 + z²/20) / (1 + z²/10) = 0.5, half-width
-    // z / (1 + z²/10) · √(0.25/10 + z²/400) = 1.416019 · 0.186020 = 0.263407 → [0.236593, 0.763407].
-    expect(rate.tests?.find((t) => t.id === `[desktop] ${TOTAL}`)?.ci_low).toBeCloseTo(0.236593, 5)
+    // Wilson 95% for 3/6 (z = 1.959964): centre (0.5 + z²/12) / (1 + z²/6) = 0.5, half-width
+    // z / (1 + z²/6) · √(0.25/6 + z²/144) = 1.194923 · 0.261426 = 0.312384 → [0.187616, 0.812384].
+    expect(rate.tests?.find((t) => t.id === `[desktop] ${TOTAL}`)?.ci_low).toBeCloseTo(0.187616, 5)
     expect(rate).toMatchObject({ complete: true, runner: { name: 'playwright', version: '1.65.1' } })
   })
 
@@ -90,31 +109,32 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 10 (two projects, 
       `warning file=${file},line=28,title=flakeproof%3A flaky test cart > shows the total`,
       `warning file=${file},line=28,title=flakeproof%3A flaky test cart > shows the total`,
     ])
-    // 5/10: Wilson 95% [23.7%, 76.3%] (above); 5 green runs required (0.5⁵ ≤ 0.05, below).
-    expect(annotations).toContainEqual(expect.stringContaining(`::[desktop] ${TOTAL} failed 5 of 10 times (rate 50.0%25, interval 23.7%25 – 76.3%25). A fix must pass 5 runs in a row.`))
+    // 3/6: Wilson 95% [18.8%, 81.2%] (above); 5 green runs required (0.5⁵ ≤ 0.05, below).
+    expect(annotations).toContainEqual(expect.stringContaining(`::[desktop] ${TOTAL} failed 3 of 6 times (rate 50.0%25, interval 18.8%25 – 81.2%25). A fix must pass 5 runs in a row.`))
     const text = readFileSync(summary, 'utf8')
-    expect(text).toContain('**2 flaky, 3 broken** of 8 tests, 10 rounds')
-    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 5 of 10 | 50.0% | 23.7% – 76.3% | flaky | 5 |`)
+    expect(text).toContain('**2 flaky, 3 broken** of 8 tests, 6 rounds')
+    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 3 of 6 | 50.0% | 18.8% – 81.2% | flaky | 5 |`)
   })
 
   it('turns the configured retries off while measuring: no test was retried', () => {
-    // `passes on retry` leaves a file when retried (retries: 2 in the config would have retried all 20 failures).
+    // `passes on retry` leaves a file when retried (retries: 2 in the config would have retried all 12 failures).
     expect(readdirSync(state)).toEqual([])
   })
 
   it('fails the run: a test that failed every copy is no flake to be advisory about', () => {
     expect(measured.code).toBe(1)
-    expect(measured.stderr).toContain(`FLAKY    5 of 10`)
+    expect(measured.stderr).toContain(`FLAKY   3 of 6  [18.8%, 81.2%]   fix: 5 green runs`)
     expect(measured.stderr).toContain(`[mobile] ${TOTAL}`)
     // Playwright's own reporter printed its own lines too.
-    expect(measured.stdout).toContain('Running 80 tests using 2 workers')
+    // 4 tests × 2 projects × 6 copies.
+    expect(measured.stdout).toContain('Running 48 tests using 2 workers')
   })
 
   it('writes one fact per copy with Playwright’s error and where it was thrown; a worker that exited is the failure of the test it cut', () => {
     const facts = factsOf(join(out, 'facts.jsonl'))
-    expect(facts).toHaveLength(80)
+    expect(facts).toHaveLength(48)
     const total = facts.filter((f) => f.test_id === `[desktop] ${TOTAL}`)
-    expect(total.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual([2, 4, 6, 8, 10])
+    expect(total.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual([2, 4, 6])
     expect(total[1]?.error).toContain('toHaveText')
     expect(total[1]?.error).toContain('at tests/cart.spec.js:31:42')
     // Every failure of the copies is the same way of failing: one signature, naming the test's own file.
@@ -132,7 +152,7 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 10 (two projects, 
 
   it('proves the fixed version and fails the unfixed one: the policy’s tests by exact title and project, their required times', async () => {
     const required = readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[`[desktop] ${TOTAL}`]?.green_runs_required
-    // 5/10, planned from the observed rate 0.5: 0.5⁵ = 0.031 ≤ 0.05 < 0.5⁴ = 0.0625.
+    // 3/6, planned from the observed rate 0.5: 0.5⁵ = 0.031 ≤ 0.05 < 0.5⁴ = 0.0625.
     expect(required).toBe(5)
     // Each proof in a copy of the measurement's folder, both at once: neither reads what the other writes.
     const [unfixedOut, fixedOut] = [tempDir(), tempDir()]
