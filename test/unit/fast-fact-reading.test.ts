@@ -87,6 +87,37 @@ function mutated(random: Random, valid: Record<string, unknown>): unknown {
   return JSON.parse(JSON.stringify(line))
 }
 
+/** One table row: whether the schema takes `line`, whether the hand check does, and if so the line itself, as the schema gives it. */
+function expectCheckedAsSchema(schema: z.ZodType, check: (line: unknown) => unknown, line: unknown, taken: boolean, valid: boolean): void {
+  const parsed = schema.safeParse(line)
+  expect(parsed.success).toBe(valid)
+  const checked = check(line)
+  expect(checked !== undefined).toBe(taken)
+  if (checked !== undefined) {
+    expect(checked).toBe(line)
+    expect(JSON.stringify(checked)).toBe(JSON.stringify(parsed.data))
+  }
+}
+
+/** 3 000 seeded, mutated values: whatever the hand check takes the schema takes, with the same JSON, and the check takes over 300. */
+function expectSeededAgreement(schema: z.ZodType, check: (line: unknown) => unknown, make: (random: Random) => Record<string, unknown>, seed: number): void {
+  const random = seeded(seed)
+  let taken = 0
+  let valid = 0
+  for (let i = 0; i < 3000; i++) {
+    const line = mutated(random, make(random))
+    const parsed = schema.safeParse(line)
+    const checked = check(line)
+    if (parsed.success) valid++
+    if (checked === undefined) continue
+    taken++
+    expect(parsed.success, JSON.stringify(line)).toBe(true)
+    expect(JSON.stringify(checked)).toBe(JSON.stringify(parsed.data))
+  }
+  expect(taken).toBeGreaterThan(300)
+  expect(taken).toBeLessThanOrEqual(valid)
+}
+
 describe('compiled schemas (z.compile) accept, reject and return exactly what the schemas do', () => {
   it.each([
     { name: 'TestFactSchema (facts.jsonl, test mode)', schema: TestFactSchema as z.ZodType, make: testFact, seed: 1 },
@@ -167,34 +198,11 @@ describe('checkedTestFact (TestFactSchema by hand) takes a line only where the s
     { what: 'condition unknown', line: { ...written, condition: 'hot' }, taken: false, valid: false },
     { what: 'an array', line: [written], taken: false, valid: false },
     { what: 'null', line: null, taken: false, valid: false },
-  ])('$what', ({ line, taken, valid }) => {
-    const schema = TestFactSchema.safeParse(line)
-    expect(schema.success).toBe(valid)
-    const checked = checkedTestFact(line)
-    expect(checked !== undefined).toBe(taken)
-    if (checked !== undefined) {
-      expect(checked).toBe(line)
-      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
-    }
-  })
+  ])('$what', ({ line, taken, valid }) => expectCheckedAsSchema(TestFactSchema, checkedTestFact, line, taken, valid))
 
   it('on 3 000 seeded and mutated lines: whatever it takes the schema takes, with the same JSON', () => {
-    const random = seeded(5)
-    let taken = 0
-    let valid = 0
-    for (let i = 0; i < 3000; i++) {
-      const line = mutated(random, testFact(random))
-      const schema = TestFactSchema.safeParse(line)
-      const checked = checkedTestFact(line)
-      if (schema.success) valid++
-      if (checked === undefined) continue
-      taken++
-      expect(schema.success, JSON.stringify(line)).toBe(true)
-      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
-    }
     // Lines as written (no edit, or an edit the schema takes unchanged) are taken: the fast path is used.
-    expect(taken).toBeGreaterThan(300)
-    expect(taken).toBeLessThanOrEqual(valid)
+    expectSeededAgreement(TestFactSchema, checkedTestFact, testFact, 5)
   })
 })
 
@@ -232,33 +240,10 @@ describe('checkedHistoryRecord (HistoryRecordSchema by hand) takes a record only
     { what: 'os null', line: edited((l) => { l.os = null }), taken: false, valid: false },
     { what: 'a required key missing', line: edited((l) => { delete l.commit }), taken: false, valid: false },
     { what: 'an array', line: [written], taken: false, valid: false },
-  ])('$what', ({ line, taken, valid }) => {
-    const schema = HistoryRecordSchema.safeParse(line)
-    expect(schema.success).toBe(valid)
-    const checked = checkedHistoryRecord(line)
-    expect(checked !== undefined).toBe(taken)
-    if (checked !== undefined) {
-      expect(checked).toBe(line)
-      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
-    }
-  })
+  ])('$what', ({ line, taken, valid }) => expectCheckedAsSchema(HistoryRecordSchema, checkedHistoryRecord, line, taken, valid))
 
   it('on 3 000 seeded and mutated records: whatever it takes the schema takes, with the same JSON', () => {
-    const random = seeded(6)
-    let taken = 0
-    let valid = 0
-    for (let i = 0; i < 3000; i++) {
-      const line = mutated(random, historyRecord(random))
-      const schema = HistoryRecordSchema.safeParse(line)
-      const checked = checkedHistoryRecord(line)
-      if (schema.success) valid++
-      if (checked === undefined) continue
-      taken++
-      expect(schema.success, JSON.stringify(line)).toBe(true)
-      expect(JSON.stringify(checked)).toBe(JSON.stringify(schema.data))
-    }
-    expect(taken).toBeGreaterThan(300)
-    expect(taken).toBeLessThanOrEqual(valid)
+    expectSeededAgreement(HistoryRecordSchema, checkedHistoryRecord, historyRecord, 6)
   })
 })
 
