@@ -1,4 +1,4 @@
-import { type Field, handChecked, isCount, isMilliseconds, isNumberOrNull, isPositive, isString, isStringOrNull, oneOf } from './_hand-check.js'
+import { type Field, handAccepted, handChecked, isCount, isMilliseconds, isNumberOrNull, isPositive, isString, isStringOrNull, oneOf } from './_hand-check.js'
 import type { TestFact } from './test-schemas.js'
 
 /**
@@ -11,22 +11,11 @@ export function checkedTestFact(data: unknown): TestFact | undefined {
 }
 
 /**
- * Whether TestFactSchema accepts `data`, checked by hand for a line flakeproof built and writes as
- * it is (JsonLinesWriter: the schema's output is not what is written, so the keys' order does not
- * matter here): true only when every key is the schema's, each value one the schema takes and every
- * required key there; false otherwise, and the caller parses it with the schema, which throws or
- * takes it. Exact one way, which is all a check needs: whatever this takes, the schema takes.
+ * Whether TestFactSchema accepts a line flakeproof built and writes as it is (JsonLinesWriter), in
+ * any key order (_hand-check.ts handAccepted): exact one way, false sends it to the schema.
  */
 export function isAcceptedTestFact(data: unknown): boolean {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
-  const fact = data as Record<string, unknown>
-  let required = 0
-  for (const key in fact) {
-    const field = BY_KEY.get(key)
-    if (field === undefined || !field[2](fact[key])) return false
-    if (field[1]) required++
-  }
-  return required === REQUIRED
+  return accepted(data)
 }
 
 /** The keys of TestFactSchema, in its order: the test compares them with the schema's own. */
@@ -78,5 +67,4 @@ const FIELDS: readonly Field[] = [
   ['signature', false, isString],
 ]
 const check = handChecked<TestFact>(FIELDS)
-const REQUIRED = FIELDS.filter(([, required]) => required).length
-const BY_KEY = new Map(FIELDS.map((field) => [field[0], field]))
+const accepted = handAccepted(FIELDS)

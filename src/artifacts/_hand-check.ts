@@ -27,6 +27,29 @@ export function handChecked<T>(fields: readonly Field[]): (data: unknown) => T |
   }
 }
 
+/**
+ * Whether the schema accepts a record, checked by hand for one flakeproof built and writes as it is
+ * (the schema's output is not what is written, so the keys' order does not matter): true only when
+ * every key is the schema's, each value one the schema takes and every required key there; false
+ * sends it to the schema, which throws or takes it. Exact one way, all a check needs: whatever this
+ * takes, the schema takes.
+ */
+export function handAccepted(fields: readonly Field[]): (data: unknown) => boolean {
+  const required = fields.filter(([, needed]) => needed).length
+  const byKey = new Map(fields.map((field) => [field[0], field]))
+  return (data) => {
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
+    const record = data as Record<string, unknown>
+    let seen = 0
+    for (const key in record) {
+      const field = byKey.get(key)
+      if (field === undefined || !field[2](record[key])) return false
+      if (field[1]) seen++
+    }
+    return seen === required
+  }
+}
+
 /** A key, whether the schema requires it, and what its value must be for the schema to take it unchanged. */
 export type Field = readonly [key: string, required: boolean, valid: (value: unknown) => boolean]
 

@@ -87,6 +87,15 @@ function mutated(random: Random, valid: Record<string, unknown>): unknown {
   return JSON.parse(JSON.stringify(line))
 }
 
+/** A copy of `base` with one edit: a table row's line. */
+function editedFrom(base: Record<string, unknown>): (edit: (line: Record<string, unknown>) => void) => Record<string, unknown> {
+  return (edit) => {
+    const line = { ...base }
+    edit(line)
+    return line
+  }
+}
+
 /** One table row: whether the schema takes `line`, whether the hand check does, and if so the line itself, as the schema gives it. */
 function expectCheckedAsSchema(schema: z.ZodType, check: (line: unknown) => unknown, line: unknown, taken: boolean, valid: boolean): void {
   const parsed = schema.safeParse(line)
@@ -169,11 +178,7 @@ describe('checkedTestFact (TestFactSchema by hand) takes a line only where the s
   const OPTIONAL: Record<string, unknown> = {
     attachments: [{ name: 'trace', path: '/t.zip' }], origin: 's1', round: 2, previous_file: null, condition: 'load', attempt: 1, excluded: true, signature: 'Error: STALE @ a.test.ts',
   }
-  const edited = (edit: (line: Record<string, unknown>) => void): Record<string, unknown> => {
-    const line: Record<string, unknown> = { ...written }
-    edit(line)
-    return line
-  }
+  const edited = editedFrom(written)
   // taken: returned as it is; schema: left to TestFactSchema (whose own verdict is in `valid`).
   it.each([
     { what: 'a line as the recorder writes it', line: written, taken: true, valid: true },
@@ -214,11 +219,7 @@ describe('checkedHistoryRecord (HistoryRecordSchema by hand) takes a record only
   const written = {
     test_id: 'a.test.ts > t', project: '', file: 'a.test.ts', name: 't', outcome: 'flaky', retries: 1, duration_ms: 3, commit: 'abc123', branch: null, os: 'linux', at: '2026-01-31T12:00:00.000Z',
   }
-  const edited = (edit: (line: Record<string, unknown>) => void): Record<string, unknown> => {
-    const line: Record<string, unknown> = { ...written }
-    edit(line)
-    return line
-  }
+  const edited = editedFrom(written)
   // taken: returned as it is; schema: left to HistoryRecordSchema (whose own verdict is in `valid`).
   it.each([
     { what: 'a record as the reporter writes it', line: written, taken: true, valid: true },
