@@ -14,16 +14,26 @@ function read(file, parse) {
   }
 }
 
-const files = read(durationsFile, (text) =>
+// Two kinds of line per file: `ms` from the reporter (main process), `cpu_ms` from test/setup.ts (its
+// worker, and every process the file started and waited for).
+const lines = read(durationsFile, (text) =>
   text
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line)),
 )
-if (files !== undefined && files.length > 0) {
+const byFile = new Map()
+for (const line of lines ?? []) byFile.set(line.file, { ...byFile.get(line.file), ...line })
+const files = [...byFile.values()].filter((f) => f.ms !== undefined)
+if (files.length > 0) {
+  const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6)
   const total = files.reduce((sum, f) => sum + f.ms, 0) / 1000
-  console.log(`slowest of ${files.length} test files (${total.toFixed(0)} s in all, run side by side):`)
-  for (const f of [...files].sort((a, b) => b.ms - a.ms).slice(0, Number(slowest))) console.log(`  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`)
+  const timed = files.filter((f) => f.cpu_ms !== undefined)
+  const cpu = timed.length === files.length ? `, ${(timed.reduce((sum, f) => sum + f.cpu_ms, 0) / 1000).toFixed(0)} s of CPU` : ''
+  console.log(`slowest of ${files.length} test files (${total.toFixed(0)} s in all, run side by side${cpu}):`)
+  for (const f of [...files].sort((a, b) => b.ms - a.ms).slice(0, Number(slowest))) {
+    console.log(`  ${seconds(f.ms)} s  ${f.cpu_ms === undefined ? '' : `${seconds(f.cpu_ms)} s CPU  `}${f.file}`)
+  }
 }
 
 const results = read(resultsFile, JSON.parse)

@@ -9,7 +9,7 @@ import { ROOT, tempDir } from '../utils.js'
  * failure can never turn into `0 failed`. The reports are the shapes Vitest's JSON reporter and
  * test/durations-reporter.ts write: a file that failed at import has status "failed" and no test.
  */
-function summary(results: unknown, durations: { file: string; ms: number }[] | undefined, slowest = '2'): string[] {
+function summary(results: unknown, durations: ({ file: string; ms: number } | { file: string; cpu_ms: number })[] | undefined, slowest = '2'): string[] {
   const dir = tempDir()
   const resultsFile = join(dir, 'results.json')
   const durationsFile = join(dir, 'durations.jsonl')
@@ -49,6 +49,23 @@ describe('.ci/summary.mjs', () => {
       'slowest of 3 test files (137 s in all, run side by side):',
       '    95.4 s  test/e2e/consumer.test.ts',
       '    41.0 s  test/e2e/jest.test.ts',
+      '5 passed, 0 failed',
+    ])
+  })
+
+  it("puts each file's CPU time beside its wall time, and their sum in the heading, when every file has one", () => {
+    const durations = [
+      { file: 'test/e2e/consumer.test.ts', ms: 95_400 },
+      { file: 'test/unit/quick.test.ts', ms: 120 },
+      // test/setup.ts writes its line when the file's hooks end, after or before the reporter's.
+      { file: 'test/e2e/consumer.test.ts', cpu_ms: 61_230 },
+      { file: 'test/unit/quick.test.ts', cpu_ms: 90 },
+    ]
+    // 95 400 + 120 = 95 520 ms: 96 s; 61 230 + 90 = 61 320 ms of CPU: 61 s.
+    expect(summary({ numPassedTests: 5, numFailedTests: 0, testResults: [] }, durations)).toEqual([
+      'slowest of 2 test files (96 s in all, run side by side, 61 s of CPU):',
+      '    95.4 s    61.2 s CPU  test/e2e/consumer.test.ts',
+      '     0.1 s     0.1 s CPU  test/unit/quick.test.ts',
       '5 passed, 0 failed',
     ])
   })
