@@ -8,6 +8,7 @@ import {
   assertAllReplaceable,
   assertReplaceable,
   assignmentSeedOf,
+  escapeRegExp,
   type FlakeproofVitestOptions,
   FlakeproofError,
   hintsFor,
@@ -33,6 +34,14 @@ export { default as FlakeproofReporter } from './reporter.js'
 
 const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
 
+/**
+ * flakeproof's own files (the runner, its protocol), loaded by Node in each worker as they are: Vite
+ * transforms any module outside node_modules, and a linked flakeproof (`npm link`, a `file:`
+ * dependency, a monorepo's workspace) resolves outside it, which cost every run ~2 s of transforms
+ * of modules that need none.
+ */
+const OWN_FILES = new RegExp(`^${escapeRegExp(fileURLToPath(new URL('../../', import.meta.url)))}`)
+
 /** What only `flakeproof vitest` can do is suggested in its form. */
 const WRAPPER_HINTS = hintsFor({ runner: 'vitest', form: 'wrapper' })
 
@@ -50,7 +59,8 @@ const INSTALLED = Symbol.for('flakeproof.vitest.installed')
 /** The slice of a Vite plugin this needs; typed loosely so any Vite that Vitest 3.2–5 uses accepts it. */
 export interface FlakeproofPlugin {
   name: string
-  config: (userConfig?: { root?: string; test?: ProjectsConfig }) => { test: { runner: string; includeTaskLocation: boolean; browser?: { commands: typeof BROWSER_COMMANDS } } } | undefined
+  config: (userConfig?: { root?: string; test?: ProjectsConfig }) =>
+    { test: { runner: string; includeTaskLocation: boolean; server: { deps: { external: RegExp[] } }; browser?: { commands: typeof BROWSER_COMMANDS } } } | undefined
   configureVitest: (context: { vitest: Vitest }) => void
   configureServer: { order: 'post'; handler: (server: { config: { root: string; test?: ProjectsConfig } }) => void }
 }
@@ -109,8 +119,9 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
       }
       // Test locations for GitHub annotations' `line=` (a test's TestCase.location is unset without
       // it); when recording, browser mode's journal command for any browser project (_browser.ts).
-      if (resolved.enforce) return { test: { runner: ENFORCE_RUNNER, includeTaskLocation: true } }
-      return { test: { runner: RUNNER, includeTaskLocation: true, browser: { commands: BROWSER_COMMANDS } } }
+      const server = { deps: { external: [OWN_FILES] } }
+      if (resolved.enforce) return { test: { runner: ENFORCE_RUNNER, includeTaskLocation: true, server } }
+      return { test: { runner: RUNNER, includeTaskLocation: true, server, browser: { commands: BROWSER_COMMANDS } } }
     },
     configureVitest({ vitest }) {
       if (resolved) installFlakeproof(vitest, resolved, command, 'config')

@@ -137,7 +137,7 @@ const PRODUCERS: readonly Producer[] = ['pytest', 'jest-junit', 'vitest', 'mocha
 
 /** `-t` and its kin match the full name (suites and test joined by spaces) as a regular expression: escaped and anchored, so no other test whose name merely contains it runs. */
 function anchoredName(test: HintSubject): string {
-  return `^${test.name.split(' > ').join(' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
+  return `^${escapeRegExp(test.name.split(' > ').join(' '))}$`
 }
 
 /**
@@ -299,7 +299,8 @@ function looksLikeFile(file: string): boolean {
   return /\.[cm]?[jt]sx?$/.test(file)
 }
 
-function escapeRegExp(text: string): string {
+/** `text` matched literally inside a regular expression. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 

@@ -6,6 +6,6 @@
  */
 export * from './page.js'
 export { JournalWriter } from '../artifacts/journal.js'
-export { type HintContext, type Hints, hintsFor } from '../core/hints.js'
+export { escapeRegExp, type HintContext, type Hints, hintsFor } from '../core/hints.js'
 export type { EnforcedTest } from '../pipeline/enforcement.js'
 export type { TestEvidence } from '../pipeline/test-evidence.js'
