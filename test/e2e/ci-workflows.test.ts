@@ -8,7 +8,8 @@ import { type JobResult, type JobRuns, readWorkflow, runWorkflow, type StepRun, 
 
 /**
  * Every workflow in examples/ci, validated and its shell steps run locally against
- * test/fixtures/ci-project (a test failing every 4th call unless FIXTURE_FIXED=1, and a stable one).
+ * test/fixtures/ci-project (one test file: a test failing every 4th call unless FIXTURE_FIXED=1, and a
+ * stable one, broken with FIXTURE_PRICE_BROKEN=1).
  * A workflow without a row below runs once with its inputs' defaults and must come out green.
  * Every row runs at once with the others (each in a project of its own; the harness's runners bound
  * how many jobs run together), so the file takes about as long as its longest chain of runs.
@@ -95,7 +96,8 @@ const CASES: Record<string, Case[]> = {
     },
     {
       name: 'red at the deterministic check for a test that always fails',
-      expressions: { 'inputs.test': 'tests/price', 'inputs.count': '100' },
+      // The file of both tests: the broken one fails all 3 repetitions, the flaky one passes its first 3 calls.
+      expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' },
       env: { FIXTURE_PRICE_BROKEN: '1' },
       failsAt: 'Deterministic check',
       npx: 'npm',
@@ -131,7 +133,8 @@ const CASES: Record<string, Case[]> = {
     {
       name: 'green when the PR does not touch the quarantined test',
       expressions: pr,
-      prepare: (project) => pullRequest(project, 'tests/price.test.ts'),
+      // A test file of its own, added by the PR: it runs (Vitest's --changed), and holds no quarantined test.
+      prepare: (project) => pullRequest(project, 'tests/checkout.test.ts'),
       check: (runs) => {
         expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain(`| \`${CART}\` | not-selected | 0 | passed |`)
         expect(runs[0]?.stdout).toContain('this pull request touches no quarantined test: nothing to prove')
@@ -244,8 +247,8 @@ describe('the nightly history reaches a pull request\'s attribution (actions cac
     expect(runs.filter((r) => r.code !== 0).map((r) => r.step)).toEqual(['Tests'])
     const tests = runs.find((r) => r.step === 'Tests')
     // 0 of 10 runs failed on main: Jeffreys 0.5/11 = 4.5% < 5%. Wilson 95% upper end 3.8416/13.8416 = 27.8%.
-    expect(tests?.stdout).toContain('new-failure   tests/price.test.ts > prices add up: new failure: 0/10 on main [0.0%, 27.8%]; a failure had a 4.5% chance')
-    expect(readFileSync(tests?.summary as string, 'utf8')).toContain('| `tests/price.test.ts > prices add up` | new-failure: 0/10 on main, 4.5% |')
+    expect(tests?.stdout).toContain('new-failure   tests/cart.test.ts > prices add up: new failure: 0/10 on main [0.0%, 27.8%]; a failure had a 4.5% chance')
+    expect(readFileSync(tests?.summary as string, 'utf8')).toContain('| `tests/cart.test.ts > prices add up` | new-failure: 0/10 on main, 4.5% |')
     expect(existsSync(join(pr, '.flakeproof/attribution.json'))).toBe(true)
   })
 })
@@ -312,7 +315,7 @@ const CART = 'tests/cart.test.ts > cart total survives a refresh'
 /**
  * A pull request's checkout: `main` (pushed to `origin`) commits a policy in which the cart test is
  * quarantined (11 green runs required: 5/20 measured, 0.75¹¹ = 0.042 ≤ 0.05), and the PR's one commit
- * edits `touched`.
+ * edits `touched`, or adds it as a test file of one stable test.
  */
 function pullRequest(project: string, touched: string): void {
   const policy = {
@@ -336,8 +339,10 @@ function pullRequest(project: string, touched: string): void {
   git('remote', 'add', 'origin', project)
   git('fetch', '-q', 'origin')
   git('checkout', '-qb', 'pr')
-  writeFileSync(join(project, touched), `${readFileSync(join(project, touched), 'utf8')}// touched by the pull request\n`)
-  git('commit', '-qam', 'the fix')
+  const before = existsSync(join(project, touched)) ? readFileSync(join(project, touched), 'utf8') : "import { expect, test } from 'vitest'\n\ntest('checkout opens', () => {\n  expect(['cart', 'pay']).toContain('pay')\n})\n"
+  writeFileSync(join(project, touched), `${before}// touched by the pull request\n`)
+  git('add', '-A')
+  git('commit', '-qm', 'the fix')
 }
 
 /**
