@@ -35,14 +35,16 @@ interface Case {
   reuse?: JobRuns
   /**
    * 'npm': the steps' `npx` is npm's own, as on GitHub; otherwise the harness's stand-in (RunOptions.npx),
-   * which runs the same installed bin without npm's start-up. A few rows keep npm's, for each bin the
-   * examples call through it (`npx vitest`, `npx flakeproof`).
+   * which runs the same installed bin without npm's start-up. One row keeps npm's for each bin the
+   * examples call through it: `npx flakeproof` (pr-proof's red row), `npx vitest` (pr-attribution's).
    */
   npx?: 'npm'
 }
 
 const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false', 'inputs.everyday_runs || 3': '1', 'github.run_id': '1' }
 const pr = { 'github.base_ref': 'main' }
+/** For a row that asserts a verdict, not counts: each round is a whole Vitest run (its workers started again). */
+const oneRound = { 'inputs.rounds || 5': '1' }
 
 /**
  * The scheduled nightly run on the default branch, with 10 everyday runs: its own checks are a row of
@@ -72,7 +74,8 @@ const SHARDS: JobRuns = new Map()
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
     NIGHTLY_ON_MAIN,
-    { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
+    // One round is enough for a verdict: 5 of its 20 calls fail, some but not all, so flaky (src/core/verdict.ts).
+    { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, ...oneRound, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
     {
       name: 'a test named to inject workflow commands: the Verdict step prints it as JSON text, and no command but its own',
       expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' },
@@ -84,7 +87,8 @@ const CASES: Record<string, Case[]> = {
         expect(verdict.stdout).toContain(`flaky: ${JSON.stringify(INJECTING_ID).replace('##[', '#\\u0023[')} (10/40)`)
       },
     },
-    { name: 'fail_on_flake: green once it is fixed', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, env: { FIXTURE_FIXED: '1' } },
+    // Fixed, no call fails: 0 of 20 in one round, stable.
+    { name: 'fail_on_flake: green once it is fixed', expressions: { ...quick, ...oneRound, 'inputs.fail_on_flake || false': 'true' }, env: { FIXTURE_FIXED: '1' } },
   ],
   'torture.yml': [
     { name: 'red while the test is flaky', expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' }, failsAt: 'Torture' },
@@ -100,7 +104,6 @@ const CASES: Record<string, Case[]> = {
       expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' },
       env: { FIXTURE_PRICE_BROKEN: '1' },
       failsAt: 'Deterministic check',
-      npx: 'npm',
       check: (runs) => expect(runs.at(-1)?.stdout).toContain('failed every repetition: fix it as a normal bug'),
     },
     {
@@ -181,6 +184,16 @@ const CASES: Record<string, Case[]> = {
 
 const DIR = join(ROOT, 'examples/ci')
 const files = readdirSync(DIR).filter((name) => name.endsWith('.yml') || name.endsWith('.yaml'))
+/** Each workflow parsed once: some twenty runs read them (runWorkflow does not change what it is given). */
+const parsed = new Map<string, Workflow>()
+function workflowOf(file: string): Workflow {
+  let workflow = parsed.get(file)
+  if (workflow === undefined) {
+    workflow = readWorkflow(join(DIR, file))
+    parsed.set(file, workflow)
+  }
+  return workflow
+}
 
 describe('examples/ci workflows', () => {
   it('are all found', () => {
@@ -188,7 +201,7 @@ describe('examples/ci workflows', () => {
   })
 
   it.each(files)('%s is valid YAML of a runnable, injection-safe workflow, ready to copy', (file) => {
-    expect(workflowProblems(readWorkflow(join(DIR, file)))).toEqual([])
+    expect(workflowProblems(workflowOf(file))).toEqual([])
   })
 
   it('names what makes a workflow not ready to copy (the sharded example as it was before issue 21)', () => {
@@ -237,7 +250,7 @@ describe('the nightly history reaches a pull request\'s attribution (actions cac
     expect(nightly.filter((r) => r.code !== 0).map((r) => `${r.step}: ${r.stdout}${r.stderr}`)).toEqual([])
     // The pull request's checkout starts without .flakeproof: only the cache brings the history.
     const pr = projectCopy()
-    const { steps: runs } = await runWorkflow(readWorkflow(join(DIR, 'pr-attribution.yml')), {
+    const { steps: runs } = await runWorkflow(workflowOf('pr-attribution.yml'), {
       cwd: pr,
       cache: NIGHTLY_ON_MAIN.cache as string,
       env: { npm_config_offline: 'true', FIXTURE_PRICE_BROKEN: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'fix-prices' },
@@ -271,7 +284,7 @@ function runCase(file: string, c: Case): Promise<Outcome> {
       const project = projectCopy()
       for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
       c.prepare?.(project)
-      const { steps: runs, jobs } = await runWorkflow(readWorkflow(join(DIR, file)), {
+      const { steps: runs, jobs } = await runWorkflow(workflowOf(file), {
         cwd: project,
         env: { npm_config_offline: 'true', ...c.env },
         expressions: c.expressions ?? {},
