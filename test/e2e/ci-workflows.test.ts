@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { surefireViolations } from '../junit-schema.js'
 import { BIN, ROOT, runNodeIn, tempDir } from '../utils.js'
@@ -8,7 +8,8 @@ import { type JobResult, type JobRuns, readWorkflow, runWorkflow, type StepRun, 
 
 /**
  * Every workflow in examples/ci, validated and its shell steps run locally against
- * test/fixtures/ci-project (a test failing every 4th call unless FIXTURE_FIXED=1, and a stable one).
+ * test/fixtures/ci-project (one test file: a test failing every 4th call unless FIXTURE_FIXED=1, and a
+ * stable one, broken with FIXTURE_PRICE_BROKEN=1).
  * A workflow without a row below runs once with its inputs' defaults and must come out green.
  * Every row runs at once with the others (each in a project of its own; the harness's runners bound
  * how many jobs run together), so the file takes about as long as its longest chain of runs.
@@ -34,14 +35,16 @@ interface Case {
   reuse?: JobRuns
   /**
    * 'npm': the steps' `npx` is npm's own, as on GitHub; otherwise the harness's stand-in (RunOptions.npx),
-   * which runs the same installed bin without npm's start-up. A few rows keep npm's, for each bin the
-   * examples call through it (`npx vitest`, `npx flakeproof`).
+   * which runs the same installed bin without npm's start-up. One row keeps npm's for each bin the
+   * examples call through it: `npx flakeproof` (pr-proof's red row), `npx vitest` (pr-attribution's).
    */
   npx?: 'npm'
 }
 
 const quick = { 'inputs.rounds || 5': '2', 'inputs.repeat || 40': '20', 'inputs.fail_on_flake || false': 'false', 'inputs.everyday_runs || 3': '1', 'github.run_id': '1' }
 const pr = { 'github.base_ref': 'main' }
+/** For a row whose assertions need no second round: each round is a whole Vitest run (its workers started again). */
+const oneRound = { 'inputs.rounds || 5': '1' }
 
 /**
  * The scheduled nightly run on the default branch, with 10 everyday runs: its own checks are a row of
@@ -71,19 +74,22 @@ const SHARDS: JobRuns = new Map()
 const CASES: Record<string, Case[]> = {
   'nightly-flake-detection.yml': [
     NIGHTLY_ON_MAIN,
-    { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
+    // One round is enough for a verdict: 5 of its 20 calls fail, some but not all, so flaky (src/core/verdict.ts).
+    { name: 'fail_on_flake: red with a flaky test', expressions: { ...quick, ...oneRound, 'inputs.fail_on_flake || false': 'true' }, failsAt: 'Verdict' },
     {
       name: 'a test named to inject workflow commands: the Verdict step prints it as JSON text, and no command but its own',
-      expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' },
+      expressions: { ...quick, ...oneRound, 'inputs.fail_on_flake || false': 'true' },
       prepare: (project) => injectingTest(project, 'flaky'),
       failsAt: 'Verdict',
       check: (runs) => {
         const verdict = runs.find((r) => r.step === 'Verdict') as StepRun
         expect(workflowCommands(verdict.stdout + verdict.stderr).map((c) => [c.command, c.data])).toEqual([['error', '2 test(s) flaky or broken, and fail_on_flake is set']])
-        expect(verdict.stdout).toContain(`flaky: ${JSON.stringify(INJECTING_ID).replace('##[', '#\\u0023[')} (10/40)`)
+        // One round of 20 calls, every 4th failing: 5/20.
+        expect(verdict.stdout).toContain(`flaky: ${JSON.stringify(INJECTING_ID).replace('##[', '#\\u0023[')} (5/20)`)
       },
     },
-    { name: 'fail_on_flake: green once it is fixed', expressions: { ...quick, 'inputs.fail_on_flake || false': 'true' }, env: { FIXTURE_FIXED: '1' } },
+    // Fixed, no call fails: 0 of 20 in one round, stable.
+    { name: 'fail_on_flake: green once it is fixed', expressions: { ...quick, ...oneRound, 'inputs.fail_on_flake || false': 'true' }, env: { FIXTURE_FIXED: '1' } },
   ],
   'torture.yml': [
     { name: 'red while the test is flaky', expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' }, failsAt: 'Torture' },
@@ -95,10 +101,10 @@ const CASES: Record<string, Case[]> = {
     },
     {
       name: 'red at the deterministic check for a test that always fails',
-      expressions: { 'inputs.test': 'tests/price', 'inputs.count': '100' },
+      // The file of both tests: the broken one fails all 3 repetitions, the flaky one passes its first 3 calls.
+      expressions: { 'inputs.test': 'tests/cart', 'inputs.count': '100' },
       env: { FIXTURE_PRICE_BROKEN: '1' },
       failsAt: 'Deterministic check',
-      npx: 'npm',
       check: (runs) => expect(runs.at(-1)?.stdout).toContain('failed every repetition: fix it as a normal bug'),
     },
     {
@@ -131,7 +137,8 @@ const CASES: Record<string, Case[]> = {
     {
       name: 'green when the PR does not touch the quarantined test',
       expressions: pr,
-      prepare: (project) => pullRequest(project, 'tests/price.test.ts'),
+      // A test file of its own, added by the PR: it runs (Vitest's --changed), and holds no quarantined test.
+      prepare: (project) => pullRequest(project, 'tests/checkout.test.ts'),
       check: (runs) => {
         expect(readFileSync(runs[0]?.summary as string, 'utf8')).toContain(`| \`${CART}\` | not-selected | 0 | passed |`)
         expect(runs[0]?.stdout).toContain('this pull request touches no quarantined test: nothing to prove')
@@ -178,6 +185,16 @@ const CASES: Record<string, Case[]> = {
 
 const DIR = join(ROOT, 'examples/ci')
 const files = readdirSync(DIR).filter((name) => name.endsWith('.yml') || name.endsWith('.yaml'))
+/** Each workflow parsed once: some twenty runs read them (runWorkflow does not change what it is given). */
+const parsed = new Map<string, Workflow>()
+function workflowOf(file: string): Workflow {
+  let workflow = parsed.get(file)
+  if (workflow === undefined) {
+    workflow = readWorkflow(join(DIR, file))
+    parsed.set(file, workflow)
+  }
+  return workflow
+}
 
 describe('examples/ci workflows', () => {
   it('are all found', () => {
@@ -185,7 +202,7 @@ describe('examples/ci workflows', () => {
   })
 
   it.each(files)('%s is valid YAML of a runnable, injection-safe workflow, ready to copy', (file) => {
-    expect(workflowProblems(readWorkflow(join(DIR, file)))).toEqual([])
+    expect(workflowProblems(workflowOf(file))).toEqual([])
   })
 
   it('names what makes a workflow not ready to copy (the sharded example as it was before issue 21)', () => {
@@ -234,7 +251,7 @@ describe('the nightly history reaches a pull request\'s attribution (actions cac
     expect(nightly.filter((r) => r.code !== 0).map((r) => `${r.step}: ${r.stdout}${r.stderr}`)).toEqual([])
     // The pull request's checkout starts without .flakeproof: only the cache brings the history.
     const pr = projectCopy()
-    const { steps: runs } = await runWorkflow(readWorkflow(join(DIR, 'pr-attribution.yml')), {
+    const { steps: runs } = await runWorkflow(workflowOf('pr-attribution.yml'), {
       cwd: pr,
       cache: NIGHTLY_ON_MAIN.cache as string,
       env: { npm_config_offline: 'true', FIXTURE_PRICE_BROKEN: '1', GITHUB_BASE_REF: 'main', GITHUB_HEAD_REF: 'fix-prices' },
@@ -244,8 +261,8 @@ describe('the nightly history reaches a pull request\'s attribution (actions cac
     expect(runs.filter((r) => r.code !== 0).map((r) => r.step)).toEqual(['Tests'])
     const tests = runs.find((r) => r.step === 'Tests')
     // 0 of 10 runs failed on main: Jeffreys 0.5/11 = 4.5% < 5%. Wilson 95% upper end 3.8416/13.8416 = 27.8%.
-    expect(tests?.stdout).toContain('new-failure   tests/price.test.ts > prices add up: new failure: 0/10 on main [0.0%, 27.8%]; a failure had a 4.5% chance')
-    expect(readFileSync(tests?.summary as string, 'utf8')).toContain('| `tests/price.test.ts > prices add up` | new-failure: 0/10 on main, 4.5% |')
+    expect(tests?.stdout).toContain('new-failure   tests/cart.test.ts > prices add up: new failure: 0/10 on main [0.0%, 27.8%]; a failure had a 4.5% chance')
+    expect(readFileSync(tests?.summary as string, 'utf8')).toContain('| `tests/cart.test.ts > prices add up` | new-failure: 0/10 on main, 4.5% |')
     expect(existsSync(join(pr, '.flakeproof/attribution.json'))).toBe(true)
   })
 })
@@ -268,7 +285,7 @@ function runCase(file: string, c: Case): Promise<Outcome> {
       const project = projectCopy()
       for (const args of c.before ?? []) expect((await runNodeIn(project, [BIN, ...args])).code, args.join(' ')).not.toBe(2)
       c.prepare?.(project)
-      const { steps: runs, jobs } = await runWorkflow(readWorkflow(join(DIR, file)), {
+      const { steps: runs, jobs } = await runWorkflow(workflowOf(file), {
         cwd: project,
         env: { npm_config_offline: 'true', ...c.env },
         expressions: c.expressions ?? {},
@@ -312,7 +329,7 @@ const CART = 'tests/cart.test.ts > cart total survives a refresh'
 /**
  * A pull request's checkout: `main` (pushed to `origin`) commits a policy in which the cart test is
  * quarantined (11 green runs required: 5/20 measured, 0.75¹¹ = 0.042 ≤ 0.05), and the PR's one commit
- * edits `touched`.
+ * edits `touched`, or adds it as a test file of one stable test.
  */
 function pullRequest(project: string, touched: string): void {
   const policy = {
@@ -336,11 +353,33 @@ function pullRequest(project: string, touched: string): void {
   git('remote', 'add', 'origin', project)
   git('fetch', '-q', 'origin')
   git('checkout', '-qb', 'pr')
-  writeFileSync(join(project, touched), `${readFileSync(join(project, touched), 'utf8')}// touched by the pull request\n`)
-  git('commit', '-qam', 'the fix')
+  const before = existsSync(join(project, touched)) ? readFileSync(join(project, touched), 'utf8') : "import { expect, test } from 'vitest'\n\ntest('checkout opens', () => {\n  expect(['cart', 'pay']).toContain('pay')\n})\n"
+  writeFileSync(join(project, touched), `${before}// touched by the pull request\n`)
+  git('add', '-A')
+  git('commit', '-qm', 'the fix')
 }
 
-/** A fresh copy of the fixture project, with flakeproof and Vitest installed as `npm ci` would leave them (linked, offline). */
+/**
+ * flakeproof as `npm ci` installs it from the registry: the files its package.json ships (`files`:
+ * dist) and package.json, in a folder under node_modules, its dependencies beside it (here the
+ * repository's, linked). Made once per test file, from the build the e2e tests run. Not a link to
+ * the repository: Vite treats a package outside node_modules as the project's own source and runs
+ * its every module through its transform (about 1.5 s of CPU per Vitest run that loads
+ * flakeproof/reporter), as it never does for an installed package.
+ */
+let installed: string | undefined
+function installedPackage(): string {
+  if (installed !== undefined) return installed
+  const dir = join(tempDir('flakeproof-installed-'), 'node_modules/flakeproof')
+  mkdirSync(dir, { recursive: true })
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }
+  for (const shipped of ['package.json', ...manifest.files]) cpSync(join(ROOT, shipped), join(dir, shipped), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  installed = dir
+  return dir
+}
+
+/** A fresh copy of the fixture project, with flakeproof and Vitest installed as `npm ci` would leave them (offline). */
 function projectCopy(): string {
   const project = tempDir('flakeproof-ci-')
   cpSync(join(ROOT, 'test/fixtures/ci-project'), project, { recursive: true })
@@ -349,9 +388,10 @@ function projectCopy(): string {
   symlinkSync(join(ROOT, 'node_modules/vitest'), join(modules, 'vitest'))
   // As npm links a package's bin: relative, into the package.
   symlinkSync('../vitest/vitest.mjs', join(modules, '.bin/vitest'))
-  symlinkSync(ROOT, join(modules, 'flakeproof'))
+  const flakeproof = installedPackage()
+  symlinkSync(flakeproof, join(modules, 'flakeproof'))
   const bin = join(modules, '.bin/flakeproof')
-  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${join(flakeproof, relative(ROOT, BIN))}" "$@"\n`)
   chmodSync(bin, 0o755)
   if (!existsSync(join(project, 'tests'))) throw new Error('the fixture project has no tests')
   return project
