@@ -113,11 +113,15 @@ export async function prepareConsumer(version: ConsumerVersion, extra: readonly 
     join(dir, 'vitest.config.ts'),
     `import { flakeproof } from 'flakeproof/vitest'\nimport { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ plugins: [flakeproof()], test: { include: ['tests/**/*.test.ts'] } })\n`,
   )
+  // The configs without the plugin run the fixture's three files in one worker (`isolate: false`, one fork instead of
+  // three per run): what their tests assert (the wrapper adding the plugin, the reporter found by its package name)
+  // is not about workers, the counters are each file's own, and the plugin's config above keeps Vitest's default, so
+  // every version still measures and proves through a fork per file (and test/fixtures/vitest-trust's crash needs one).
   writeFileSync(
     join(dir, 'vitest.reporter.config.ts'),
-    `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['tests/**/*.test.ts'], reporters: ['default', ['flakeproof/reporter', { outDir: 'alone' }]] } })\n`,
+    `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['tests/**/*.test.ts'], isolate: false, reporters: ['default', ['flakeproof/reporter', { outDir: 'alone' }]] } })\n`,
   )
-  writeFileSync(join(dir, 'vitest.plain.config.ts'), `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['tests/**/*.test.ts'] } })\n`)
+  writeFileSync(join(dir, 'vitest.plain.config.ts'), `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['tests/**/*.test.ts'], isolate: false } })\n`)
   return { dir, node }
 }
 

@@ -101,9 +101,19 @@ describe.concurrent.each(rows)('a fresh $kind project with the packed flakeproof
     expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [10, 2, 'flaky'] })
   }, 120_000)
 
-  // 100 copies of the CI fixture, measured once for the two tests below (each writes its own policy from measured/rate.json).
+  // 100 copies of the CI fixture, measured once for the two tests below (each writes its own policy from measured/rate.json),
+  // under GitHub Actions for the second's annotations and step summary: GitHub's variables change what a run prints, not what it measures.
   let measured: Promise<CliResult> | undefined
-  const measuredCi = () => (measured ??= runNodeIn(join(dir, 'ci'), [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '100', '--flaky-out', 'measured']))
+  const measuredCi = () => {
+    const ci = join(dir, 'ci')
+    if (!measured) rmSync(join(ci, 'summary.md'), { force: true })
+    measured ??= runNodeIn(ci, [join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js'), 'jest', '--flaky-repeat', '100', '--flaky-out', 'measured'], {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: join(ci, 'summary.md'),
+      GITHUB_WORKSPACE: ci,
+    })
+    return measured
+  }
 
   it.runIf(kind === 'cjs').sequential('the CI features: rounds with divergence and shuffle, JUnit, budget, the committed policy enforced', async () => {
     const ci = join(dir, 'ci')
@@ -152,21 +162,18 @@ describe.concurrent.each(rows)('a fresh $kind project with the packed flakeproof
     expect(readArtifact(join(ci, 'load/rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY)).toMatchObject({ trials: 10, failures: 2 })
     expect(readArtifact(join(ci, 'load/conditions.json'), ConditionsFileSchema).rounds.map((r) => r.condition)).toEqual(['base', 'load'])
 
-    // 20 copies under GitHub Actions: 4/20 and 5/20 flaky, a warning at each one's line, the step summary.
-    const summary = join(ci, 'summary.md')
-    rmSync(summary, { force: true })
-    const github = await flakeproof(['--flaky-repeat', '20', '--flaky-out', 'github'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, GITHUB_WORKSPACE: ci })
+    // The 100 copies under GitHub Actions (measuredCi): 20/100 and 25/100 flaky, a warning at each one's line, the step summary.
+    const github = await measuredCi()
     expect(github.code).toBe(0)
     expect(github.stdout + github.stderr).toContain('::warning file=tests/ci.test.js,line=8,title=flakeproof%3A flaky test flaky%3A fails every fifth call::')
     expect(github.stdout + github.stderr).toContain('::warning file=tests/ci.test.js,line=13,title=flakeproof%3A flaky test fragile%3A fails every fourth call::')
-    expect(readFileSync(summary, 'utf8')).toContain('**2 flaky, 0 broken** of 3 tests, 20 rounds')
+    expect(readFileSync(join(ci, 'summary.md'), 'utf8')).toContain('**2 flaky, 0 broken** of 3 tests, 100 rounds')
     // Each test's first copy follows the last copy of the test before it in the file (one worker, in order).
-    const facts = readFileSync(join(ci, 'github/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null; previous_file?: string | null })
+    const facts = readFileSync(join(ci, 'measured/facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; previous_test: string | null; previous_file?: string | null })
     expect(facts.find((f) => f.test_id === FRAGILE)).toMatchObject({ previous_test: FLAKY, previous_file: 'tests/ci.test.js' })
 
-    // The committed policy, from 100 copies (20/100 and 25/100), `fragile` quarantined as an enforced run would:
+    // The committed policy, from those 100 copies (20/100 and 25/100), `fragile` quarantined as an enforced run would:
     // a fresh checkout's proof of it runs 11 copies (0.75¹¹ = 0.042 ≤ 0.05), calls 4 and 8 fail, the quarantine stays.
-    expect((await measuredCi()).code).toBe(0)
     const policyPath = join(ci, 'committed.policy.json')
     expect((await runNodeIn(ci, [bin, 'policy', '--from', 'measured/rate.json', '--write', policyPath])).code).toBe(0)
     const policy = readArtifact(policyPath, CommittedPolicySchema)
