@@ -1,6 +1,6 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { ROOT, tempDir } from './utils.js'
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { BIN, ROOT, tempDir } from './utils.js'
 
 /** The fixture test that fails every fourth call while its marker file exists (below). */
 export const FLAKY = 'tests/stress.test.js > fails every fourth call under its marker'
@@ -35,7 +35,7 @@ export function stressTest(kind: 'esm' | 'cjs'): string {
   ].join('\n')
 }
 
-/** A project with flakeproof installed as a package (`flakeproof/...` resolves to this build) and its runner linked in. */
+/** A project with flakeproof installed as a package (`flakeproof/...` resolves to a copy of this build) and its runner linked in. */
 export function project(files: Record<string, string>): string {
   const dir = tempDir('flakeproof-stress-')
   for (const [path, text] of Object.entries(files)) {
@@ -43,8 +43,37 @@ export function project(files: Record<string, string>): string {
     writeFileSync(join(dir, path), text)
   }
   mkdirSync(join(dir, 'node_modules'))
-  symlinkSync(ROOT, join(dir, 'node_modules/flakeproof'))
+  symlinkSync(installedFlakeproof(), join(dir, 'node_modules/flakeproof'))
   for (const name of ['vitest', 'jest']) symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name))
   mkdirSync(join(dir, 'state'))
   return dir
+}
+
+/**
+ * flakeproof as `npm ci` installs it from the registry: the files its package.json ships (`files`:
+ * dist) and package.json, in a folder under node_modules, its dependencies beside it (here the
+ * repository's, linked). Made once per test file, from the build the e2e tests run. Not a link to
+ * the repository: Vite treats a package outside node_modules as the project's own source and runs
+ * its every module through its transform (about 1.5 s of CPU per Vitest run that loads
+ * flakeproof/reporter), as it never does for an installed package.
+ */
+let installed: string | undefined
+export function installedFlakeproof(): string {
+  if (installed !== undefined) return installed
+  const dir = join(tempDir('flakeproof-installed-'), 'node_modules/flakeproof')
+  mkdirSync(dir, { recursive: true })
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }
+  for (const shipped of ['package.json', ...manifest.files]) cpSync(join(ROOT, shipped), join(dir, shipped), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  installed = dir
+  return dir
+}
+
+/**
+ * The CLI of that copy, as `npx flakeproof` finds it in a project: the one whose reporter and runner the
+ * project's config loads by name. `flakeproof jest` knows its own reporter in a config by its path, so a CLI
+ * of another copy would add its reporter beside the project's.
+ */
+export function installedBin(): string {
+  return join(installedFlakeproof(), relative(ROOT, BIN))
 }

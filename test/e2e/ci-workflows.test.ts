@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { surefireViolations } from '../junit-schema.js'
 import { BIN, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { installedBin, installedFlakeproof } from '../projects.js'
 import { type JobResult, type JobRuns, readWorkflow, runWorkflow, type StepRun, type Workflow, workflowCommands, workflowProblems } from '../workflow-harness.js'
 
 /**
@@ -359,26 +360,6 @@ function pullRequest(project: string, touched: string): void {
   git('commit', '-qm', 'the fix')
 }
 
-/**
- * flakeproof as `npm ci` installs it from the registry: the files its package.json ships (`files`:
- * dist) and package.json, in a folder under node_modules, its dependencies beside it (here the
- * repository's, linked). Made once per test file, from the build the e2e tests run. Not a link to
- * the repository: Vite treats a package outside node_modules as the project's own source and runs
- * its every module through its transform (about 1.5 s of CPU per Vitest run that loads
- * flakeproof/reporter), as it never does for an installed package.
- */
-let installed: string | undefined
-function installedPackage(): string {
-  if (installed !== undefined) return installed
-  const dir = join(tempDir('flakeproof-installed-'), 'node_modules/flakeproof')
-  mkdirSync(dir, { recursive: true })
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }
-  for (const shipped of ['package.json', ...manifest.files]) cpSync(join(ROOT, shipped), join(dir, shipped), { recursive: true })
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  installed = dir
-  return dir
-}
-
 /** A fresh copy of the fixture project, with flakeproof and Vitest installed as `npm ci` would leave them (offline). */
 function projectCopy(): string {
   const project = tempDir('flakeproof-ci-')
@@ -388,10 +369,9 @@ function projectCopy(): string {
   symlinkSync(join(ROOT, 'node_modules/vitest'), join(modules, 'vitest'))
   // As npm links a package's bin: relative, into the package.
   symlinkSync('../vitest/vitest.mjs', join(modules, '.bin/vitest'))
-  const flakeproof = installedPackage()
-  symlinkSync(flakeproof, join(modules, 'flakeproof'))
+  symlinkSync(installedFlakeproof(), join(modules, 'flakeproof'))
   const bin = join(modules, '.bin/flakeproof')
-  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${join(flakeproof, relative(ROOT, BIN))}" "$@"\n`)
+  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${installedBin()}" "$@"\n`)
   chmodSync(bin, 0o755)
   if (!existsSync(join(project, 'tests'))) throw new Error('the fixture project has no tests')
   return project

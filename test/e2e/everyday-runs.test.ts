@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { HistoryRecordSchema } from '../../src/artifacts/history-schemas.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
-import { FLAKY, project, stressTest } from '../projects.js'
+import { FLAKY, installedBin, project, stressTest } from '../projects.js'
 import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 /**
@@ -15,7 +15,8 @@ import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
 const JEST = join(ROOT, 'node_modules/jest/bin/jest.js')
-const BIN = join(ROOT, 'dist/src/cli/bin.js')
+// The project's own flakeproof (test/projects.ts), as `npx flakeproof` runs it there.
+const BIN = installedBin()
 
 /** Every file of the output folder but history's and the run markers', with its bytes. */
 function measurementFiles(dir: string): Record<string, string> {

@@ -5,7 +5,7 @@ import { type CommittedPolicy, CommittedPolicySchema, type PolicyEntry } from '.
 import { type PolicyFile, PolicyFileSchema, ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { cgroupsAvailable, type CpuCgroup, makeCpuCgroup } from '../cgroup.js'
 import { runCliIn } from '../hostile.js'
-import { FLAKY, project, stressTest } from '../projects.js'
+import { FLAKY, installedBin, project, stressTest } from '../projects.js'
 import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 /**
@@ -20,7 +20,8 @@ import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils
  */
 
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
-const BIN = join(ROOT, 'dist/src/cli/bin.js')
+// The project's own flakeproof (test/projects.ts), as `npx flakeproof` runs it there.
+const BIN = installedBin()
 
 const VITEST_CONFIG = "import { flakeproof } from 'flakeproof/vitest'\nexport default { plugins: [flakeproof()], test: { globals: true, include: ['tests/**/*.test.js'] } }\n"
 
