@@ -102,45 +102,9 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
-    // The lines are fresh from linesOf and this merge's own: labelled and numbered in place, not copied
-    // (a copy per line and step was most of a merge's garbage).
-    const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => withOrigin(line, dir)))
-    const split = splitByOrigin(own, confidence)
-    if (split) {
-      const { project, file, name } = own[0] as TestFact
-      byOrigin.push({ project: project ?? '', file, error: `${name}: ${split.message}` })
-      cut.add(id)
-    }
-    // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
-    // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
-    // never counted, so the counted ones' trials are their rounds.
-    // Rounds of the attempts (a JUnit rerun is an attempt of its run's round), read before the lines are renumbered in place.
-    const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
-    const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
-    const attempts = fast.some((l) => l.attempt !== undefined)
-      ? { failed: [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b), rounds: new Set(fast.map(roundOf)).size }
-      : undefined
-    const ordered = inMergedOrder(own).map(renumber)
-    const counted = ordered.filter((line) => line.outcome !== 'skipped')
-    emit(ordered)
+    const { test, split, attempts } = mergeTestLines(id, sources, { offsets, cut, byOrigin, confidence }, emit)
     yield
-    const first = counted[0]
-    if (first === undefined) continue
-    const test: ReportedTest = {
-      project: first.project ?? '',
-      file: first.file,
-      name: first.name,
-      evidence: {
-        id,
-        path: [],
-        order: first.order,
-        previousTest: first.previous_test,
-        worker: first.worker,
-        seed: first.seed,
-        repetitions: counted.map(toRepetition),
-        ...(cut.has(id) ? { cut: true as const } : {}),
-      },
-    }
+    if (test === undefined) continue
     const tally = tallyTest(test, confidence.exact)
     const withSplit = split ? { ...tally, split: split.split } : tally
     if (attempts) {
@@ -166,6 +130,65 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
     outcomes: tallies.map((tally, i) => outcomeOf(seen[i] === tally.fast.trials ? tally : { ...tally, cut: tally.cut || (seen[i] ?? 0) < asked }, seen[i] === tally.fast.trials ? asked : 0, confidence)).sort(byConcern),
     rounds,
   })
+}
+
+/** What a test's merge keeps once its lines are written: no line, so the tally's garbage collections do not copy them again. */
+interface MergedTest {
+  test: ReportedTest | undefined
+  split: ReturnType<typeof splitByOrigin>
+  attempts: { failed: number[]; rounds: number } | undefined
+}
+
+/**
+ * One test's lines from every folder, labelled, ordered, renumbered and handed to `emit`; its split
+ * by origin said in `byOrigin` (and the test `cut`).
+ */
+function mergeTestLines(
+  id: string,
+  sources: readonly Extract<MergeSource, { kind: 'test' }>[],
+  run: { offsets: ReadonlyMap<string, number>; cut: Set<string>; byOrigin: RunError[]; confidence: Confidence },
+  emit: FactsSink,
+): MergedTest {
+  const { offsets, cut, byOrigin, confidence } = run
+  // The lines are fresh from linesOf and this merge's own: labelled and numbered in place, not copied
+  // (a copy per line and step was most of a merge's garbage).
+  const own = sources.flatMap(({ dir, tests }) => tests.linesOf(id).map((line) => withOrigin(line, dir)))
+  const split = splitByOrigin(own, confidence)
+  if (split) {
+    const { project, file, name } = own[0] as TestFact
+    byOrigin.push({ project: project ?? '', file, error: `${name}: ${split.message}` })
+    cut.add(id)
+  }
+  // Fast executions first, as one run orders them: their positions are the rounds (stable sort keeps
+  // folder order). Skipped ones (a JUnit <skipped/>, an ignored or todo test) last: kept in facts,
+  // never counted, so the counted ones' trials are their rounds.
+  // Rounds of the attempts (a JUnit rerun is an attempt of its run's round), read before the lines are renumbered in place.
+  const fast = own.filter((l) => l.outcome !== 'skipped' && (l.mode === 'fast' || l.mode === 'single'))
+  const roundOf = (l: TestFact) => (offsets.get(l.origin ?? '') ?? 0) + l.trial
+  const attempts = fast.some((l) => l.attempt !== undefined)
+    ? { failed: [...new Set(fast.filter((l) => l.outcome === 'failed').map(roundOf))].sort((a, b) => a - b), rounds: new Set(fast.map(roundOf)).size }
+    : undefined
+  const ordered = inMergedOrder(own).map(renumber)
+  const counted = ordered.filter((line) => line.outcome !== 'skipped')
+  emit(ordered)
+  const first = counted[0]
+  if (first === undefined) return { test: undefined, split, attempts }
+  const test: ReportedTest = {
+    project: first.project ?? '',
+    file: first.file,
+    name: first.name,
+    evidence: {
+      id,
+      path: [],
+      order: first.order,
+      previousTest: first.previous_test,
+      worker: first.worker,
+      seed: first.seed,
+      repetitions: counted.map(toRepetition),
+      ...(cut.has(id) ? { cut: true as const } : {}),
+    },
+  }
+  return { test, split, attempts }
 }
 
 /**

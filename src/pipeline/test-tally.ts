@@ -82,6 +82,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
   )
   const candidates = tokens.candidates.filter(isMeaningfulWord)
   const messages = repetitions.some((r) => !r.ok && r.error)
+  const wordSets = meaningfulWords(words)
   return {
     id: test.evidence.id,
     project: test.project,
@@ -90,7 +91,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
     ...tally,
     token: candidates[0] ?? null,
     tokenCandidates: candidates,
-    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, words, facts[i]))),
+    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, wordSets, facts[i]))),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,
@@ -105,7 +106,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
  * console would otherwise rule out nothing and add dump words). `extra`: facts the caller knows of
  * this execution (its round's condition, the test before it, its worker).
  */
-function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, messages: boolean, words: (text: string) => readonly string[], extra: ExtraFacts = {}): TrialFacts {
+function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, messages: boolean, words: (text: string) => ReadonlySet<string>, extra: ExtraFacts = {}): TrialFacts {
   const text = messages ? (repetition.error ?? '') : `${repetition.error ?? ''}\n${repetition.stderr ?? ''}\n${repetition.stdout ?? ''}`
   return {
     failed: !repetition.ok,
@@ -116,6 +117,23 @@ function toTrialFacts(repetition: Repetition, previous: Repetition | undefined, 
       stderr_bytes: repetition.stderr?.length ?? 0,
       gap_ms: repetition.gapMs,
     },
-    words: new Set(words(text).filter(isMeaningfulWord)),
+    words: words(text),
+  }
+}
+
+/**
+ * The meaningful words of a text as a set, one set per distinct text: most executions of a test
+ * print the same (a passing one often nothing), and a set per execution was a merge's garbage. Shared
+ * sets are only read (TrialFacts.words is a ReadonlySet).
+ */
+function meaningfulWords(words: (text: string) => readonly string[]): (text: string) => ReadonlySet<string> {
+  const sets = new Map<string, ReadonlySet<string>>()
+  return (text) => {
+    let set = sets.get(text)
+    if (set === undefined) {
+      set = new Set(words(text).filter(isMeaningfulWord))
+      sets.set(text, set)
+    }
+    return set
   }
 }
