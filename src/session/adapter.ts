@@ -5,6 +5,7 @@
  * these; everything else is the session's (docs/architecture.md).
  */
 export * from './worker.js'
+export { escapeRegExp, type HintContext, type Hints, hintsFor } from '../core/hints.js'
 
 // The adapter interface and the session it feeds.
 export type { RunnerAdapter, RunOnce, RunOutcome } from './runner-adapter.js'
