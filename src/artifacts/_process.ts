@@ -1,15 +1,22 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startOfStat } from '../core/cpu-load.js'
+import { startOfStat, stateOfStat } from '../core/cpu-load.js'
 
-/** Whether a process with this pid exists now (EPERM: it does, another user's). */
-export function isProcessAlive(pid: number): boolean {
+/**
+ * Whether a process with this pid is alive now (EPERM: it is, another user's). A zombie is not: it
+ * has ended and waits only for its parent to collect its status. A Jest or Playwright worker that
+ * died stays one until its runner reaps it, which on a busy machine may come after the run's end
+ * asks (src/session/test-session.ts, a run that "stopped"): counted alive, the repetition it cut
+ * short would be "stopped", not the crash it was; a lock or run marker of an ended run, held.
+ */
+export function isProcessAlive(pid: number, proc = '/proc'): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+  const stat = readStat(pid, proc)
+  return stat === undefined || !ended(stateOfStat(stat))
 }
 
 /**
@@ -18,9 +25,20 @@ export function isProcessAlive(pid: number): boolean {
  * an earlier one given the same pid.
  */
 export function processStart(pid: number, proc = '/proc'): string | undefined {
+  const stat = readStat(pid, proc)
+  return stat === undefined ? undefined : startOfStat(stat)
+}
+
+/** `/proc/<pid>/stat`, or undefined where there is none (macOS, Windows, the process gone). */
+function readStat(pid: number, proc: string): string | undefined {
   try {
-    return startOfStat(readFileSync(join(proc, String(pid), 'stat'), 'utf8'))
+    return readFileSync(join(proc, String(pid), 'stat'), 'utf8')
   } catch {
     return undefined
   }
+}
+
+/** Z (zombie) and X (dead, Linux's state while it is being removed): ended; anything else, or no /proc, alive. */
+function ended(state: string | undefined): boolean {
+  return state === 'Z' || state === 'X'
 }

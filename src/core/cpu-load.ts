@@ -117,6 +117,12 @@ export function parentOfStat(text: string): number | undefined {
   return end >= 0 && Number.isInteger(ppid) ? ppid : undefined
 }
 
+/** The state letter of a `/proc/<pid>/stat` (R running, S sleeping, Z zombie, …, the field after the name), or undefined when the text is not one. */
+export function stateOfStat(text: string): string | undefined {
+  const end = text.lastIndexOf(')')
+  return end >= 0 ? text.slice(end + 1).trim().split(/\s+/)[0] : undefined
+}
+
 /**
  * When the process started, in clock ticks since boot (`starttime`, the 22nd field of a
  * `/proc/<pid>/stat`), as written there; undefined when the text is not one. Two processes that

@@ -12,6 +12,7 @@ import {
   loadPerCpu,
   parseCgroupMembership,
   parentOfStat,
+  stateOfStat,
   parseCgroupMounts,
   parseChildren,
   processTree,
@@ -234,6 +235,15 @@ describe('where the load is counted', () => {
     ['nonsense', undefined],
   ])('the parent in %j: %s', (text, ppid) => {
     expect(parentOfStat(text)).toBe(ppid)
+  })
+
+  it.each([
+    ['1234 (node) R 1 1234', 'R'],
+    // A zombie's name may hold spaces and parentheses too: the state follows the last ')'.
+    ['99 (a (b) c) Z 42 99 0', 'Z'],
+    ['nonsense', undefined],
+  ])('the state in %j: %s', (text, state) => {
+    expect(stateOfStat(text)).toBe(state)
   })
 
   it.each([
