@@ -5,8 +5,8 @@
 // (issue 23: 200 seeded trials per row, confidence 0.95). Nothing is timed: costs are set, not
 // measured, so the figures are the same on any machine. Run after `npm run build`:
 //   node bench/bisect-calibration.mjs [--trials 200] [--seed 2026] [--smoke] [--write docs/bisect.md]
-// --smoke: 5 trials of the first row (every table and column, at a second's cost). --write: replaces the table between the
-// markers in that file.
+// --smoke: 5 trials of the first row (every table and column, in a second). --write: replaces the
+// table between the markers in that file.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { BATCH_EFFICIENCY } from '../dist/src/core/bisect-policy.js'
