@@ -137,6 +137,18 @@ export function vitestProject(dir, { files = 20, tests = 10, source, config = ''
   return dir
 }
 
+/**
+ * A copy of bench/jest-project in `dir` (10 files × 10 trivial tests; BENCH_JEST_FILES of them, one
+ * in smoke mode) with flakeproof installed (installInto). Returns its bin.
+ */
+export function jestProject(dir, files = size('BENCH_JEST_FILES', 10, 1)) {
+  const source = join(ROOT, 'bench/jest-project')
+  mkdirSync(join(dir, 'tests'), { recursive: true })
+  for (const name of ['jest.config.js', 'package.json']) copyFileSync(join(source, name), join(dir, name))
+  for (const name of readdirSync(join(source, 'tests')).sort().slice(0, files)) copyFileSync(join(source, 'tests', name), join(dir, 'tests', name))
+  return installInto(dir)
+}
+
 /** The bin of the flakeproof installed in `dir` (installInto). */
 export function binOf(dir) {
   return join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')

@@ -5,15 +5,15 @@
 // (issue 23: 200 seeded trials per row, confidence 0.95). Nothing is timed: costs are set, not
 // measured, so the figures are the same on any machine. Run after `npm run build`:
 //   node bench/bisect-calibration.mjs [--trials 200] [--seed 2026] [--smoke] [--write docs/bisect.md]
-// --smoke: 20 trials of the first two rows (seconds). --write: replaces the table between the
-// markers in that file.
+// --smoke: 5 trials of the first row (every table and column, in a second). --write: replaces the
+// table between the markers in that file.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { BATCH_EFFICIENCY } from '../dist/src/core/bisect-policy.js'
 import { calibrate } from '../dist/src/core/bisect-simulation.js'
 
 const { values } = parseArgs({ options: { trials: { type: 'string', default: '200' }, seed: { type: 'string', default: '2026' }, smoke: { type: 'boolean', default: false }, write: { type: 'string' } } })
-const trials = values.smoke ? 20 : Number(values.trials)
+const trials = values.smoke ? 5 : Number(values.trials)
 const seed = Number(values.seed)
 const confidence = 0.95
 
@@ -32,7 +32,7 @@ const START = 100
 const CMD = { startMs: 1, repetitionMs: 0, processPerExecution: true }
 const BATCHES = { startMs: START, repetitionMs: 1, processPerExecution: false }
 
-const rows = (values.smoke ? SCENARIOS.slice(0, 2) : SCENARIOS).map((scenario) => {
+const rows = (values.smoke ? SCENARIOS.slice(0, 1) : SCENARIOS).map((scenario) => {
   const run = (costs, extra = {}) => calibrate(scenario, { confidence, maxExecutions: 100_000, costs, ...extra }, trials, seed)
   const row = { scenario, cmd: run(CMD), executions: run(BATCHES), time: run(BATCHES, { batchEfficiency: 0 }), prior: run(CMD, { priorAtBad: 100 }) }
   process.stderr.write(`${scenario.commits} commits ${scenario.before} → ${scenario.after}: done\n`)

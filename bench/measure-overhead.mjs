@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { BIN, median, printRatio, scratch, size, wallMs } from './_harness.mjs'
 
-const TRIALS = size('BENCH_TRIALS', 200, 5)
+const TRIALS = size('BENCH_TRIALS', 200, 2)
 const ROUNDS = size('BENCH_ROUNDS', 3, 1)
 const COMMAND = process.env.BENCH_COMMAND ?? 'sleep 0.02'
 const dir = scratch('measure')

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BIN, paired, printRatio, ROOT, scratch, size, spread, wallMs } from './_harness.mjs'
 
-const PAIRS = size('BENCH_PAIRS', 30, 2)
+const PAIRS = size('BENCH_PAIRS', 30, 1)
 const dir = scratch('startup')
 const command = [BIN, 'plan', '--rate', '0.2']
 

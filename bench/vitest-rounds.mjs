@@ -9,7 +9,7 @@ import { binOf, paired, printRatio, scratch, size, spread, VITEST, vitestProject
 
 const K = size('BENCH_K', 10, 2)
 const PAIRS = size('BENCH_PAIRS', 3, 1)
-const project = vitestProject(join(scratch('rounds'), 'project'), { files: size('BENCH_FILES', 20, 2), tests: 10 })
+const project = vitestProject(join(scratch('rounds'), 'project'), { files: size('BENCH_FILES', 20, 1), tests: 10 })
 
 function processes(extra) {
   let total = 0
