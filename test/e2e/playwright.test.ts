@@ -261,13 +261,12 @@ describe.concurrent('flakeproof playwright --flaky-rounds with --flaky-divergenc
 
   it('fits --flaky-budget: three timed calibration copies, then as many copies as the budget holds', async () => {
     const out = tempDir()
-    // One project: the budget is the same arithmetic for every test, and each copy of each project is a worker (5 here, not 10).
-    const result = await flakeproofPlaywright(['--flaky-budget', '1ms', '--project=desktop', 'tests/checkout.spec.js', '--flaky-out', out, '--flaky-out-anywhere'])
+    const result = await flakeproofPlaywright(['--flaky-budget', '1ms', 'tests/checkout.spec.js', '--flaky-out', out, '--flaky-out-anywhere'])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('timing 3 runs of the selection first')
-    // One test, far over 1 ms: round(1 ms / one run) = 0, raised to the floor of 2 (src/core/time-budget.ts).
+    // Two tests (one per project), each far over 1 ms: round(1 ms / one run) = 0, raised to the floor of 2 (src/core/time-budget.ts).
     expect(result.stderr).toContain('so the budget forces fewer: repeating 2 times')
-    expect(countsIn(out)).toEqual({ '[desktop] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'] })
+    expect(countsIn(out)).toEqual({ '[desktop] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'], '[mobile] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'] })
   }, RUN_TIMEOUT)
 
   it('refuses --flaky-observe with why, and flags Playwright sets itself', async () => {
