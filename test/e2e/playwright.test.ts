@@ -265,6 +265,7 @@ describe.concurrent('flakeproof playwright --flaky-rounds with --flaky-divergenc
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('timing 3 runs of the selection first')
     // Two tests (one per project), each far over 1 ms: round(1 ms / one run) = 0, raised to the floor of 2 (src/core/time-budget.ts).
+    // Both projects, not one: a single test gets at least 100 copies (BUDGET_MIN_REPEAT), 100 Playwright workers.
     expect(result.stderr).toContain('so the budget forces fewer: repeating 2 times')
     expect(countsIn(out)).toEqual({ '[desktop] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'], '[mobile] tests/checkout.spec.js > cart > adds an item': [2, 0, 'stable'] })
   }, RUN_TIMEOUT)
