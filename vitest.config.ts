@@ -17,10 +17,12 @@ const ALONE = ['test/e2e/vitest-observe-proof.test.ts', 'test/e2e/vitest-budget.
 
 /**
  * Test files at once. Vitest's default on a 2-core machine is one, but an e2e file mostly waits on
- * the CLI, Vitest or Jest it starts (their start-up, gapped repetitions, npm), so a third file keeps
- * both cores busy. FLAKEPROOF_TEST_WORKERS=1 runs the files one after another.
+ * the CLI, Vitest or Jest it starts (their start-up, gapped repetitions, npm). Measured with each
+ * file's CPU (.ci/run): three files at once kept 1.57 of the 2 cores busy on average (1 529 s of CPU
+ * in 971 s), many files waiting far longer than they compute (attribution 121 s for 19 s of CPU), so
+ * a fourth file fills the rest. FLAKEPROOF_TEST_WORKERS=1 runs the files one after another.
  */
-const WORKERS = Number(process.env.FLAKEPROOF_TEST_WORKERS ?? Math.max(3, availableParallelism()))
+const WORKERS = Number(process.env.FLAKEPROOF_TEST_WORKERS ?? Math.max(4, availableParallelism() * 2))
 
 export default defineConfig({
   test: {

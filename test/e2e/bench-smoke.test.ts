@@ -5,11 +5,6 @@ import { describe, expect, it } from 'vitest'
 import { BENCHES, CALIBRATIONS, closingLines, HELPERS, RATIO_LINE } from '../../bench/benches.mjs'
 import { type CliResult, ROOT, settle } from '../utils.js'
 
-/**
- * Every bench script in smoke mode (tiny sizes), so one that no longer runs, or no longer prints a
- * ratio it names, fails here instead of on the day its figures are wanted. The figures themselves
- * are not checked: timing belongs to the full benches on an idle machine (`npm run bench`).
- */
 /** The benches bench/all.mjs is tried on: their own checks below read its run instead of starting them again. */
 const THROUGH_ALL = ['measure-overhead.mjs', 'ingest-memory.mjs']
 let allRun: Promise<CliResult> | undefined
@@ -29,6 +24,11 @@ async function smokeRun(script: string): Promise<CliResult> {
   return { ...all, stdout: all.stdout.slice(from, to < 0 ? undefined : to) }
 }
 
+/**
+ * Every bench script in smoke mode (tiny sizes), so one that no longer runs, or no longer prints a
+ * ratio it names, fails here instead of on the day its figures are wanted. The figures themselves
+ * are not checked: timing belongs to the full benches on an idle machine (`npm run bench`).
+ */
 // Each bench works in scratch folders of its own, and its figures are not judged here: they run at once.
 describe.concurrent('the benches run (smoke mode) and print their ratios', () => {
   it('lists every bench script of bench/ (a new one is smoke-tested too)', () => {
