@@ -30,12 +30,14 @@ describe('isProcessAlive', () => {
   })
 
   it.runIf(existsSync('/proc/self/stat'))('a real zombie: a child of a shell that never collects it', async () => {
-    // `sh` starts `true` in the background and becomes `sleep` (exec), which never waits: `true` ends a
-    // zombie, and stays one until `sleep` ends and init collects it.
-    const shell = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    // `sh` starts a child in the background and becomes `sleep` (exec), which never waits. The child
+    // ends only once its parent is `sleep` (a child that ended before the exec, sh could reap: 35 of
+    // 200 tries did): it ends a zombie, and stays one until `sleep` ends and init collects it.
+    const script = 'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do :; done) & echo $!; exec sleep 30'
+    const shell = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] })
     try {
       const pid = Number((await new Promise<Buffer>((resolve) => shell.stdout.once('data', resolve))).toString().trim())
-      // The shell printed the pid when `true` started: wait (without a time limit of our own) until it has ended.
+      // The shell printed the pid when the child started: wait (without a time limit of our own) until it has ended.
       while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
       expect(() => process.kill(pid, 0)).not.toThrow()
       expect(isProcessAlive(pid)).toBe(false)
