@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
+import { fieldsOfStat } from '../src/core/cpu-load.js'
 import { removeTempDirs } from './utils.js'
 
 // Runs in every test file (vitest.config.ts `setupFiles`): the folders of `tempDir` go when the
@@ -27,8 +28,6 @@ if (durationsFile !== undefined && process.platform === 'linux') {
 
 /** utime + stime + cutime + cstime of this process, in clock ticks (proc(5): fields 14–17). */
 function cpuTicks(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8')
-  // The command name (field 2) may hold spaces and parentheses: the fields after it follow its last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = fieldsOfStat(readFileSync('/proc/self/stat', 'utf8')) ?? []
   return fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0)
 }

@@ -102,8 +102,18 @@ export function runnableOfLoadavg(text: string): number | undefined {
 }
 
 /**
- * Whether a task is ready to run, from its `/proc/<tid>/stat`: the state is the first field after
- * the command name, which is in parentheses and may itself hold spaces and parentheses.
+ * The fields of a `/proc/<pid>/stat` after the command name, the state first (proc(5): fields 3 on),
+ * or undefined when the text is not one. The name is in parentheses and may itself hold spaces and
+ * parentheses: the fields follow its last ')'.
+ */
+export function fieldsOfStat(text: string): string[] | undefined {
+  const end = text.lastIndexOf(')')
+  return end >= 0 ? text.slice(end + 1).trim().split(/\s+/) : undefined
+}
+
+/**
+ * Whether a task is ready to run, from its `/proc/<tid>/stat`: its state is R. Read without
+ * fieldsOfStat's split: the load sampler asks it of every task of the run at each sample.
  */
 export function isRunnableStat(text: string): boolean {
   const end = text.lastIndexOf(')')
@@ -112,15 +122,13 @@ export function isRunnableStat(text: string): boolean {
 
 /** The parent's pid in a `/proc/<pid>/stat` (the field after the state), or undefined when the text is not one. */
 export function parentOfStat(text: string): number | undefined {
-  const end = text.lastIndexOf(')')
-  const ppid = Number(text.slice(end + 1).trim().split(/\s+/)[1])
-  return end >= 0 && Number.isInteger(ppid) ? ppid : undefined
+  const ppid = Number(fieldsOfStat(text)?.[1])
+  return Number.isInteger(ppid) ? ppid : undefined
 }
 
-/** The state letter of a `/proc/<pid>/stat` (R running, S sleeping, Z zombie, …, the field after the name), or undefined when the text is not one. */
+/** The state letter of a `/proc/<pid>/stat` (R running, S sleeping, Z zombie, …), or undefined when the text is not one. */
 export function stateOfStat(text: string): string | undefined {
-  const end = text.lastIndexOf(')')
-  return end >= 0 ? text.slice(end + 1).trim().split(/\s+/)[0] : undefined
+  return fieldsOfStat(text)?.[0]
 }
 
 /**
@@ -130,9 +138,8 @@ export function stateOfStat(text: string): string | undefined {
  * differ in it.
  */
 export function startOfStat(text: string): string | undefined {
-  const end = text.lastIndexOf(')')
-  const start = text.slice(end + 1).trim().split(/\s+/)[19]
-  return end >= 0 && start !== undefined && /^\d+$/.test(start) ? start : undefined
+  const start = fieldsOfStat(text)?.[19]
+  return start !== undefined && /^\d+$/.test(start) ? start : undefined
 }
 
 /**
