@@ -6,16 +6,21 @@ import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
 import { ROOT, tempDir, VITEST_FIXTURE } from './utils.js'
 
+const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+/** The Playwright that drives Debian's Chromium in browser mode: the repository's own. */
+const PLAYWRIGHT = `playwright@${devDependencies.playwright}`
+
 /**
  * The Vitest versions a user may run flakeproof on, each with the Vite it installs with and the Node
- * it runs on (Vitest 5 needs Node >= 22.12: the test installs Node 24 from the npm registry).
- * The README's matrix lists these same versions.
+ * it runs on (Vitest 5 needs Node >= 22.12: the test installs Node 24 from the npm registry), and
+ * browser mode's packages where they install here: 3.2 ships the provider in `@vitest/browser`, 4.1
+ * and 5 in `@vitest/browser-playwright`. The README's matrix lists these same versions.
  */
 export const CONSUMER_MATRIX: readonly ConsumerVersion[] = [
-  { vitest: '3.2.7', vite: '7.3.8' },
+  { vitest: '3.2.7', vite: '7.3.8', browser: ['@vitest/browser@3.2.7', PLAYWRIGHT] },
   { vitest: '4.0.18', vite: '7.3.8' },
-  { vitest: '4.1.12', vite: '8.3.8' },
-  { vitest: '5.1.2', vite: '8.3.8', node: '24.22.3' },
+  { vitest: '4.1.12', vite: '8.3.8', browser: ['@vitest/browser-playwright@4.1.12', PLAYWRIGHT] },
+  { vitest: '5.1.2', vite: '8.3.8', node: '24.22.3', browser: ['@vitest/browser-playwright@5.1.2', PLAYWRIGHT] },
 ]
 
 export interface ConsumerVersion {
@@ -23,6 +28,8 @@ export interface ConsumerVersion {
   vite: string
   /** A Node version to install and run the project on; the one running the tests when absent. */
   node?: string
+  /** Browser mode's packages (`name@version`), installed in the same project: a user with browser mode has both. */
+  browser?: readonly string[]
 }
 
 export interface Consumer {
@@ -87,17 +94,16 @@ export async function installFlakeproof(dir: string, packed: string, fresh: bool
 }
 
 /**
- * A fresh project with this Vitest, its Vite and the packed flakeproof, as a user installs them,
- * plus `extra` packages (`name@version`: browser mode's provider). Vitest, Vite and the extras are
- * installed once per repository folder and set of versions (the key), then kept; flakeproof is
- * installed from the new tarball whenever it changes (installFlakeproof). Output folders are emptied.
+ * A fresh project with this Vitest, its Vite, browser mode's packages if any and the packed
+ * flakeproof, as a user installs them. They are installed once per repository folder and set of
+ * versions (the key), then kept; flakeproof is installed from the new tarball whenever it changes
+ * (installFlakeproof). Output folders are emptied.
  */
-export async function prepareConsumer(version: ConsumerVersion, extra: readonly string[] = []): Promise<Consumer> {
+export async function prepareConsumer(version: ConsumerVersion): Promise<Consumer> {
   const [node, packed] = await Promise.all([version.node ? installNode(version.node) : process.execPath, packTarball()])
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
-  // Without extras, the key (and so the folder) is what it was before extras existed: installs are kept.
-  const key = hash(extra.length === 0 ? [ROOT, version.vitest, version.vite, dependencies] : [ROOT, version.vitest, version.vite, dependencies, extra])
-  const dir = join(CACHE, `vitest-${version.vitest}${extra.length === 0 ? '' : '-browser'}-${key}`)
+  const extra = version.browser ?? []
+  const dir = join(CACHE, `vitest-${version.vitest}-${hash([ROOT, version.vitest, version.vite, dependencies, extra])}`)
   const kept = existsSync(join(dir, 'node_modules/vitest/package.json'))
   if (!kept) {
     await installAtomically(dir, async (staging) => {

@@ -12,15 +12,13 @@ export type ModuleKind = 'cjs' | 'esm'
 /**
  * A fresh project with this Jest and the packed flakeproof, as a user installs them, its config
  * naming `flakeproof/jest/reporter` and `flakeproof/jest/runner` by package name, and the projects
- * fixture (test/fixtures/jest-projects) in `projects/`, the CI fixture (test/fixtures/jest-ci) in `ci/`, the short endings' (jest-truth, jest-crash) in `truth/` and `crash/`. Jest is installed
- * once per repository folder, version and module kind (cache `jest-<version>-<kind>-<key>`, apart from
- * the Vitest consumers), then kept; flakeproof is installed from the new tarball whenever it changes.
+ * fixture (test/fixtures/jest-projects) in `projects/`, the CI fixture (test/fixtures/jest-ci) in `ci/`,
+ * the short endings' (jest-truth, jest-crash) in `truth/` and `crash/`: a project of its own per version
+ * and module kind (`jest-<version>-<kind>-<key>`, apart from the Vitest consumers), its node_modules
+ * this Jest's one install (below). Output folders are emptied.
  */
 export async function prepareJestConsumer(version: string, kind: ModuleKind): Promise<string> {
-  const packed = await packTarball()
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
-  const dir = join(CACHE, `jest-${version}-${kind}-${hash([ROOT, version, kind, dependencies])}`)
-  await install(dir, packed, kind === 'esm' ? 'module' : 'commonjs', [`jest@${version}`])
+  const dir = await project(version, kind, kind === 'esm' ? 'module' : 'commonjs')
   for (const out of ['tests', '.flakeproof', 'wrapped', 'projects', 'ci', 'truth', 'crash']) rmSync(join(dir, out), { recursive: true, force: true })
   const fixture = join(ROOT, 'test/fixtures/jest-flaky')
   cpSync(join(fixture, 'tests'), join(dir, 'tests'), { recursive: true })
@@ -50,19 +48,13 @@ export async function prepareJestConsumer(version: string, kind: ModuleKind): Pr
   return dir
 }
 
-/** The transforms and environment the transforms fixture needs, at versions that support Jest 29 and 30 alike. */
-const TRANSFORMS = ['ts-jest@29.4.15', 'typescript@5.9.3', '@babel/preset-env@7.29.14', '@swc/jest@0.2.39', '@swc/core@1.16.22']
-
 /**
  * A fresh CommonJS project with this Jest, its jest-environment-jsdom, ts-jest, babel-jest's preset,
- * @swc/jest and the packed flakeproof, and the transforms fixture (test/fixtures/jest-transforms):
- * a folder of its own (`jest-<version>-transforms-<key>`), so the other consumers' installs are kept.
+ * @swc/jest and the packed flakeproof, and the transforms fixture (test/fixtures/jest-transforms) in
+ * a folder of its own (`jest-<version>-transforms-<key>`).
  */
 export async function prepareJestTransformsConsumer(version: string): Promise<string> {
-  const packed = await packTarball()
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
-  const dir = join(CACHE, `jest-${version}-transforms-${hash([ROOT, version, dependencies, TRANSFORMS])}`)
-  await install(dir, packed, 'commonjs', [`jest@${version}`, `jest-environment-jsdom@${version}`, ...TRANSFORMS])
+  const dir = await project(version, 'transforms', 'commonjs')
   const fixture = join(ROOT, 'test/fixtures/jest-transforms')
   for (const part of ['ts', 'babel', 'swc', '.flakeproof']) rmSync(join(dir, part), { recursive: true, force: true })
   for (const part of ['ts', 'babel', 'swc', 'jest.config.js']) cpSync(join(fixture, part), join(dir, part), { recursive: true })
@@ -71,18 +63,64 @@ export async function prepareJestTransformsConsumer(version: string): Promise<st
 
 // --- internal ---
 
-/** `packages` and the packed flakeproof in `dir`, installed once then kept; flakeproof reinstalled from the new tarball every time. */
-async function install(dir: string, packed: string, type: 'module' | 'commonjs', packages: readonly string[]): Promise<void> {
-  const kept = existsSync(join(dir, 'node_modules/jest/package.json'))
-  if (!kept) {
+/**
+ * What every Jest project here installs beside Jest: its jsdom environment and the transforms the
+ * transforms fixture needs, at versions that support Jest 29 and 30 alike.
+ */
+const PACKAGES = (version: string) => [`jest@${version}`, `jest-environment-jsdom@${version}`, 'ts-jest@29.4.15', 'typescript@5.9.3', '@babel/preset-env@7.29.14', '@swc/jest@0.2.39', '@swc/core@1.16.22']
+
+/** The key of this Jest's install and of the projects made from it: the repository folder, the packages, flakeproof's dependencies. */
+function keyOf(version: string): string {
+  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
+  return hash([ROOT, PACKAGES(version), dependencies])
+}
+
+/**
+ * A project of this Jest (`jest-<version>-<name>-<key>`) with its own package.json of `type`: its
+ * node_modules hard links to the files of the version's one install (`installed`), made once and
+ * then kept, as npm would have laid them out (npm installs the same tree whatever the `type`), so
+ * three projects cost one npm install. flakeproof is unpacked afresh into each project
+ * (installFlakeproof), never written through a link into the install's files.
+ */
+async function project(version: string, name: string, type: 'module' | 'commonjs'): Promise<string> {
+  const [packed, install] = await Promise.all([packTarball(), installed(version)])
+  const dir = join(CACHE, `jest-${version}-${name}-${keyOf(version)}`)
+  if (!existsSync(join(dir, 'node_modules/jest/package.json'))) {
     await installAtomically(dir, async (staging) => {
-      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }))
-      cpSync(packed, join(staging, 'flakeproof.tgz'))
-      await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging })
+      await run('cp', ['-al', join(install, 'node_modules'), join(staging, 'node_modules')])
     })
   }
-  // A kept project gets the new tarball unpacked over its flakeproof, without npm resolving its tree again.
-  await installFlakeproof(dir, packed, !kept)
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }))
+  await installFlakeproof(dir, packed, false)
+  return dir
+}
+
+/** Each version's install, once per test file (the only file that installs Jest projects). */
+const installs = new Map<string, Promise<string>>()
+
+/**
+ * Jest and PACKAGES (`jest-<version>-<key>`) with the packed flakeproof (for its dependencies: the
+ * key covers them), installed once then kept. No test runs here: each project unpacks flakeproof's
+ * newest tarball over its own copy.
+ */
+function installed(version: string): Promise<string> {
+  let install = installs.get(version)
+  if (!install) {
+    install = (async () => {
+      const packed = await packTarball()
+      const dir = join(CACHE, `jest-${version}-${keyOf(version)}`)
+      if (!existsSync(join(dir, 'node_modules/jest/package.json'))) {
+        await installAtomically(dir, async (staging) => {
+          writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }))
+          cpSync(packed, join(staging, 'flakeproof.tgz'))
+          await run('npm', [...NPM_INSTALL, '-D', '-E', ...PACKAGES(version), './flakeproof.tgz'], { cwd: staging })
+        })
+      }
+      return dir
+    })()
+    installs.set(version, install)
+  }
+  return install
 }
 
 /** The fixture's CommonJS tests as ES modules: `require` becomes `import`, with `jest` from @jest/globals. */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { type Consumer, CONSUMER_MATRIX, type ConsumerVersion, copyFixture, prepareConsumer } from '../consumers.js'
-import { type CliResult, readArtifact, ROOT, runNodeIn } from '../utils.js'
+import { type CliResult, readArtifact, runNodeIn } from '../utils.js'
 
 /**
  * The "Done when" of the Vitest adapter, as a user meets it: a fresh project that installs the
@@ -16,25 +16,24 @@ const INSTALL_TIMEOUT = 600_000
 
 /**
  * The unit of the tests' time limits (twice it for three Vitest runs, three times for six or for
- * Chromium): the seven projects below run at once, so each test shares the machine with six others.
+ * Chromium): the seven rows below run at once, so each test shares the machine with six others.
  */
 const SLOW = 160_000
 
-/** Each project (a version, with browser mode's `packages` or without), installed once: every install starts in the first beforeAll. */
+/** Each version's project (browser mode's packages with it), installed once for its row and its browser row: every install starts in the first beforeAll. */
 const installs = new Map<string, Promise<Consumer>>()
-function ready(version: ConsumerVersion, packages: readonly string[] = []): Promise<Consumer> {
-  const key = [version.vitest, ...packages].join(' ')
-  let install = installs.get(key)
+function ready(version: ConsumerVersion): Promise<Consumer> {
+  let install = installs.get(version.vitest)
   if (!install) {
-    install = prepareConsumer(version, packages)
+    install = prepareConsumer(version)
     install.catch(() => {}) // reported by the row's own beforeAll
-    installs.set(key, install)
+    installs.set(version.vitest, install)
   }
   return install
 }
 
 beforeAll(async () => {
-  await Promise.allSettled([...CONSUMER_MATRIX.map((version) => ready(version)), ...BROWSER_ROWS.map((row) => ready(row.version, row.packages))])
+  await Promise.allSettled(CONSUMER_MATRIX.map((version) => ready(version)))
 }, INSTALL_TIMEOUT)
 
 /**
@@ -168,17 +167,17 @@ describe.concurrent.each(rows)('a fresh project with the packed flakeproof and v
 })
 
 /**
- * Browser mode (test/fixtures/vitest-browser, the machine's Chromium) in a fresh project on each
- * Vitest whose browser packages install here: 3.2 spells the provider `'playwright'` and ships it
- * in `@vitest/browser`; 4 and 5 take `playwright()` from `@vitest/browser-playwright`.
+ * Browser mode (test/fixtures/vitest-browser, the machine's Chromium) in the fresh project of each
+ * Vitest whose browser packages install here (CONSUMER_MATRIX `browser`), in a folder of its own
+ * beside that version's row: 3.2 spells the provider `'playwright'`; 4 and 5 take `playwright()`
+ * from `@vitest/browser-playwright`.
  */
-const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
-const PLAYWRIGHT = `playwright@${devDependencies.playwright}`
-const BROWSER_ROWS = [
-  { vitest: '3.2.7', packages: ['@vitest/browser@3.2.7', PLAYWRIGHT], plugin: 'vitest.v3.config.ts', plain: 'vitest.v3.config.ts' },
-  { vitest: '4.1.12', packages: ['@vitest/browser-playwright@4.1.12', PLAYWRIGHT], plugin: 'vitest.config.ts', plain: 'vitest.plain.config.ts' },
-  { vitest: '5.1.2', packages: ['@vitest/browser-playwright@5.1.2', PLAYWRIGHT], plugin: 'vitest.config.ts', plain: 'vitest.plain.config.ts' },
-].map((row) => ({ ...row, version: CONSUMER_MATRIX.find((v) => v.vitest === row.vitest) as ConsumerVersion }))
+const BROWSER_ROWS = CONSUMER_MATRIX.filter((version) => version.browser !== undefined).map((version) => ({
+  version,
+  vitest: version.vitest,
+  packages: version.browser,
+  ...(version.vitest.startsWith('3.') ? { plugin: 'vitest.v3.config.ts', plain: 'vitest.v3.config.ts' } : { plugin: 'vitest.config.ts', plain: 'vitest.plain.config.ts' }),
+}))
 
 /** 12 repetitions of each test of the browser fixture: calls 3, 6, 9, 12 of the click handler fail. */
 const BROWSER_MEASURED = {
@@ -187,10 +186,10 @@ const BROWSER_MEASURED = {
   '[chromium] tests/counter-button.test.ts > matches its snapshot': [12, 0, 'stable'],
 }
 
-describe.concurrent.each(BROWSER_ROWS)('browser mode in a fresh project with vitest $vitest and $packages', ({ version, packages, plugin, plain }) => {
+describe.concurrent.each(BROWSER_ROWS)('browser mode in a fresh project with vitest $vitest and $packages', ({ version, plugin, plain }) => {
   let consumer: Consumer
   beforeAll(async () => {
-    consumer = await ready(version, packages)
+    consumer = await ready(version)
   }, INSTALL_TIMEOUT)
 
   it.sequential('measures exact counts in Chromium through the plugin and through `flakeproof vitest`', async () => {
