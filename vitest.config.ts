@@ -20,7 +20,7 @@ const MOCKING = ['test/unit/run-trials.test.ts']
  * Files whose assertions depend on how fast the machine is (a 100 ms test timeout, a time budget,
  * signals sent as output appears): they run after the others, one at a time, on a quiet machine.
  */
-const ALONE = ['test/e2e/vitest-observe-proof.test.ts', 'test/e2e/vitest-budget.test.ts', 'test/e2e/interruption.test.ts']
+const ALONE = ['test/e2e/vitest-observe.test.ts', 'test/e2e/vitest-budget.test.ts', 'test/e2e/interruption.test.ts']
 
 /**
  * Test files at once. Vitest's default on a 2-core machine is one, but an e2e file mostly waits on

@@ -14,7 +14,7 @@ import { BIN, type CliResult, readArtifact, ROOT, runCli, runNodeIn, tempDir } f
  * Debian's Chromium on test/fixtures/playwright-pages (two projects, `retries: 2` in its config,
  * its own `list` reporter), every count known from the copy and attempt numbers (its README).
  * Each copy of --repeat-each runs in a worker of its own (and Playwright ends a worker at every
- * failure), so workers are what cost: one measured run of 6 copies is shared by every `it` that reads
+ * failure), so workers are what cost: one measured run of 4 copies is shared by every `it` that reads
  * it, the other runs are one project or file, and every describe runs at once (describe.concurrent:
  * no two write the same folder, and nothing here is timed), so the file costs about its measured run
  * and proofs, not the sum of its runs.
@@ -60,7 +60,7 @@ let measuring: Promise<CliResult> | undefined
 const measurement = (): Promise<CliResult> => {
   // Under GitHub Actions, as CI runs it: annotations at each test's line, and the step summary.
   const github = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: MEASURED.summary, GITHUB_WORKSPACE: ROOT }
-  measuring ??= flakeproofPlaywright(['--flaky-repeat', '6', '--workers=2', 'tests/cart.spec.js', '--flaky-out', MEASURED.out, '--flaky-out-anywhere'], { FLAKE_STATE: MEASURED.state, ...github })
+  measuring ??= flakeproofPlaywright(['--flaky-repeat', '4', '--workers=2', 'tests/cart.spec.js', '--flaky-out', MEASURED.out, '--flaky-out-anywhere'], { FLAKE_STATE: MEASURED.state, ...github })
   return measuring
 }
 const factsOf = (path: string) =>
@@ -69,7 +69,7 @@ const factsOf = (path: string) =>
     .split('\n')
     .map((line) => TestFactSchema.parse(JSON.parse(line)))
 
-describe.concurrent('npx flakeproof playwright --flaky-repeat 6 (two projects, retries in the config, the user’s reporter kept)', () => {
+describe.concurrent('npx flakeproof playwright --flaky-repeat 4 (two projects, retries in the config, the user’s reporter kept)', () => {
   const { out, state, summary } = MEASURED
   let measured: CliResult
 
@@ -78,23 +78,23 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 6 (two projects, r
   }, RUN_TIMEOUT)
 
   it('counts every copy exactly, each test apart per project', () => {
-    // Copies 1, 3 and 5 (0-based) render late: 3 of 6. The retry test fails every first attempt; mobile's worker exits every copy.
-    // Six copies, not more: every copy costs Playwright a worker and one more per failure (the file's
-    // largest cost), and six give `shows the total` three copies of each outcome.
+    // Copies 1 and 3 (0-based) render late: 2 of 4. The retry test fails every first attempt; mobile's worker exits every copy.
+    // Four copies, not more: every copy costs Playwright a worker and one more per failure (the file's
+    // largest cost), and four give `shows the total` two copies of each outcome.
     expect(countsIn(out)).toEqual({
-      [`[desktop] ${TOTAL}`]: [6, 3, 'flaky'],
-      [`[mobile] ${TOTAL}`]: [6, 3, 'flaky'],
-      '[desktop] tests/cart.spec.js > cart > adds an item': [6, 0, 'stable'],
-      '[mobile] tests/cart.spec.js > cart > adds an item': [6, 0, 'stable'],
-      '[desktop] tests/cart.spec.js > cart > passes on retry': [6, 6, 'broken'],
-      '[mobile] tests/cart.spec.js > cart > passes on retry': [6, 6, 'broken'],
-      '[desktop] tests/cart.spec.js > cart > keeps the browser': [6, 0, 'stable'],
-      '[mobile] tests/cart.spec.js > cart > keeps the browser': [6, 6, 'broken'],
+      [`[desktop] ${TOTAL}`]: [4, 2, 'flaky'],
+      [`[mobile] ${TOTAL}`]: [4, 2, 'flaky'],
+      '[desktop] tests/cart.spec.js > cart > adds an item': [4, 0, 'stable'],
+      '[mobile] tests/cart.spec.js > cart > adds an item': [4, 0, 'stable'],
+      '[desktop] tests/cart.spec.js > cart > passes on retry': [4, 4, 'broken'],
+      '[mobile] tests/cart.spec.js > cart > passes on retry': [4, 4, 'broken'],
+      '[desktop] tests/cart.spec.js > cart > keeps the browser': [4, 0, 'stable'],
+      '[mobile] tests/cart.spec.js > cart > keeps the browser': [4, 4, 'broken'],
     })
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
-    // Wilson 95% for 3/6 (z = 1.959964): centre (0.5 + z²/12) / (1 + z²/6) = 0.5, half-width
-    // z / (1 + z²/6) · √(0.25/6 + z²/144) = 1.194923 · 0.261426 = 0.312384 → [0.187616, 0.812384].
-    expect(rate.tests?.find((t) => t.id === `[desktop] ${TOTAL}`)?.ci_low).toBeCloseTo(0.187616, 5)
+    // Wilson 95% for 2/4 (z = 1.959964): centre (0.5 + z²/8) / (1 + z²/4) = 0.5, half-width
+    // z / (1 + z²/4) · √(0.25/4 + z²/64) = 0.999796 · 0.350033 = 0.349961 → [0.150039, 0.849961].
+    expect(rate.tests?.find((t) => t.id === `[desktop] ${TOTAL}`)?.ci_low).toBeCloseTo(0.150039, 5)
     expect(rate).toMatchObject({ complete: true, runner: { name: 'playwright', version: '1.65.1' } })
   })
 
@@ -109,32 +109,32 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 6 (two projects, r
       `warning file=${file},line=28,title=flakeproof%3A flaky test cart > shows the total`,
       `warning file=${file},line=28,title=flakeproof%3A flaky test cart > shows the total`,
     ])
-    // 3/6: Wilson 95% [18.8%, 81.2%] (above); 5 green runs required (0.5⁵ ≤ 0.05, below).
-    expect(annotations).toContainEqual(expect.stringContaining(`::[desktop] ${TOTAL} failed 3 of 6 times (rate 50.0%25, interval 18.8%25 – 81.2%25). A fix must pass 5 runs in a row.`))
+    // 2/4: Wilson 95% [15.0%, 85.0%] (above); 5 green runs required (0.5⁵ ≤ 0.05, below).
+    expect(annotations).toContainEqual(expect.stringContaining(`::[desktop] ${TOTAL} failed 2 of 4 times (rate 50.0%25, interval 15.0%25 – 85.0%25). A fix must pass 5 runs in a row.`))
     const text = readFileSync(summary, 'utf8')
-    expect(text).toContain('**2 flaky, 3 broken** of 8 tests, 6 rounds')
-    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 3 of 6 | 50.0% | 18.8% – 81.2% | flaky | 5 |`)
+    expect(text).toContain('**2 flaky, 3 broken** of 8 tests, 4 rounds')
+    expect(text).toContain(`| \`[mobile] ${TOTAL}\` | 2 of 4 | 50.0% | 15.0% – 85.0% | flaky | 5 |`)
   })
 
   it('turns the configured retries off while measuring: no test was retried', () => {
-    // `passes on retry` leaves a file when retried (retries: 2 in the config would have retried all 12 failures).
+    // `passes on retry` leaves a file when retried (retries: 2 in the config would have retried all 8 failures).
     expect(readdirSync(state)).toEqual([])
   })
 
   it('fails the run: a test that failed every copy is no flake to be advisory about', () => {
     expect(measured.code).toBe(1)
-    expect(measured.stderr).toContain(`FLAKY   3 of 6  [18.8%, 81.2%]   fix: 5 green runs`)
+    expect(measured.stderr).toContain(`FLAKY   2 of 4  [15.0%, 85.0%]   fix: 5 green runs`)
     expect(measured.stderr).toContain(`[mobile] ${TOTAL}`)
     // Playwright's own reporter printed its own lines too.
-    // 4 tests × 2 projects × 6 copies.
-    expect(measured.stdout).toContain('Running 48 tests using 2 workers')
+    // 4 tests × 2 projects × 4 copies.
+    expect(measured.stdout).toContain('Running 32 tests using 2 workers')
   })
 
   it('writes one fact per copy with Playwright’s error and where it was thrown; a worker that exited is the failure of the test it cut', () => {
     const facts = factsOf(join(out, 'facts.jsonl'))
-    expect(facts).toHaveLength(48)
+    expect(facts).toHaveLength(32)
     const total = facts.filter((f) => f.test_id === `[desktop] ${TOTAL}`)
-    expect(total.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual([2, 4, 6])
+    expect(total.filter((f) => f.outcome === 'failed').map((f) => f.trial)).toEqual([2, 4])
     expect(total[1]?.error).toContain('toHaveText')
     expect(total[1]?.error).toContain('at tests/cart.spec.js:31:42')
     // Every failure of the copies is the same way of failing: one signature, naming the test's own file.
@@ -152,7 +152,7 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 6 (two projects, r
 
   it('proves the fixed version and fails the unfixed one: the policy’s tests by exact title and project, their required times', async () => {
     const required = readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[`[desktop] ${TOTAL}`]?.green_runs_required
-    // 3/6, planned from the observed rate 0.5: 0.5⁵ = 0.031 ≤ 0.05 < 0.5⁴ = 0.0625.
+    // 2/4, planned from the observed rate 0.5: 0.5⁵ = 0.031 ≤ 0.05 < 0.5⁴ = 0.0625.
     expect(required).toBe(5)
     // Each proof in a copy of the measurement's folder, both at once: neither reads what the other writes.
     const [unfixedOut, fixedOut] = [tempDir(), tempDir()]
