@@ -23,11 +23,11 @@ const MOCKING = ['test/unit/run-trials.test.ts']
 const ALONE = ['test/e2e/vitest-observe.test.ts', 'test/e2e/vitest-budget.test.ts', 'test/e2e/interruption.test.ts']
 
 /**
- * Test files at once. Vitest's default on a 2-core machine is one, but an e2e file mostly waits on
- * the CLI, Vitest or Jest it starts (their start-up, gapped repetitions, npm). Measured with each
- * file's CPU (.ci/run): three files at once kept 1.57 of the 2 cores busy on average (1 529 s of CPU
- * in 971 s), many files waiting far longer than they compute (attribution 121 s for 19 s of CPU), so
- * a fourth file fills the rest. FLAKEPROOF_TEST_WORKERS=1 runs the files one after another.
+ * Test files at once. Vitest's default on a 2-core machine is one, but an e2e file waits on the
+ * CLI, Vitest, Jest or npm it starts (their start-up, gapped repetitions, installs). With four, both
+ * cores stay busy until the `alone` group (vmstat every 5 s from minute 11 of a fresh-clone
+ * `.ci/run` on: 0% idle until then), so a fifth would add load, not throughput.
+ * FLAKEPROOF_TEST_WORKERS=1 runs the files one after another.
  */
 const WORKERS = Number(process.env.FLAKEPROOF_TEST_WORKERS ?? Math.max(4, availableParallelism() * 2))
 
