@@ -48,7 +48,7 @@ export default defineConfig({
     // Each project names its files: `extends` would add the root's include to its own.
     projects: [
       // The unit files share their workers (`isolate: false`): a fresh process per file cost them 85 s of
-      // CPU against 52 s shared, for tests that start nothing and hold no state between files.
+      // CPU against 52 s shared, for files that keep no state between them.
       { extends: true, test: { name: 'unit', include: UNIT, exclude: [...EXCLUDE, ...MOCKING], isolate: false, maxWorkers: WORKERS } },
       { extends: true, test: { name: 'suite', include: [...E2E, ...MOCKING], exclude: [...EXCLUDE, ...ALONE], maxWorkers: WORKERS } },
       // maxWorkers 1: Vitest runs these after every other group, each file on its own.
