@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { isProcessAlive } from '../../src/artifacts/_process.js'
+import { stateOfStat } from '../../src/core/cpu-load.js'
 import { tempDir } from '../utils.js'
 
 /**
@@ -38,7 +39,7 @@ describe('isProcessAlive', () => {
     try {
       const pid = Number((await new Promise<Buffer>((resolve) => shell.stdout.once('data', resolve))).toString().trim())
       // The shell printed the pid when the child started: wait (without a time limit of our own) until it has ended.
-      while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
+      while (stateOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10))
       expect(() => process.kill(pid, 0)).not.toThrow()
       expect(isProcessAlive(pid)).toBe(false)
       expect(isProcessAlive(shell.pid as number)).toBe(true)
