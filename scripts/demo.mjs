@@ -32,7 +32,7 @@ function printHtmlReport(dir) {
 }
 
 if (!existsSync(bin) || newestMtime(join(root, 'src')) > statSync(bin).mtimeMs) {
-  console.log('building flakeproof (tsc)…')
+  console.log('building flakeproof (npm run build)…')
   const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
   if (build.status !== 0) process.exit(build.status ?? 1)
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../_zod.js'
 
 /** Schemas shared by the command-mode and test-mode artifacts. */
 

@@ -1,4 +1,4 @@
-import { compile, type z } from 'zod'
+import * as z from '../_zod.js'
 
 /**
  * Lines parsed by a schema's ordinary parser before it is compiled: compiling takes a few
@@ -20,7 +20,7 @@ const entries = new WeakMap<z.ZodType, Entry>()
  */
 export function compiledSchema<S extends z.ZodType>(schema: S): S {
   const entry = entryOf(schema)
-  entry.fast ??= compile(schema)
+  entry.fast ??= z.compile(schema)
   return entry.fast as S
 }
 

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { count, probability } from './_common.js'
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { count, measured, milliseconds, probability } from './_common.js'
 
 /** bisect.json (`flakeproof schema bisect`, docs/bisect.md): which commit changed the failure rate, how sure, and what it cost. */

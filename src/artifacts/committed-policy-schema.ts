@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { count, failuresWithinTrials, measured, VerdictSchema } from './_common.js'
 import { MeasuredUnderSchema } from './conditions-schema.js'
 

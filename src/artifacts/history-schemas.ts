@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { count, measured, milliseconds, probability, VerdictSchema } from './_common.js'
 
 /** More retries than any runner makes (Vitest's and Jest's are a handful; a retry budget for p = 0.999 is 4603). */

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from '../_zod.js'
 import type { ReportBundle } from './bundle.js'
 import { type IndependenceSchema, VerdictSchema } from './schemas.js'
 

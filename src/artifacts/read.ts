@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { z } from 'zod'
+import type * as z from '../_zod.js'
 import { FlakeproofError } from '../errors.js'
 import { lineSchema } from './_compiled-schema.js'
 import { type Fact, FactSchema } from './schemas.js'

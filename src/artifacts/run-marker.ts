@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { makeOutputFolder } from './_fs.js'
 import { isProcessAlive, processStart } from './_process.js'
 import { writeTransientJson } from './write.js'

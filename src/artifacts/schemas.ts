@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { DIALECTS } from '../core/junit-dialect.js'
 import { MeasuredUnderSchema, RunStressSchema, WeaknessSchema } from './conditions-schema.js'
 import {

@@ -12,7 +12,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { z } from 'zod'
+import type * as z from '../_zod.js'
 import { FlakeproofError } from '../errors.js'
 import { compiledSchema } from './_compiled-schema.js'
 import { CREATE_NEW, describeKind, makeOutputFolder, nonRegularKind, reasonOf, siblingName } from './_fs.js'

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from '../_zod.js'
 import { type CommandOptions, defaultOf, type Flag, isRequired } from '../config/options.js'
 import type { PipelineContext } from '../pipeline/context.js'
 import { DEFAULT_WIDTH, table, usageLines, wrap } from '../core/text-layout.js'

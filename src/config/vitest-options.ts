@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
-import { z } from 'zod'
+import * as z from '../_zod.js'
 import { didYouMean } from '../core/did-you-mean.js'
 import { parseDurationMs } from '../core/duration.js'
 import { table } from '../core/text-layout.js'

@@ -2,7 +2,7 @@ import type { HistoryRun } from '../artifacts/history.js'
 import type { HistoryComparisonSchema } from '../artifacts/test-schemas.js'
 import { fisherExactTwoSided } from '../core/fisher.js'
 import { complement, fractionFromNumber, lessThan } from '../core/fraction.js'
-import type { z } from 'zod'
+import type * as z from '../_zod.js'
 import { baseOf, pastByTest, pastOf } from './attribution.js'
 
 export type HistoryComparison = z.infer<typeof HistoryComparisonSchema>

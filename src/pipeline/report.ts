@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { z } from 'zod'
+import type * as z from '../_zod.js'
 import { flakeproofCommand } from '../core/hints.js'
 import type { ReportBundle } from '../artifacts/bundle.js'
 import { ConditionsFileSchema } from '../artifacts/conditions-schema.js'

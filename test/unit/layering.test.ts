@@ -45,6 +45,7 @@ function layerOf(file: string): string {
   if (top === 'plugin') return 'plugin'
   if (file === 'src/index.ts') return 'index'
   if (file === 'src/errors.ts') return 'errors'
+  if (file === 'src/_zod.ts') return 'zod'
   return second ?? file
 }
 
@@ -68,6 +69,12 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect(bad).toEqual([])
   })
 
+  it('only src/_zod.ts imports zod: the build bundles what it names (scripts/bundle-zod.mjs), so nothing loads zod whole', () => {
+    const bad = edges.filter((e) => (e.to === 'zod' || e.to.startsWith('zod/')) && e.from !== 'src/_zod.ts').map((e) => violation(e, "import * as z from src/_zod.ts, and name a missing member there"))
+    expect(bad).toEqual([])
+    expect(edges).toContainEqual(expect.objectContaining({ from: 'src/artifacts/schemas.ts', to: 'src/_zod.ts' }))
+  })
+
   it('nothing outside src/cli imports src/cli', () => {
     const bad = edges
       .filter((e) => e.local && layerOf(e.to) === 'cli' && layerOf(e.from) !== 'cli')
@@ -86,18 +93,20 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
 
   it('points one way: cli → session → pipeline → runner/artifacts/config → core, plugin → session', () => {
     // What each layer may import besides itself. runner, artifacts and config are one tier and do
-    // not import one another; errors.ts (FlakeproofError) is a leaf every tier above core may use.
+    // not import one another; errors.ts (FlakeproofError) is a leaf every tier above core may use, and
+    // so is src/_zod.ts (zod) for the tiers that hold schemas or read their types.
     const allowed: Record<string, readonly string[]> = {
       core: [],
       errors: [],
-      config: ['core', 'errors'],
-      artifacts: ['core', 'errors'],
+      zod: [],
+      config: ['core', 'errors', 'zod'],
+      artifacts: ['core', 'errors', 'zod'],
       runner: ['core', 'errors'],
-      pipeline: ['runner', 'artifacts', 'config', 'core', 'errors'],
-      session: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors'],
-      cli: ['session', 'pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin'],
+      pipeline: ['runner', 'artifacts', 'config', 'core', 'errors', 'zod'],
+      session: ['pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'zod'],
+      cli: ['session', 'pipeline', 'runner', 'artifacts', 'config', 'core', 'errors', 'plugin', 'zod'],
       plugin: ['session'],
-      index: ['pipeline', 'artifacts', 'config', 'core', 'errors'],
+      index: ['pipeline', 'artifacts', 'config', 'core', 'errors', 'zod'],
     }
     const backEdges = edges
       .filter((e) => e.local)
@@ -150,7 +159,7 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect(bad).toEqual([])
     // Spelled out, because these are why the rule exists: zod and its schemas, the pipeline, and the
     // hints (src/core/hints.ts, pure but unused in workers), each loaded again in every test file's worker.
-    const heavy = (to: string): boolean => to === 'zod' || to.startsWith('zod/') || to.startsWith('src/pipeline/') || /^src\/artifacts\/.*schemas?\.ts$/.test(to) || to === 'src/core/hints.ts'
+    const heavy = (to: string): boolean => to === 'src/_zod.ts' || to === 'zod' || to.startsWith('zod/') || to.startsWith('src/pipeline/') || /^src\/artifacts\/.*schemas?\.ts$/.test(to) || to === 'src/core/hints.ts'
     expect([...reached.keys()].filter(heavy)).toEqual([])
   })
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { z } from 'zod'
+import type * as z from '../../_zod.js'
 import type { ReportBundle } from '../../artifacts/bundle.js'
 import { assertOutsideInputs, countEachRunOnce, expandMergeInputs, type MergeSource, readMergeSource } from '../../artifacts/merge-source.js'
 import { type Fact, FactSchema } from '../../artifacts/schemas.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from '../../_zod.js'
 import { ARTIFACT_SCHEMAS, type ArtifactName } from '../../artifacts/artifact-schemas.js'
 import { oneOf } from '../../config/flags.js'
 import { defineCommand } from '../spec.js'
