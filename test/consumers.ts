@@ -73,46 +73,38 @@ export function packTarball(): Promise<string> {
 }
 
 /**
- * Installs the packed flakeproof into a kept project. The first time (`fresh`), npm has just
- * installed it with the rest; later, npm installing the tarball again would resolve the whole tree
- * for one package, so it is unpacked over node_modules/flakeproof as npm would put it, its bin made
- * executable: the project's key covers flakeproof's dependencies, so nothing else would change.
- * A project that already holds this very tarball is left as it is.
+ * The packed flakeproof, unpacked over a kept project's node_modules/flakeproof as npm would put it,
+ * its bin made executable: npm installing the tarball again would resolve the whole tree for one
+ * package, and the install's key covers flakeproof's dependencies, so nothing else would change. A
+ * project that already holds this very tarball is left as it is.
  */
-export async function installFlakeproof(dir: string, packed: string, fresh: boolean): Promise<void> {
+async function installFlakeproof(dir: string, packed: string): Promise<void> {
   const marker = join(dir, '.flakeproof-tarball')
-  if (!fresh && existsSync(marker) && readFileSync(marker, 'utf8') === basename(packed)) return
-  if (!fresh) {
-    const target = join(dir, 'node_modules/flakeproof')
-    rmSync(target, { recursive: true, force: true })
-    mkdirSync(target, { recursive: true })
-    await run('tar', ['-xzf', packed, '-C', target, '--strip-components=1'])
-    const { bin } = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { bin?: Record<string, string> }
-    for (const file of Object.values(bin ?? {})) chmodSync(join(target, file), 0o755)
-  }
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === basename(packed)) return
+  const target = join(dir, 'node_modules/flakeproof')
+  rmSync(target, { recursive: true, force: true })
+  mkdirSync(target, { recursive: true })
+  await run('tar', ['-xzf', packed, '-C', target, '--strip-components=1'])
+  const { bin } = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { bin?: Record<string, string> }
+  for (const file of Object.values(bin ?? {})) chmodSync(join(target, file), 0o755)
   writeFileSync(marker, basename(packed))
 }
 
 /**
  * A fresh project with this Vitest, its Vite, browser mode's packages if any and the packed
- * flakeproof, as a user installs them. They are installed once per repository folder and set of
- * versions (the key), then kept; flakeproof is installed from the new tarball whenever it changes
- * (installFlakeproof). Output folders are emptied.
+ * flakeproof, as a user installs them: a project of this repository's (keptProject) over the
+ * version's one install, shared by every checkout on the machine (keptInstall). Output folders are
+ * emptied.
  */
 export async function prepareConsumer(version: ConsumerVersion): Promise<Consumer> {
   const [node, packed] = await Promise.all([version.node ? installNode(version.node) : process.execPath, packTarball()])
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
   const extra = version.browser ?? []
-  const dir = join(CACHE, `vitest-${version.vitest}-${hash([ROOT, version.vitest, version.vite, dependencies, extra])}`)
-  const kept = existsSync(join(dir, 'node_modules/vitest/package.json'))
-  if (!kept) {
-    await installAtomically(dir, async (staging) => {
-      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-      cpSync(packed, join(staging, 'flakeproof.tgz'))
-      await run('npm', [...NPM_INSTALL, '-D', '-E', `vitest@${version.vitest}`, `vite@${version.vite}`, ...extra, './flakeproof.tgz'], { cwd: staging })
-    })
-  }
-  await installFlakeproof(dir, packed, !kept)
+  const install = await keptInstall(`vitest-${version.vitest}`, [version.vitest, version.vite, extra], async (staging) => {
+    writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
+    cpSync(packed, join(staging, 'flakeproof.tgz'))
+    await run('npm', [...NPM_INSTALL, '-D', '-E', `vitest@${version.vitest}`, `vite@${version.vite}`, ...extra, './flakeproof.tgz'], { cwd: staging })
+  })
+  const dir = await keptProject(`vitest-${version.vitest}`, install, { name: 'consumer', private: true, type: 'module' }, packed)
   for (const out of ['tests', '.flakeproof', 'alone', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
   cpSync(join(VITEST_FIXTURE, 'tests'), join(dir, 'tests'), { recursive: true })
   writeFileSync(
@@ -152,23 +144,59 @@ async function installNode(version: string): Promise<string> {
   const name = `node-${process.platform}-${process.arch}`
   const dir = join(CACHE, `${name}-${version}`)
   const binary = join(dir, 'node_modules', name, 'bin', 'node')
-  if (!existsSync(binary)) {
-    await installAtomically(dir, async (staging) => {
-      writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'node-binary', private: true }))
-      await run('npm', [...NPM_INSTALL, '-E', `${name}@${version}`], { cwd: staging })
-    })
-  }
+  await installAtomically(dir, join('node_modules', name, 'bin', 'node'), async (staging) => {
+    writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'node-binary', private: true }))
+    await run('npm', [...NPM_INSTALL, '-E', `${name}@${version}`], { cwd: staging })
+  })
   return binary
 }
 
-/** Installs into a staging folder and moves it in place, so an interrupted install is never reused. */
-export async function installAtomically(dir: string, install: (staging: string) => Promise<void>): Promise<void> {
+/**
+ * npm packages installed once under CACHE and kept (`<name>-install-<key>`), keyed by what they are (`what`,
+ * and flakeproof's dependencies, which the install resolves beside them), not by the repository: a
+ * later run, a fresh clone's CI run or another checkout on this machine finds them installed. Nothing
+ * runs in an install and nothing writes to it: projects hard-link its files (keptProject).
+ */
+export async function keptInstall(name: string, what: unknown, install: (staging: string) => Promise<void>): Promise<string> {
+  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
+  const dir = join(CACHE, `${name}-install-${hash([what, dependencies])}`)
+  await installAtomically(dir, NPM_DONE, install)
+  return dir
+}
+
+/**
+ * A project of this repository's (`<name>-<key>`, keyed by the repository folder and the install:
+ * two checkouts' runs never share one) whose node_modules hard-link the files of `install`, made
+ * once then kept, its package.json `pkg` and flakeproof unpacked afresh from `packed`
+ * (installFlakeproof): unpacking unlinks before it writes, so nothing is written through a link into
+ * the install. What the runners write there (node_modules/.vite) are new files of the project's own.
+ */
+export async function keptProject(name: string, install: string, pkg: object, packed: string): Promise<string> {
+  const dir = join(CACHE, `${name}-${hash([ROOT, install])}`)
+  await installAtomically(dir, NPM_DONE, (staging) => run('cp', ['-al', join(install, 'node_modules'), join(staging, 'node_modules')]))
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg))
+  await installFlakeproof(dir, packed)
+  return dir
+}
+
+/** What npm writes last into a folder it installed (its hidden lockfile), and cp -al copies. */
+const NPM_DONE = 'node_modules/.package-lock.json'
+
+/**
+ * Makes `dir` unless it holds `done` already: installs into a staging folder and moves it in place,
+ * so an interrupted install is never reused. Two processes may make the same folder at once (two
+ * checkouts' runs share an install): the one that finishes second keeps the first one's, which the
+ * other may be using already.
+ */
+export async function installAtomically(dir: string, done: string, install: (staging: string) => Promise<unknown>): Promise<void> {
+  if (existsSync(join(dir, done))) return
   mkdirSync(CACHE, { recursive: true })
   const staging = `${dir}.staging-${process.pid}`
   rmSync(staging, { recursive: true, force: true })
   mkdirSync(staging)
   try {
     await install(staging)
+    if (existsSync(join(dir, done))) return
     rmSync(dir, { recursive: true, force: true })
     renameSync(staging, dir)
   } finally {

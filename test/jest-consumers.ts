@@ -1,6 +1,6 @@
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CACHE, hash, installAtomically, installFlakeproof, NPM_INSTALL, packTarball, run } from './consumers.js'
+import { keptInstall, keptProject, NPM_INSTALL, packTarball, run } from './consumers.js'
 import { ROOT } from './utils.js'
 
 /** The Jest versions a user may run flakeproof on: the last 29 and the current 30. The README lists these. */
@@ -69,37 +69,22 @@ export async function prepareJestTransformsConsumer(version: string): Promise<st
  */
 const PACKAGES = (version: string) => [`jest@${version}`, `jest-environment-jsdom@${version}`, 'ts-jest@29.4.15', 'typescript@5.9.3', '@babel/preset-env@7.29.14', '@swc/jest@0.2.39', '@swc/core@1.16.22']
 
-/** The key of this Jest's install and of the projects made from it: the repository folder, the packages, flakeproof's dependencies. */
-function keyOf(version: string): string {
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
-  return hash([ROOT, PACKAGES(version), dependencies])
-}
-
 /**
  * A project of this Jest (`jest-<version>-<name>-<key>`) with its own package.json of `type`: its
- * node_modules hard links to the files of the version's one install (`installed`), made once and
- * then kept, as npm would have laid them out (npm installs the same tree whatever the `type`), so
- * three projects cost one npm install. flakeproof is unpacked afresh into each project
- * (installFlakeproof), never written through a link into the install's files.
+ * node_modules hard-link the files of the version's one install (keptProject), as npm would have laid
+ * them out (npm installs the same tree whatever the `type`), so three projects cost one npm install,
+ * and none on a machine that has it already (keptInstall).
  */
 async function project(version: string, name: string, type: 'module' | 'commonjs'): Promise<string> {
   const [packed, install] = await Promise.all([packTarball(), installed(version)])
-  const dir = join(CACHE, `jest-${version}-${name}-${keyOf(version)}`)
-  if (!existsSync(join(dir, 'node_modules/jest/package.json'))) {
-    await installAtomically(dir, async (staging) => {
-      await run('cp', ['-al', join(install, 'node_modules'), join(staging, 'node_modules')])
-    })
-  }
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }))
-  await installFlakeproof(dir, packed, false)
-  return dir
+  return keptProject(`jest-${version}-${name}`, install, { name: 'consumer', private: true, type }, packed)
 }
 
 /** Each version's install, once per test file (the only file that installs Jest projects). */
 const installs = new Map<string, Promise<string>>()
 
 /**
- * Jest and PACKAGES (`jest-<version>-<key>`) with the packed flakeproof (for its dependencies: the
+ * Jest and PACKAGES (`jest-<version>-install-<key>`) with the packed flakeproof (for its dependencies: the
  * key covers them), installed once then kept. No test runs here: each project unpacks flakeproof's
  * newest tarball over its own copy.
  */
@@ -108,15 +93,11 @@ function installed(version: string): Promise<string> {
   if (!install) {
     install = (async () => {
       const packed = await packTarball()
-      const dir = join(CACHE, `jest-${version}-${keyOf(version)}`)
-      if (!existsSync(join(dir, 'node_modules/jest/package.json'))) {
-        await installAtomically(dir, async (staging) => {
-          writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }))
-          cpSync(packed, join(staging, 'flakeproof.tgz'))
-          await run('npm', [...NPM_INSTALL, '-D', '-E', ...PACKAGES(version), './flakeproof.tgz'], { cwd: staging })
-        })
-      }
-      return dir
+      return keptInstall(`jest-${version}`, PACKAGES(version), async (staging) => {
+        writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }))
+        cpSync(packed, join(staging, 'flakeproof.tgz'))
+        await run('npm', [...NPM_INSTALL, '-D', '-E', ...PACKAGES(version), './flakeproof.tgz'], { cwd: staging })
+      })
     })()
     installs.set(version, install)
   }
