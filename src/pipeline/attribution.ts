@@ -13,7 +13,7 @@ import { callFailure, type PastRuns, runsToTell } from '../core/attribution.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
 import { describeRate } from '../core/rate.js'
 import { normaliseMessage } from '../core/signature.js'
-import { revisionOf } from './history-record.js'
+import { branchOf } from './history-record.js'
 
 /**
  * Whose failure is it (docs/attribution.md): each failed test of a red run against its past runs,
@@ -111,7 +111,7 @@ export function attributeEverydayRun(failed: readonly FailedTest[], run: Everyda
     confidence: run.confidence,
     base: run.base,
     env: run.env,
-    currentBranch: revisionOf(run.env, run.root).branch,
+    currentBranch: branchOf(run.env, run.root),
     now: run.now,
     ...(policy ? { policy: { path: run.policyPath, file: policy } } : {}),
   }
@@ -149,7 +149,7 @@ export function attributeFolder(dir: string, bundle: Pick<ReportBundle, 'rate'>,
     confidence: settings.confidence,
     base: settings.base,
     env: settings.env,
-    currentBranch: revisionOf(settings.env, process.cwd()).branch,
+    currentBranch: branchOf(settings.env, process.cwd()),
     now: settings.now,
     ...(policy ? { policy: { path: settings.policyPath, file: policy } } : {}),
   })

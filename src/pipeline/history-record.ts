@@ -56,15 +56,31 @@ export function recordHistory(
  * from git in `root`; null for what neither knows (a detached HEAD has no branch).
  */
 export function revisionOf(env: NodeJS.ProcessEnv, root: string): Revision {
-  const pick = (...names: string[]): string | null => names.map((n) => env[n]).find((v) => v !== undefined && v !== '') ?? null
-  const commit = pick('GITHUB_SHA', 'CI_COMMIT_SHA', 'BUILDKITE_COMMIT', 'CIRCLE_SHA1')
-  // A pull request's GITHUB_REF_NAME is `123/merge`; its branch is GITHUB_HEAD_REF.
-  const branch = pick('GITHUB_HEAD_REF', 'GITHUB_REF_NAME', 'CI_COMMIT_REF_NAME', 'BUILDKITE_BRANCH', 'CIRCLE_BRANCH')
-  const head = branch ?? git(root, ['rev-parse', '--abbrev-ref', 'HEAD'])
-  return { commit: commit ?? git(root, ['rev-parse', 'HEAD']), branch: head === 'HEAD' ? null : head }
+  return revisionFrom(env, root, true)
+}
+
+/** revisionOf's branch alone: git is not asked for a commit nobody reads. */
+export function branchOf(env: NodeJS.ProcessEnv, root: string): string | null {
+  return revisionFrom(env, root, false).branch
 }
 
 // --- internal ---
+
+const COMMIT_VARIABLES = ['GITHUB_SHA', 'CI_COMMIT_SHA', 'BUILDKITE_COMMIT', 'CIRCLE_SHA1']
+// A pull request's GITHUB_REF_NAME is `123/merge`; its branch is GITHUB_HEAD_REF.
+const BRANCH_VARIABLES = ['GITHUB_HEAD_REF', 'GITHUB_REF_NAME', 'CI_COMMIT_REF_NAME', 'BUILDKITE_BRANCH', 'CIRCLE_BRANCH']
+
+function revisionFrom(env: NodeJS.ProcessEnv, root: string, withCommit: boolean): Revision {
+  const pick = (names: readonly string[]): string | null => names.map((n) => env[n]).find((v) => v !== undefined && v !== '') ?? null
+  const commit = withCommit ? pick(COMMIT_VARIABLES) : null
+  const branch = pick(BRANCH_VARIABLES)
+  // What the CI did not say, in one git call (each is a process every run's end waits for):
+  // `rev-parse HEAD --abbrev-ref HEAD` prints the commit, then the branch (`HEAD` when detached).
+  const asked = [...(withCommit && commit === null ? ['HEAD'] : []), ...(branch === null ? ['--abbrev-ref', 'HEAD'] : [])]
+  const said = asked.length === 0 ? [] : (git(root, ['rev-parse', ...asked])?.split('\n') ?? [])
+  const head = branch ?? said.at(-1) ?? null
+  return { commit: withCommit ? (commit ?? said[0] ?? null) : null, branch: head === 'HEAD' ? null : head }
+}
 
 function git(root: string, args: string[]): string | null {
   try {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../utils.js'
@@ -30,4 +30,14 @@ describe('the published package', () => {
     expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts']))
     expect(paths.filter((p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !p.startsWith('dist/'))).toEqual([])
   }, 60_000)
+
+  it('loads zod from its own bundle of the members it uses: no built module imports the zod package (scripts/bundle-zod.mjs)', () => {
+    const built = readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))
+    expect(built.length).toBeGreaterThan(100)
+    expect(built.filter((f) => /\bfrom\s*['"]zod(\/[^'"]*)?['"]|\bimport\(\s*['"]zod/.test(readFileSync(join(ROOT, 'dist', f), 'utf8')))).toEqual([])
+    // The bundle is whole: what the CLI and the schemas reach, and English error messages.
+    const bundle = readFileSync(join(ROOT, 'dist/src/_zod.js'), 'utf8')
+    expect(bundle).toMatch(/^export \{ .*\bobject\b.*\};?$/m)
+    expect(bundle).toContain('Invalid input: expected')
+  })
 })

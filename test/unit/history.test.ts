@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { type HistoryRecord, HistoryRecordSchema, type HistoryRun, pruneHistory, readHistoryRuns, writeHistoryRun } from '../../src/artifacts/history.js'
 import { analyzeHistory, type HistoryQuery } from '../../src/pipeline/history.js'
-import { revisionOf } from '../../src/pipeline/history-record.js'
+import { branchOf, revisionOf } from '../../src/pipeline/history-record.js'
 import { settle, ROOT, tempDir } from '../utils.js'
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
@@ -161,5 +161,22 @@ describe('revisionOf', () => {
 
   it('says null, not a guess, outside a repository with no CI variables', () => {
     expect(revisionOf({}, tempDir())).toEqual({ commit: null, branch: null })
+    expect(branchOf({}, tempDir())).toBeNull()
+  })
+
+  it('asks git, in one call, for what the CI variables do not say: the commit, the branch (none when detached), or both', () => {
+    const repo = tempDir()
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, encoding: 'utf8' }).trim()
+    git('init', '-q', '-b', 'topic')
+    expect(revisionOf({}, repo)).toEqual({ commit: null, branch: null }) // no commit yet: git knows neither
+    git('commit', '-q', '--allow-empty', '-m', 'one')
+    const sha = git('rev-parse', 'HEAD')
+    expect(revisionOf({}, repo)).toEqual({ commit: sha, branch: 'topic' })
+    expect(revisionOf({ GITHUB_SHA: 'abc' }, repo)).toEqual({ commit: 'abc', branch: 'topic' })
+    expect(revisionOf({ CI_COMMIT_REF_NAME: 'dev' }, repo)).toEqual({ commit: sha, branch: 'dev' })
+    expect(branchOf({}, repo)).toBe('topic')
+    git('checkout', '-q', '--detach')
+    expect(revisionOf({}, repo)).toEqual({ commit: sha, branch: null })
+    expect(branchOf({}, repo)).toBeNull()
   })
 })
