@@ -43,7 +43,7 @@ export const run = promisify(execFile)
 export const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
 
 /** Installs are kept between runs under the system's temp folder, never under the repository (its node_modules would be found first). */
-export const CACHE = join(tmpdir(), 'flakeproof-consumers')
+const CACHE = join(tmpdir(), 'flakeproof-consumers')
 
 let tarball: Promise<string> | undefined
 
@@ -188,7 +188,7 @@ const NPM_DONE = 'node_modules/.package-lock.json'
  * checkouts' runs share an install): the one that finishes second keeps the first one's, which the
  * other may be using already.
  */
-export async function installAtomically(dir: string, done: string, install: (staging: string) => Promise<unknown>): Promise<void> {
+async function installAtomically(dir: string, done: string, install: (staging: string) => Promise<unknown>): Promise<void> {
   if (existsSync(join(dir, done))) return
   mkdirSync(CACHE, { recursive: true })
   const staging = `${dir}.staging-${process.pid}`
@@ -224,6 +224,6 @@ function filesUnder(entry: string): string[] {
     .filter((file) => statSync(join(ROOT, file)).isFile())
 }
 
-export function hash(value: unknown): string {
+function hash(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12)
 }
