@@ -98,13 +98,14 @@ async function installFlakeproof(dir: string, packed: string): Promise<void> {
  */
 export async function prepareConsumer(version: ConsumerVersion): Promise<Consumer> {
   const [node, packed] = await Promise.all([version.node ? installNode(version.node) : process.execPath, packTarball()])
-  const extra = version.browser ?? []
-  const install = await keptInstall(`vitest-${version.vitest}`, [version.vitest, version.vite, extra], async (staging) => {
-    writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
+  const pkg = { name: 'consumer', private: true, type: 'module' }
+  const packages = [`vitest@${version.vitest}`, `vite@${version.vite}`, ...(version.browser ?? [])]
+  const install = await keptInstall(`vitest-${version.vitest}`, [packages, pkg], async (staging) => {
+    writeFileSync(join(staging, 'package.json'), JSON.stringify(pkg))
     cpSync(packed, join(staging, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', `vitest@${version.vitest}`, `vite@${version.vite}`, ...extra, './flakeproof.tgz'], { cwd: staging })
+    await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging })
   })
-  const dir = await keptProject(`vitest-${version.vitest}`, install, { name: 'consumer', private: true, type: 'module' }, packed)
+  const dir = await keptProject(`vitest-${version.vitest}`, install, pkg, packed)
   for (const out of ['tests', '.flakeproof', 'alone', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
   cpSync(join(VITEST_FIXTURE, 'tests'), join(dir, 'tests'), { recursive: true })
   writeFileSync(
@@ -152,14 +153,15 @@ async function installNode(version: string): Promise<string> {
 }
 
 /**
- * npm packages installed once under CACHE and kept (`<name>-install-<key>`), keyed by what they are (`what`,
- * and flakeproof's dependencies, which the install resolves beside them), not by the repository: a
- * later run, a fresh clone's CI run or another checkout on this machine finds them installed. Nothing
- * runs in an install and nothing writes to it: projects hard-link its files (keptProject).
+ * npm packages installed once under CACHE and kept (`<name>-install-<key>`), keyed by what they are
+ * (`what`: the packages and the project's package.json; npm's flags; flakeproof's dependencies, which
+ * the install resolves beside them), not by the repository: a later run, a fresh clone's CI run or
+ * another checkout on this machine finds them installed. Nothing runs in an install and nothing
+ * writes to it: projects hard-link its files (keptProject).
  */
 export async function keptInstall(name: string, what: unknown, install: (staging: string) => Promise<void>): Promise<string> {
   const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: unknown }
-  const dir = join(CACHE, `${name}-install-${hash([what, dependencies])}`)
+  const dir = join(CACHE, `${name}-install-${hash([what, NPM_INSTALL, dependencies])}`)
   await installAtomically(dir, NPM_DONE, install)
   return dir
 }
@@ -185,8 +187,9 @@ const NPM_DONE = 'node_modules/.package-lock.json'
 /**
  * Makes `dir` unless it holds `done` already: installs into a staging folder and moves it in place,
  * so an interrupted install is never reused. Two processes may make the same folder at once (two
- * checkouts' runs share an install): the one that finishes second keeps the first one's, which the
- * other may be using already.
+ * checkouts' runs share an install): the one that moves second keeps the first one's, which the
+ * other may be using already. A folder without `done` (a move cut short, an older layout) is moved
+ * aside before it is removed, never removed where a complete one may have just arrived.
  */
 async function installAtomically(dir: string, done: string, install: (staging: string) => Promise<unknown>): Promise<void> {
   if (existsSync(join(dir, done))) return
@@ -196,11 +199,26 @@ async function installAtomically(dir: string, done: string, install: (staging: s
   mkdirSync(staging)
   try {
     await install(staging)
-    if (existsSync(join(dir, done))) return
-    rmSync(dir, { recursive: true, force: true })
-    renameSync(staging, dir)
+    if (!existsSync(join(staging, done))) throw new Error(`${staging}: the install left no ${done}`)
+    for (let tries = 0; tries < 3; tries++) {
+      if (moved(staging, dir) || existsSync(join(dir, done))) return
+      const aside = `${dir}.stale-${process.pid}`
+      if (moved(dir, aside)) rmSync(aside, { recursive: true, force: true })
+    }
+    throw new Error(`${dir}: could not be replaced by ${staging}`)
   } finally {
     rmSync(staging, { recursive: true, force: true })
+  }
+}
+
+/** rename(2) of a folder: false where `to` is a folder with files or `from` is gone (another process moved first). */
+function moved(from: string, to: string): boolean {
+  try {
+    renameSync(from, to)
+    return true
+  } catch (error) {
+    if (['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) return false
+    throw error
   }
 }
 

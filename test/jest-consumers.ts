@@ -93,8 +93,9 @@ function installed(version: string): Promise<string> {
   if (!install) {
     install = (async () => {
       const packed = await packTarball()
-      return keptInstall(`jest-${version}`, PACKAGES(version), async (staging) => {
-        writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }))
+      const pkg = { name: 'consumer', private: true, type: 'commonjs' }
+      return keptInstall(`jest-${version}`, [PACKAGES(version), pkg], async (staging) => {
+        writeFileSync(join(staging, 'package.json'), JSON.stringify(pkg))
         cpSync(packed, join(staging, 'flakeproof.tgz'))
         await run('npm', [...NPM_INSTALL, '-D', '-E', ...PACKAGES(version), './flakeproof.tgz'], { cwd: staging })
       })
