@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startOfStat, stateOfStat } from '../core/cpu-load.js'
+import { hasEnded, startOfStat, stateOfStat } from '../core/cpu-load.js'
 
 /**
  * Whether a process with this pid is alive now (EPERM: it is, another user's). A zombie is not: it
@@ -16,7 +16,8 @@ export function isProcessAlive(pid: number, proc = '/proc'): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
   const stat = readStat(pid, proc)
-  return stat === undefined || !ended(stateOfStat(stat))
+  const state = stat === undefined ? undefined : stateOfStat(stat)
+  return state === undefined || !hasEnded(state)
 }
 
 /**
@@ -38,7 +39,3 @@ function readStat(pid: number, proc: string): string | undefined {
   }
 }
 
-/** Z (zombie) and X (dead, Linux's state while it is being removed): ended; anything else, or no /proc, alive. */
-function ended(state: string | undefined): boolean {
-  return state === 'Z' || state === 'X'
-}

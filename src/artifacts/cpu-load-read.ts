@@ -7,6 +7,7 @@ import {
   childrenFromParents,
   cpusOfCfsQuota,
   cpusOfCpuMax,
+  isLiveStat,
   isRunnableStat,
   type LoadSource,
   parentOfStat,
@@ -64,16 +65,22 @@ export function sampleRunnable(scope: LoadScope, own: OwnRun = { pid: process.pi
   try {
     if (scope.source === 'loadavg') return loadavg()[0]
     const ownTasks = tasksOfProcesses(ownProcesses(own, roots), roots)
+    const statOf = (tid: string | number): string => readIfThere(join(roots.proc, String(tid), 'stat')) ?? ''
+    // A process the run spins is load it means to meet from the moment it is started: its main thread
+    // counts whether or not it is on a CPU at this instant (still starting, or between time slices),
+    // so a short run's first samples do not find less load than it keeps (until it has ended).
+    const spun = (tid: string): boolean => own.stress.has(Number(tid)) && isLiveStat(statOf(tid))
     if (scope.source === 'proc') {
       const running = runnableOfLoadavg(readFileSync(join(roots.proc, 'loadavg'), 'utf8'))
       if (running === undefined) return undefined
-      const ownRunning = [...ownTasks].filter((tid) => isRunnableStat(readIfThere(join(roots.proc, tid, 'stat')) ?? '')).length
-      return Math.max(0, running - ownRunning)
+      const ownRunning = [...ownTasks].filter((tid) => isRunnableStat(statOf(tid))).length
+      const spunAside = [...own.stress].filter((pid) => spun(String(pid)) && !isRunnableStat(statOf(pid))).length
+      return Math.max(0, running - ownRunning) + spunAside
     }
     const cgroup = scope.cgroup as NonNullable<LoadScope['cgroup']>
     let runnable = 0
     for (const tid of tasksOf(cgroup.dir, cgroup.version === 2 ? 'cgroup.threads' : 'tasks')) {
-      if (!ownTasks.has(tid) && isRunnableStat(readIfThere(join(roots.proc, tid, 'stat')) ?? '')) runnable++
+      if (!ownTasks.has(tid) && (spun(tid) || isRunnableStat(statOf(tid)))) runnable++
     }
     return runnable
   } catch {

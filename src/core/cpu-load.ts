@@ -126,6 +126,20 @@ export function parentOfStat(text: string): number | undefined {
   return Number.isInteger(ppid) ? ppid : undefined
 }
 
+/**
+ * Whether a `/proc/<pid>/stat` is of a task that has not ended: neither a zombie (Z, waiting only to
+ * be reaped) nor dead (X). False for text that is not a stat (a task gone since it was listed).
+ */
+export function isLiveStat(text: string): boolean {
+  const state = stateOfStat(text)
+  return state !== undefined && !hasEnded(state)
+}
+
+/** Whether a task in this state (stateOfStat) has ended. */
+export function hasEnded(state: string): boolean {
+  return state === 'Z' || state === 'X'
+}
+
 /** The state letter of a `/proc/<pid>/stat` (R running, S sleeping, Z zombie, …), or undefined when the text is not one. */
 export function stateOfStat(text: string): string | undefined {
   return fieldsOfStat(text)?.[0]

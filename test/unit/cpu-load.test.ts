@@ -8,6 +8,7 @@ import {
   cgroupDirectory,
   cpusOfCfsQuota,
   cpusOfCpuMax,
+  isLiveStat,
   isRunnableStat,
   loadPerCpu,
   parseCgroupMembership,
@@ -186,6 +187,47 @@ describe('where the load is counted', () => {
     expect(scope).toEqual({ source: 'proc', cpus: 2 })
     // 7 running system-wide, 3 of them the run's (20, 22, 21): 4.
     expect(sampleRunnable(scope, own, system)).toBe(4)
+  })
+
+  it.each([
+    // 23 is spun on purpose: ready to run or not at this instant (S: still starting, or between time
+    // slices), it is counted, as it is the rest of the time; once ended (Z) it is not.
+    ['R', 4, 4],
+    ['S', 4, 4],
+    ['Z', 3, 3],
+  ])('a process the run spins, in state %s, counts as load until it has ended: %i in its cgroup, %i from /proc/loadavg', (state, inCgroup, inProc) => {
+    const spinner = { 'proc/23/stat': `23 (node) ${state} 20`, 'proc/23/task/23/stat': `23 (node) ${state} 20` }
+    const cgroup = fakeSystem({
+      'proc/self/cgroup': '0::/ci\n',
+      'proc/self/mountinfo': '25 30 0:23 / <top>/cg rw - cgroup2 cgroup2 rw',
+      'cg/ci/cpu.max': '200000 100000\n',
+      'cg/ci/cgroup.threads': '11\n12\n13\n14\n20\n21\n22\n23\n',
+      ...tasks,
+      ...spinner,
+    })
+    expect(sampleRunnable(findLoadScope(cgroup, 8), own, cgroup)).toBe(inCgroup)
+    // System-wide: /proc/loadavg's 7 running hold 23 only while it is R (11, 12, 14, the run's 20, 22, 21, and 23).
+    const proc = fakeSystem({
+      'proc/self/cgroup': '1:cpu:/\n0::/\n',
+      'proc/self/mountinfo': '34 30 0:30 / <top>/cpu rw - cgroup cgroup rw,cpu',
+      'cpu/cpu.cfs_quota_us': '-1\n',
+      'cpu/cpu.cfs_period_us': '100000\n',
+      'proc/loadavg': `6.19 8.55 10.21 ${state === 'R' ? 7 : 6}/207 14326\n`,
+      ...tasks,
+      ...spinner,
+    })
+    expect(sampleRunnable(findLoadScope(proc, 2), own, proc)).toBe(inProc)
+  })
+
+  it.each([
+    ['1234 (node) R 1 1234', true],
+    ['1234 (node) S 1 1234', true],
+    ['1234 (node) D 1 1234', true],
+    ['1234 (node) Z 1 1234', false],
+    ['1234 (node) X 1 1234', false],
+    ['', false],
+  ])('%j is of a live task: %s', (text, live) => {
+    expect(isLiveStat(text)).toBe(live)
   })
 
   it('no /proc (macOS, Windows): the load average', () => {
