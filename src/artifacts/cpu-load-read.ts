@@ -74,7 +74,7 @@ export function sampleRunnable(scope: LoadScope, own: OwnRun = { pid: process.pi
       const running = runnableOfLoadavg(readFileSync(join(roots.proc, 'loadavg'), 'utf8'))
       if (running === undefined) return undefined
       const ownRunning = [...ownTasks].filter((tid) => isRunnableStat(statOf(tid))).length
-      const spunAside = [...own.stress].filter((pid) => spun(String(pid)) && !isRunnableStat(statOf(pid))).length
+      const spunAside = [...own.stress].map(statOf).filter((stat) => isLiveStat(stat) && !isRunnableStat(stat)).length
       return Math.max(0, running - ownRunning) + spunAside
     }
     const cgroup = scope.cgroup as NonNullable<LoadScope['cgroup']>

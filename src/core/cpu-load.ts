@@ -126,16 +126,13 @@ export function parentOfStat(text: string): number | undefined {
   return Number.isInteger(ppid) ? ppid : undefined
 }
 
-/**
- * Whether a `/proc/<pid>/stat` is of a task that has not ended: neither a zombie (Z, waiting only to
- * be reaped) nor dead (X). False for text that is not a stat (a task gone since it was listed).
- */
+/** Whether a `/proc/<pid>/stat` is of a task that has not ended (hasEnded); false for text that is not a stat (a task gone since it was listed). */
 export function isLiveStat(text: string): boolean {
   const state = stateOfStat(text)
   return state !== undefined && !hasEnded(state)
 }
 
-/** Whether a task in this state (stateOfStat) has ended. */
+/** Whether a task in this state (stateOfStat) has ended: Z (zombie) or X (dead, Linux's state while it is being removed). */
 export function hasEnded(state: string): boolean {
   return state === 'Z' || state === 'X'
 }
