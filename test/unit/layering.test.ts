@@ -227,12 +227,13 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
   })
 
   it('leaves no dynamic import whose target cannot be read, outside the known one', () => {
-    // plugin/vitest/_vitest-args.ts loads a chunk of Vitest's own CLI by URL (a package file, not ours).
+    // plugin/vitest/_vitest-args.ts loads a chunk of Vitest's own CLI by URL (a package file, not ours);
+    // src/cli/bin.ts hands the run to the bin of the project's own flakeproof, another copy (src/cli/project-copy.ts).
     const opaque = files.flatMap((file) => {
       const source = readFileSync(join(ROOT, file), 'utf8')
       return [...source.matchAll(/^(?![ \t]*(?:\/\/|\*)).*\bimport\(\s*(?!['"])/gm)].map(() => file)
     })
-    expect(opaque).toEqual(['plugin/vitest/_vitest-args.ts'])
+    expect(opaque).toEqual(['src/cli/bin.ts', 'plugin/vitest/_vitest-args.ts'])
   })
 })
 
