@@ -80,8 +80,9 @@ export function ownProcessStart(): string | undefined {
 
 /**
  * The markers of the other runs under way: each readable marker of a live process, except `own`.
- * Markers of processes that are gone, or whose pid a process started since holds, are removed;
- * unreadable ones (being written) are skipped.
+ * Markers of processes that are gone, or whose pid a process started since holds, are removed.
+ * An unreadable one is skipped; it is removed once the pid its name carries is gone (a marker is
+ * written unsynced, so a power loss can leave it empty, which nothing else would ever remove).
  */
 export function readOtherRunMarkers(dir: string, own: string | undefined): RunMarker[] {
   let names: string[]
@@ -98,12 +99,20 @@ export function readOtherRunMarkers(dir: string, own: string | undefined): RunMa
     try {
       marker = RunMarkerSchema.parse(JSON.parse(readFileSync(path, 'utf8')))
     } catch {
+      const pid = pidOfName(name)
+      if (pid !== undefined && !isProcessAlive(pid)) rmSync(path, { force: true })
       continue
     }
     if (isUnderWay(marker)) markers.push(marker)
     else rmSync(path, { force: true })
   }
   return markers
+}
+
+/** The pid a marker's name starts with (`<pid>-<hex>.json`, writeRunMarker), or undefined for a name of another form. */
+function pidOfName(name: string): number | undefined {
+  const match = /^([1-9]\d{0,9})-[0-9a-f]+\.json$/.exec(name)
+  return match ? Number(match[1]) : undefined
 }
 
 /** Whether the marker's run is still going: its pid is alive, and (where both are known) is the process that wrote it. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readOtherRunMarkers, runMarkersDir, writeRunMarker } from '../../src/artifacts/run-marker.js'
@@ -137,6 +137,18 @@ describe('run markers and the sampler', () => {
     expect(readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name))).not.toContain(dead)
     // Its own marker is gone with it.
     expect(readOtherRunMarkers(runMarkersDir(root), undefined).map((m) => m.files?.join()).sort()).toEqual(['/p/a.test.ts', '/p/other.test.ts'])
+  })
+
+  it('skips an unreadable marker, and removes it once the pid of its name is gone (left empty by a power loss)', () => {
+    const root = tempDir()
+    const dir = runMarkersDir(root)
+    mkdirSync(dir, { recursive: true })
+    // Empty: a dead pid's (the rename reached the disk, the data did not), a live run's still being written, and a
+    // file of no marker's name (not flakeproof's to remove).
+    const names = ['4194400-0a1b2c3d.json', `${live.pid}-0a1b2c3d.json`, 'notes.json']
+    for (const name of names) writeFileSync(join(dir, name), '')
+    expect(readOtherRunMarkers(dir, undefined)).toEqual([])
+    expect(readdirSync(dir).sort()).toEqual([`${live.pid}-0a1b2c3d.json`, 'notes.json'])
   })
 })
 
