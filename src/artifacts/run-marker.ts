@@ -81,8 +81,9 @@ export function ownProcessStart(): string | undefined {
 /**
  * The markers of the other runs under way: each readable marker of a live process, except `own`.
  * Markers of processes that are gone, or whose pid a process started since holds, are removed.
- * An unreadable one is skipped; it is removed once the pid its name carries is gone (a marker is
- * written unsynced, so a power loss can leave it empty, which nothing else would ever remove).
+ * An unreadable one, and a marker's temporary file, are skipped; each is removed once the pid its
+ * name carries is gone (a marker is written unsynced, so a power loss can leave it empty, and a run
+ * killed mid-write leaves its temporary file: nothing else would ever remove them).
  */
 export function readOtherRunMarkers(dir: string, own: string | undefined): RunMarker[] {
   let names: string[]
@@ -94,13 +95,19 @@ export function readOtherRunMarkers(dir: string, own: string | undefined): RunMa
   const markers: RunMarker[] = []
   for (const name of names) {
     const path = join(dir, name)
-    if (!name.endsWith('.json') || path === own) continue
+    if (path === own) continue
+    const left = leftBy(name)
+    if (!name.endsWith('.json')) {
+      // The temporary file of a marker's write, left by a run killed between its write and its rename.
+      if (left?.temporary && !isProcessAlive(left.pid)) rmSync(path, { force: true })
+      continue
+    }
     let marker: RunMarker
     try {
       marker = RunMarkerSchema.parse(JSON.parse(readFileSync(path, 'utf8')))
     } catch {
-      const pid = pidOfName(name)
-      if (pid !== undefined && !isProcessAlive(pid)) rmSync(path, { force: true })
+      // Being written (its run is alive), or left empty by a power loss (its run is gone).
+      if (left !== undefined && !isProcessAlive(left.pid)) rmSync(path, { force: true })
       continue
     }
     if (isUnderWay(marker)) markers.push(marker)
@@ -109,10 +116,15 @@ export function readOtherRunMarkers(dir: string, own: string | undefined): RunMa
   return markers
 }
 
-/** The pid a marker's name starts with (`<pid>-<hex>.json`, writeRunMarker), or undefined for a name of another form. */
-function pidOfName(name: string): number | undefined {
-  const match = /^([1-9]\d{0,9})-[0-9a-f]+\.json$/.exec(name)
-  return match ? Number(match[1]) : undefined
+/**
+ * The pid that wrote a file of the markers' folder, from its name: a marker `<pid>-<hex>.json`
+ * (writeRunMarker), or the temporary file its atomic write renames, `.<pid>-<hex>.json.<hex>.tmp`
+ * (siblingName); undefined for a name of another form, which is not flakeproof's to remove.
+ */
+function leftBy(name: string): { pid: number; temporary: boolean } | undefined {
+  const match = /^(\.)?([1-9]\d{0,9})-[0-9a-f]+\.json(\.[0-9a-f]+\.tmp)?$/.exec(name)
+  if (!match || (match[1] === undefined) !== (match[3] === undefined)) return undefined
+  return { pid: Number(match[2]), temporary: match[3] !== undefined }
 }
 
 /** Whether the marker's run is still going: its pid is alive, and (where both are known) is the process that wrote it. */

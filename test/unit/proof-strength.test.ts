@@ -139,16 +139,25 @@ describe('run markers and the sampler', () => {
     expect(readOtherRunMarkers(runMarkersDir(root), undefined).map((m) => m.files?.join()).sort()).toEqual(['/p/a.test.ts', '/p/other.test.ts'])
   })
 
-  it('skips an unreadable marker, and removes it once the pid of its name is gone (left empty by a power loss)', () => {
+  it('skips an unreadable marker or a marker’s temporary file, and removes it once the pid of its name is gone', () => {
     const root = tempDir()
     const dir = runMarkersDir(root)
     mkdirSync(dir, { recursive: true })
-    // Empty: a dead pid's (the rename reached the disk, the data did not), a live run's still being written, and a
-    // file of no marker's name (not flakeproof's to remove).
-    const names = ['4194400-0a1b2c3d.json', `${live.pid}-0a1b2c3d.json`, 'notes.json']
+    const dead = 4_194_400
+    const names = [
+      // Empty markers: a dead pid's (a power loss; the rename reached the disk, the data did not), a live run's.
+      `${dead}-0a1b2c3d.json`,
+      `${live.pid}-0a1b2c3d.json`,
+      // Temporary files of a marker's write (siblingName): a run killed before its rename, a live run's mid-write.
+      `.${dead}-0a1b2c3d.json.0123456789ab.tmp`,
+      `.${live.pid}-0a1b2c3d.json.0123456789ab.tmp`,
+      // Files of no marker's name: not flakeproof's to remove.
+      'notes.json',
+      '.4194400-0a1b2c3d.json',
+    ]
     for (const name of names) writeFileSync(join(dir, name), '')
     expect(readOtherRunMarkers(dir, undefined)).toEqual([])
-    expect(readdirSync(dir).sort()).toEqual([`${live.pid}-0a1b2c3d.json`, 'notes.json'])
+    expect(readdirSync(dir).sort()).toEqual([`.${dead}-0a1b2c3d.json`, `.${live.pid}-0a1b2c3d.json.0123456789ab.tmp`, `${live.pid}-0a1b2c3d.json`, 'notes.json'].sort())
   })
 })
 
