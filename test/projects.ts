@@ -71,8 +71,8 @@ export function installedFlakeproof(): string {
 
 /**
  * The CLI of that copy, as `npx flakeproof` finds it in a project: the one whose reporter and runner the
- * project's config loads by name. `flakeproof jest` knows its own reporter in a config by its path, so a CLI
- * of another copy would add its reporter beside the project's.
+ * project's config loads by name. A CLI of another copy hands its commands to this one there
+ * (src/cli/project-copy.ts, test/e2e/project-copy.test.ts); calling this one skips that step.
  */
 export function installedBin(): string {
   return join(installedFlakeproof(), relative(ROOT, BIN))
