@@ -67,6 +67,12 @@ const factsOf = (path: string) =>
     .trim()
     .split('\n')
     .map((line) => TestFactSchema.parse(JSON.parse(line)))
+/** Each failed execution on a line, with the first line of its error: what a wrong count says, so a failure on a loaded CI machine shows its cause. */
+const failuresIn = (path: string): string =>
+  factsOf(path)
+    .filter((f) => f.outcome !== 'passed')
+    .map((f) => `${f.test_id} #${f.trial}: ${f.error?.split('\n')[0]}`)
+    .join('\n')
 
 describe.concurrent('npx flakeproof playwright --flaky-repeat 4 (two projects, retries in the config, the user’s reporter kept)', () => {
   const { out, state, summary } = MEASURED
@@ -81,7 +87,7 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 4 (two projects, r
     // The retry test fails every first attempt; mobile's worker exits every copy.
     // Four copies, not more: every copy costs Playwright a worker and one more per failure (the file's
     // largest cost), and four give desktop's `shows the total` two copies of each outcome.
-    expect(countsIn(out)).toEqual({
+    expect(countsIn(out), failuresIn(join(out, 'facts.jsonl'))).toEqual({
       [`[desktop] ${TOTAL}`]: [4, 2, 'flaky'],
       [`[mobile] ${TOTAL}`]: [4, 0, 'stable'],
       '[desktop] tests/cart.spec.js > cart > adds an item': [4, 0, 'stable'],
@@ -164,7 +170,7 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 4 (two projects, r
     expect(unfixed.code).toBe(1)
     const failedProof = readArtifact(join(unfixedOut, 'proof.json'), ProofFileSchema)
     // Copies 1 and 3 of 5 fail.
-    expect(failedProof.tests?.[`[desktop] ${TOTAL}`]).toMatchObject({ required: 5, trials: 5, failures: 2, passed: false })
+    expect(failedProof.tests?.[`[desktop] ${TOTAL}`], failuresIn(join(unfixedOut, 'proof_facts.jsonl'))).toMatchObject({ required: 5, trials: 5, failures: 2, passed: false })
     // Only the flaky test is proven: broken ones are fixed first, and the grep reached no other test, not even the
     // same title in the other project.
     expect(Object.keys(failedProof.tests ?? {})).toEqual([`[desktop] ${TOTAL}`])
@@ -172,7 +178,7 @@ describe.concurrent('npx flakeproof playwright --flaky-repeat 4 (two projects, r
 
     expect(fixed.code).toBe(0)
     const proof = readArtifact(join(fixedOut, 'proof.json'), ProofFileSchema)
-    expect(proof).toMatchObject({ passed: true, complete: true, trials: 5, failures: 0 })
+    expect(proof, failuresIn(join(fixedOut, 'proof_facts.jsonl'))).toMatchObject({ passed: true, complete: true, trials: 5, failures: 0 })
     expect(fixed.stderr).toContain('proof passed')
   }, RUN_TIMEOUT)
 })
@@ -189,7 +195,8 @@ describe.concurrent('flakeproof/playwright in the config, beside the user’s li
     const [file] = readdirSync(join(out, 'history'))
     const records = readFileSync(join(out, 'history', file as string), 'utf8').trim().split('\n').map((line) => HistoryRecordSchema.parse(JSON.parse(line)))
     expect(records.find((r) => r.test_id === '[desktop] tests/cart.spec.js > cart > passes on retry')).toMatchObject({ outcome: 'flaky', retries: 1, signature: expect.stringContaining('tests/cart.spec.js') })
-    expect(records.filter((r) => r.outcome === 'passed')).toHaveLength(4)
+    // Playwright's list reporter printed each failure's error.
+    expect(records.filter((r) => r.outcome === 'passed'), result.stdout).toHaveLength(4)
   }, RUN_TIMEOUT)
 
   it('refuses to measure from the config, where it cannot make Playwright repeat', async () => {
