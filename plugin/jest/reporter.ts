@@ -9,7 +9,7 @@ import {
   FlakeproofError,
   formatTestId,
   hintsFor,
-  isFlakeproofError,
+  inOneLine,
   type JournalTest,
   logLine,
   messageOf,
@@ -430,19 +430,6 @@ async function lacksRunner(rootDir: string): Promise<string | undefined> {
 function flakyArgs(): string[] {
   const after = argsAfterSeparator(process.argv)
   return after.some((a) => a.startsWith('--flaky-')) ? after : []
-}
-
-/**
- * Jest prints a reporter's error as its stack under "An error occurred while adding the reporter";
- * a user's mistake reads better as its one line, which already names the option, the value and the fix.
- */
-function inOneLine<T>(run: () => T): T {
-  try {
-    return run()
-  } catch (error) {
-    if (!isFlakeproofError(error)) throw error
-    throw oneLineError(`flakeproof: ${error.message}`, error)
-  }
 }
 
 /**

@@ -6,8 +6,10 @@ import {
   type EverydayResult,
   FlakeproofError,
   finishEnforcedRun,
+  inOneLine,
   loadEnforcement,
   logLine,
+  oneLineError,
   type ResolvedVitestOptions,
   resolveRunnerOptions,
   RUNNERS,
@@ -57,16 +59,18 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
     const raw = process.env[PLAYWRIGHT_ENV]
     this._task = raw !== undefined && typeof process.send === 'function' ? (JSON.parse(raw) as ChildTask) : { task: 'local', options: ours, command: `playwright ${process.argv.slice(2).join(' ')}`.trim() }
     const configured = this._task.task === 'local' ? this._task.options : {}
-    const resolved = resolveRunnerOptions(RUNNERS.playwright, configured, [], process.env, playwrightVersion(this._root))
+    // Playwright prints a reporter's error whole (`console.error`): a user's mistake comes out as its one line.
+    const resolved = inOneLine(() => resolveRunnerOptions(RUNNERS.playwright, configured, [], process.env, playwrightVersion(this._root)))
     if (this._task.task === 'local' && resolved && !resolved.enforce) {
-      throw new FlakeproofError(
-        "flakeproof/playwright: a reporter cannot make Playwright repeat or prove tests; run `npx flakeproof playwright --flaky-repeat 20` (or --flaky-proof), which adds this reporter itself",
+      const refused = new FlakeproofError(
+        'a reporter cannot make Playwright repeat or prove tests; run `npx flakeproof playwright --flaky-repeat 20` (or --flaky-proof), which adds this reporter itself',
         'E_USAGE',
       )
+      throw oneLineError(`flakeproof: ${refused.message}`, refused)
     }
     this._options = resolved ?? VitestOptionsSchema.parse(configured)
     this._command = this._task.task === 'local' ? this._task.command : ''
-    this._enforcement = this._active && this._task.task === 'local' && this._options.enforce ? loadEnforcement(this._root, this._options) : undefined
+    this._enforcement = this._active && this._task.task === 'local' && this._options.enforce ? inOneLine(() => loadEnforcement(this._root, this._options)) : undefined
   }
 
   /** Playwright's own terminal reporter stays: this one prints only flakeproof's lines, at the end. */

@@ -30,7 +30,7 @@ export {
   resolveOutDir,
   VitestOptionsSchema,
 } from '../config/vitest-options.js'
-export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, isFlakeproofError, oneLineError } from '../errors.js'
+export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, inOneLine, isFlakeproofError, oneLineError } from '../errors.js'
 
 // The output folder, before a run: held for the run, the journal's place, a path that must be writable.
 export { appendJournal, JournalReader, type JournalTest } from '../artifacts/journal.js'
