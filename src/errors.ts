@@ -65,9 +65,9 @@ export function oneLineError(message: string, ours?: FlakeproofError): Error {
 
 /**
  * Runs `run`; a FlakeproofError it throws comes out as one line, `flakeproof: <message>`
- * (oneLineError). Jest prints a reporter's error as its stack under "An error occurred while adding
- * the reporter", Playwright `console.error`s it whole; a user's mistake reads better as its one line,
- * which already names the option, the value and the fix.
+ * (oneLineError). Vitest prints a plugin's startup error with its stack, Jest a reporter's under "An
+ * error occurred while adding the reporter", Playwright `console.error`s it whole; a user's mistake
+ * reads better as its one line, which already names the option, the value and the fix.
  */
 export function inOneLine<T>(run: () => T): T {
   try {

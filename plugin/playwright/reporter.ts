@@ -4,7 +4,6 @@ import {
   type EnforcedTest,
   type Enforcement,
   type EverydayResult,
-  FlakeproofError,
   finishEnforcedRun,
   inOneLine,
   loadEnforcement,
@@ -62,11 +61,9 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
     // Playwright prints a reporter's error whole (`console.error`): a user's mistake comes out as its one line.
     const resolved = inOneLine(() => resolveRunnerOptions(RUNNERS.playwright, configured, [], process.env, playwrightVersion(this._root)))
     if (this._task.task === 'local' && resolved && !resolved.enforce) {
-      const refused = new FlakeproofError(
-        'a reporter cannot make Playwright repeat or prove tests; run `npx flakeproof playwright --flaky-repeat 20` (or --flaky-proof), which adds this reporter itself',
-        'E_USAGE',
+      throw oneLineError(
+        'flakeproof: a reporter cannot make Playwright repeat or prove tests; run `npx flakeproof playwright --flaky-repeat 20` (or --flaky-proof), which adds this reporter itself',
       )
-      throw oneLineError(`flakeproof: ${refused.message}`, refused)
     }
     this._options = resolved ?? VitestOptionsSchema.parse(configured)
     this._command = this._task.task === 'local' ? this._task.command : ''

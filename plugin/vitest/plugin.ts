@@ -10,8 +10,8 @@ import {
   assignmentSeedOf,
   escapeRegExp,
   type FlakeproofVitestOptions,
-  FlakeproofError,
   hintsFor,
+  inOneLine,
   MEASUREMENT_FILES,
   oneLineError,
   type ProofSelection,
@@ -103,7 +103,7 @@ export function flakeproof(options: FlakeproofVitestOptions = {}): FlakeproofPlu
     config(userConfig) {
       const override = (globalThis as Record<symbol, WrapperOverride | undefined>)[WRAPPER_OPTIONS]
       wrapped = override !== undefined
-      resolved = override ? override.options : withoutStack(() => resolveRunnerOptions(RUNNERS.vitest, options, argsAfterSeparator(process.argv), process.env))
+      resolved = override ? override.options : inOneLine(() => resolveRunnerOptions(RUNNERS.vitest, options, argsAfterSeparator(process.argv), process.env))
       if (override) command = override.command
       if (!resolved) return undefined
       // Vitest only calls `configureVitest` for plugins of projects: reach inline projects that do
@@ -156,23 +156,23 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   const existing: unknown[] = when === 'config' ? vitest.config.reporters : (vitest as unknown as { reporters: unknown[] }).reporters
   if (existing.some(isFlakeproofReporter)) return
   // Before anything is locked or written: a project the runner cannot reach stops the run here.
-  const reach = withoutStack(() => vitest.projects.map((project) => reachOf(project, vitest.version, resolved.enforce ? 'enforcing' : 'recording')))
+  const reach = inOneLine(() => vitest.projects.map((project) => reachOf(project, vitest.version, resolved.enforce ? 'enforcing' : 'recording')))
   if (resolved.enforce) {
-    const enforcing = withoutStack(() => installEnforcement(vitest, resolved, command))
+    const enforcing = inOneLine(() => installEnforcement(vitest, resolved, command))
     ;(globalThis as Record<symbol, unknown>)[INSTALLED] = true
     if (when === 'runtime') enforcing.onInit(vitest)
     existing.push(enforcing)
     return
   }
-  const outDir = withoutStack(() => resolveOutDir(vitest.config.root, resolved))
+  const outDir = inOneLine(() => resolveOutDir(vitest.config.root, resolved))
   // Held while this Vitest lives (watch mode reruns into the same folder): one run per folder.
   // Checked before the lock makes the folder: a refusal leaves nothing behind.
-  const junit = withoutStack(() => resolveJunitPath(vitest.config.root, resolved))
-  const lock = withoutStack(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`, { root: vitest.config.root }))
+  const junit = inOneLine(() => resolveJunitPath(vitest.config.root, resolved))
+  const lock = inOneLine(() => acquireOutputLock(outDir, `outDir (--flaky-out) ${resolved.outDir}`, { root: vitest.config.root }))
   vitest.onClose(() => lock.release())
   // Every file the run will write, and the JUnit file, refused now if it cannot be (a folder named
   // facts.jsonl, a link), not after the whole measurement; a refusal leaves nothing behind.
-  const { runner: runnerOptions, proof } = withoutStack(() => {
+  const { runner: runnerOptions, proof } = inOneLine(() => {
     try {
       assertAllReplaceable(outDir, MEASUREMENT_FILES, 'outDir (--flaky-out)')
       if (junit) assertReplaceable(junit, 'junit (--flaky-junit)')
@@ -201,19 +201,6 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
 export default flakeproof
 
 // --- internal ---
-
-/**
- * Vitest prints a startup error with its stack; a user mistake reads better as its one line, which
- * already names the flag, the value and the fix.
- */
-function withoutStack<T>(run: () => T): T {
-  try {
-    return run()
-  } catch (error) {
-    if (!(error instanceof FlakeproofError)) throw error
-    throw oneLineError(`flakeproof: ${error.message}`, error)
-  }
-}
 
 /**
  * Whether flakeproof's reporter is already in place. Checked by a brand, not `instanceof`: Vite
