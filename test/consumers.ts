@@ -4,6 +4,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, re
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
+import { networkEnv } from './extra-ca-certs.js'
 import { ROOT, tempDir, VITEST_FIXTURE } from './utils.js'
 
 const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
@@ -104,7 +105,7 @@ export async function prepareConsumer(version: ConsumerVersion): Promise<Consume
   const install = await keptInstall(`vitest-${version.vitest}`, [packages, pkg], async (staging) => {
     writeFileSync(join(staging, 'package.json'), JSON.stringify(pkg))
     cpSync(packed, join(staging, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging })
+    await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging, env: networkEnv() })
   })
   const dir = await keptProject(`vitest-${version.vitest}`, install, pkg, packed)
   for (const out of ['tests', '.flakeproof', 'alone', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
@@ -148,7 +149,7 @@ async function installNode(version: string): Promise<string> {
   const binary = join(dir, 'node_modules', name, 'bin', 'node')
   await installAtomically(dir, join('node_modules', name, 'bin', 'node'), async (staging) => {
     writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'node-binary', private: true }))
-    await run('npm', [...NPM_INSTALL, '-E', `${name}@${version}`], { cwd: staging })
+    await run('npm', [...NPM_INSTALL, '-E', `${name}@${version}`], { cwd: staging, env: networkEnv() })
   })
   touch(dir)
   return binary
