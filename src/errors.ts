@@ -28,8 +28,9 @@ export class FlakeproofError extends Error {
 }
 
 /**
- * Whether `error` is a FlakeproofError, from this copy of the module or another: Vite bundles a
- * user's config with the plugin in it, so errors from there are another class of the same name.
+ * Whether `error` is a FlakeproofError, from this copy of the module or another: Vite bundles into a
+ * user's config what it imports by a path (the plugin from a checkout's dist/, say), so errors from
+ * there are another class of the same name.
  */
 export function isFlakeproofError(error: unknown): error is FlakeproofError {
   return error instanceof FlakeproofError || (error instanceof Error && error.name === 'FlakeproofError' && typeof (error as { code?: unknown }).code === 'string')

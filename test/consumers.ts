@@ -127,18 +127,14 @@ export async function prepareConsumer(version: ConsumerVersion): Promise<Consume
 }
 
 /**
- * Copies a fixture project of test/fixtures into the consumer (under its own name), its configs
- * (`vitest*.config.ts`) importing the plugin by its package name instead of from dist/. Returns the
- * copy's folder.
+ * Copies a fixture project of test/fixtures into the consumer (under its own name): its configs
+ * import the plugin by its package name, which there is the consumer's installed flakeproof. Returns
+ * the copy's folder.
  */
 export function copyFixture(consumer: Consumer, fixture: string): string {
   const to = join(consumer.dir, fixture)
   rmSync(to, { recursive: true, force: true })
   cpSync(join(ROOT, 'test/fixtures', fixture), to, { recursive: true, filter: (from) => !from.includes('node_modules') && !from.includes('.flakeproof') })
-  for (const name of readdirSync(to).filter((n) => /^vitest.*\.config\.ts$/.test(n))) {
-    const config = join(to, name)
-    writeFileSync(config, readFileSync(config, 'utf8').replace("'../../../dist/plugin/vitest/plugin.js'", "'flakeproof/vitest'"))
-  }
   return to
 }
 

@@ -182,3 +182,19 @@ describe('the other ways to start it', { timeout: 60_000 }, () => {
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })
 })
+
+describe('the plugin imported by a path (vitest.by-path.config.ts): Vite bundles a copy of it into the config', () => {
+  it('counts the same, and refuses a bad flag in one line', async () => {
+    const [out, refusedOut] = [tempDir(), tempDir()]
+    const [measured, refused] = await Promise.all([
+      runVitest(['run', '--config', 'vitest.by-path.config.ts', 'tests/counter.test.ts', '--', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere']),
+      runVitest(['run', '--config', 'vitest.by-path.config.ts', '--', '--flaky-repeat', '0', '--flaky-out', refusedOut, '--flaky-out-anywhere']),
+    ])
+    // Every fifth call of 10 fails: 2.
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === FLAKY), measured.stderr).toMatchObject({ trials: 10, failures: 2, verdict: 'flaky' })
+    expect(refused.code).toBe(1)
+    const output = stripAnsi(refused.stdout + refused.stderr)
+    expect(output.split('\n').filter((line) => line.includes('--flaky-repeat must be'))).toEqual(['flakeproof: --flaky-repeat must be a whole number from 1 to 1000000 (got 0)'])
+    expect(output).not.toMatch(/^\s+at |\[cause\]/m)
+  })
+})
