@@ -15,7 +15,7 @@ describe('observing: the same tests again with gaps', () => {
     // Gaps of 600 ms with a 400 ms test timeout: the rest before a repetition is not test time. Only the
     // two files whose tests finish at once: behaviours.test.ts awaits timers, which a loaded machine
     // can stretch past any short timeout.
-    const result = await runVitest(['run', 'tests/counter.test.ts', 'tests/timing.test.ts', '--testTimeout=400', '--', ...flags], { FIXTURE_GAP_MS: '600' })
+    const result = await runVitest(['run', 'tests/counter.test.ts', 'tests/timing.test.ts', '--testTimeout=400', '--maxWorkers=2', '--', ...flags], { FIXTURE_GAP_MS: '600' })
     expect(result.code).toBe(1)
     const observer = readArtifact(join(out, 'observer.json'), ObserverFileSchema)
     // Timing: 40/200 fast, 0/20 with 600 ms gaps; Fisher two-sided on [[40,160],[0,20]] = 0.0288 for
@@ -41,6 +41,8 @@ describe('observing: the same tests again with gaps', () => {
     expect(Object.keys(observer.tests ?? {}).sort()).toEqual([BROKEN, FLAKY, TIMING].sort())
     expect(readArtifact(join(out, 'summary.json'), SummaryFileSchema).tests?.[TIMING]?.observer_changed).toBe(observer.tests?.[TIMING]?.changed)
     // 200 fast repetitions, then 20 pairs with 600 ms before each gapped one for each of the three tests
-    // that failed: two of them share a file, so 24 s of gaps in one worker, plus Vitest's start.
+    // that failed: two of them share a file, so 24 s of gaps in its worker, plus Vitest's start. The
+    // other file's 12 s go in a second worker beside it (`--maxWorkers=2`: this file runs alone, and
+    // Vitest's default on 2 cores is one worker, which made it 36 s).
   }, 300_000)
 })
