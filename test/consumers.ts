@@ -41,7 +41,12 @@ export interface Consumer {
 }
 
 export const run = promisify(execFile)
-export const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
+const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error']
+
+/** `npm install <args>` in `cwd`, the one way the suite goes to the registry (with the machine's certificates: test/extra-ca-certs.ts). */
+export function npmInstall(args: string[], cwd: string): Promise<unknown> {
+  return run('npm', [...NPM_INSTALL, ...args], { cwd, env: networkEnv() })
+}
 
 /** Installs are kept between runs under the system's temp folder, never under the repository (its node_modules would be found first). */
 const CACHE = join(tmpdir(), 'flakeproof-consumers')
@@ -105,7 +110,7 @@ export async function prepareConsumer(version: ConsumerVersion): Promise<Consume
   const install = await keptInstall(`vitest-${version.vitest}`, [packages, pkg], async (staging) => {
     writeFileSync(join(staging, 'package.json'), JSON.stringify(pkg))
     cpSync(packed, join(staging, 'flakeproof.tgz'))
-    await run('npm', [...NPM_INSTALL, '-D', '-E', ...packages, './flakeproof.tgz'], { cwd: staging, env: networkEnv() })
+    await npmInstall(['-D', '-E', ...packages, './flakeproof.tgz'], staging)
   })
   const dir = await keptProject(`vitest-${version.vitest}`, install, pkg, packed)
   for (const out of ['tests', '.flakeproof', 'alone', 'wrapped']) rmSync(join(dir, out), { recursive: true, force: true })
@@ -145,7 +150,7 @@ async function installNode(version: string): Promise<string> {
   const binary = join(dir, 'node_modules', name, 'bin', 'node')
   await installAtomically(dir, join('node_modules', name, 'bin', 'node'), async (staging) => {
     writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'node-binary', private: true }))
-    await run('npm', [...NPM_INSTALL, '-E', `${name}@${version}`], { cwd: staging, env: networkEnv() })
+    await npmInstall(['-E', `${name}@${version}`], staging)
   })
   touch(dir)
   return binary

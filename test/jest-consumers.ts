@@ -1,7 +1,6 @@
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { keptInstall, keptProject, NPM_INSTALL, packTarball, run } from './consumers.js'
-import { networkEnv } from './extra-ca-certs.js'
+import { keptInstall, keptProject, npmInstall, packTarball } from './consumers.js'
 import { ROOT } from './utils.js'
 
 /** The Jest versions a user may run flakeproof on: the last 29 and the current 30. The README lists these. */
@@ -98,7 +97,7 @@ function installed(version: string): Promise<string> {
       return keptInstall(`jest-${version}`, [PACKAGES(version), pkg], async (staging) => {
         writeFileSync(join(staging, 'package.json'), JSON.stringify(pkg))
         cpSync(packed, join(staging, 'flakeproof.tgz'))
-        await run('npm', [...NPM_INSTALL, '-D', '-E', ...PACKAGES(version), './flakeproof.tgz'], { cwd: staging, env: networkEnv() })
+        await npmInstall(['-D', '-E', ...PACKAGES(version), './flakeproof.tgz'], staging)
       })
     })()
     installs.set(version, install)
