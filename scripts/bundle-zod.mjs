@@ -1,4 +1,4 @@
-// The second half of `npm run build`: dist/src/_zod.js, as tsc emits it, re-exports the members of
+// The second step of `npm run build`: dist/src/_zod.js, as tsc emits it, re-exports the members of
 // zod that flakeproof uses (src/_zod.ts); this puts those members, and only what they reach, in that
 // one file. Node then loads one module of ~250 kB instead of zod's 95 modules and ~800 kB (every
 // locale, the JSON Schema reader), about 40% of a CLI command's start-up above Node's own.

@@ -1,16 +1,15 @@
 import { realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { FlakeproofError } from '../../src/session/adapter.js'
+import { FlakeproofError, ownFile } from '../../src/session/adapter.js'
 import { jestCliRun, jestModules } from './_jest-modules.js'
 
 /** The project's own Jest as flakeproof drives it: its entry points, its configs, flakeproof's files in them. */
 
-export const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
-export const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
-export const SETUP = fileURLToPath(new URL('./setup.cjs', import.meta.url))
-export const ENVIRONMENT = fileURLToPath(new URL('./environment.js', import.meta.url))
+export const REPORTER = ownFile('plugin/jest/reporter.js')
+export const RUNNER = ownFile('plugin/jest/runner.js')
+export const SETUP = ownFile('plugin/jest/setup.cjs')
+export const ENVIRONMENT = ownFile('plugin/jest/environment.js')
 
 export type Reporter = string | [string, Record<string, unknown>]
 export interface JestArgv {

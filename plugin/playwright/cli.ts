@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   CONDITION_ENV,
   FlakeproofError,
   logLine,
+  ownFile,
   type PlannedRound,
   planRounds,
   type ProofSelection,
@@ -28,7 +28,7 @@ import {
 import { type ChildMessage, type ChildTask, type ListedTest, PLAYWRIGHT_ENV } from './_protocol.js'
 import { playwrightVersion } from './_version.js'
 
-const REPORTER = fileURLToPath(new URL('./reporter.js', import.meta.url))
+const REPORTER = ownFile('plugin/playwright/reporter.js')
 
 /** Playwright's flags that flakeproof sets itself while it measures or proves. */
 const OURS = ['--repeat-each', '--retries', '--list', '--ui', '--debug', '--last-failed', '--only-changed']

@@ -1,10 +1,9 @@
-import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
-import { appendJournal, FlakeproofError, type JournalLine } from '../../src/session/adapter.js'
+import { appendJournal, FlakeproofError, type JournalLine, ownFile } from '../../src/session/adapter.js'
 import { JOURNAL_COMMAND } from './_browser-protocol.js'
 
 /** The page's side of the recording runner (browser-recorder.ts, built beside this file). */
-const BROWSER_RECORDER = fileURLToPath(new URL('./browser-recorder.js', import.meta.url))
+const BROWSER_RECORDER = ownFile('plugin/vitest/browser-recorder.js')
 
 /** Vitest's own pools whose workers load `test.runner`: flakeproof's runner reaches every test there. */
 const RUNNER_POOLS = new Set(['forks', 'threads', 'vmForks', 'vmThreads'])

@@ -1,10 +1,9 @@
-import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
-import { loadEnforcement, type ResolvedVitestOptions, resolveOutDir } from '../../src/session/adapter.js'
+import { loadEnforcement, ownFile, type ResolvedVitestOptions, resolveOutDir } from '../../src/session/adapter.js'
 import type { EnforceOptions } from './_enforce-protocol.js'
 import EnforceReporter from './enforce-reporter.js'
 
-export const ENFORCE_RUNNER = fileURLToPath(new URL('./enforce-runner.js', import.meta.url))
+export const ENFORCE_RUNNER = ownFile('plugin/vitest/enforce-runner.js')
 
 /**
  * `--flaky-enforce`: the enforcing runner on every project with each listed test's retry budget and

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Vitest } from 'vitest/node'
 import {
   acquireOutputLock,
@@ -14,6 +13,7 @@ import {
   inOneLine,
   MEASUREMENT_FILES,
   oneLineError,
+  ownFile,
   type ProofSelection,
   type ResolvedVitestOptions,
   resolveJunitPath,
@@ -32,7 +32,7 @@ import { runInRounds } from './_rounds.js'
 export type { FlakeproofVitestOptions } from '../../src/session/adapter.js'
 export { default as FlakeproofReporter } from './reporter.js'
 
-const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
+const RUNNER = ownFile('plugin/vitest/runner.js')
 
 /**
  * flakeproof's own files (the runner, its protocol), loaded by Node in each worker as they are: Vite
@@ -40,7 +40,7 @@ const RUNNER = fileURLToPath(new URL('./runner.js', import.meta.url))
  * dependency, a monorepo's workspace) resolves outside it, which cost every run ~2 s of transforms
  * of modules that need none.
  */
-const OWN_FILES = new RegExp(`^${escapeRegExp(fileURLToPath(new URL('../../', import.meta.url)))}`)
+const OWN_FILES = new RegExp(`^${escapeRegExp(ownFile(''))}`)
 
 /** What only `flakeproof vitest` can do is suggested in its form. */
 const WRAPPER_HINTS = hintsFor({ runner: 'vitest', form: 'wrapper' })

@@ -10,6 +10,7 @@ import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { logJson, logLine } from '../core/workflow-command.js'
 import { joinShellWords } from '../core/shell-words.js'
+import { ownFile } from '../own-files.js'
 import { helpWidth, renderOverview as renderHelpOverview, unknownCommand, unknownFlag } from './help.js'
 import type { CommandSpec } from './spec.js'
 import { cannotLoadLine } from './load-failure.js'
@@ -286,6 +287,6 @@ async function renderOverview(): Promise<string> {
 }
 
 function readVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const pkg = JSON.parse(readFileSync(ownFile('../package.json'), 'utf8')) as { version: string }
   return pkg.version
 }

@@ -124,8 +124,9 @@ const NOT_USER_CODE = [
   /^<frozen /,
   /^\/rustc\//,
   /[/\\]\.cargo[/\\]registry[/\\]/,
-  // flakeproof's own runner and reporters when it runs from a checkout rather than node_modules.
-  /[/\\]dist[/\\]plugin[/\\](?:vitest|jest)[/\\]/,
+  // flakeproof's own runner and reporters when it runs from a checkout rather than node_modules, and
+  // the chunks of its build they share (scripts/bundle-dist.mjs).
+  /[/\\]dist[/\\](?:plugin[/\\](?:vitest|jest)|chunks)[/\\]/,
   // A browser page's frames of Vite's client and Vitest's own page code (browser mode).
   /^https?:\/\/[^/]+\/(?:@vite\/|@id\/|__vitest)/,
 ]

@@ -33,19 +33,22 @@ describe('the published package', () => {
 
   it('loads zod from its own bundle of the members it uses: no built module imports the zod package (scripts/bundle-zod.mjs)', () => {
     const built = readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))
-    expect(built.length).toBeGreaterThan(100)
+    expect(built.length).toBeGreaterThan(50)
     expect(built.filter((f) => /\bfrom\s*['"]zod(\/[^'"]*)?['"]|\bimport\(\s*['"]zod/.test(readFileSync(join(ROOT, 'dist', f), 'utf8')))).toEqual([])
     // The bundle is whole (what the CLI and the schemas reach, English error messages) and no more
-    // than that: no other locale, no zod whole (which is over three times the size).
-    const bundle = readFileSync(join(ROOT, 'dist/src/_zod.js'), 'utf8')
-    expect(bundle).toMatch(/^export \{ .*\bobject\b.*\};?$/m)
+    // than that: no other locale (German, Spanish), no zod whole (which is over three times the size).
+    // scripts/bundle-dist.mjs puts it in a chunk of its own, which every module that needs zod imports.
+    const chunks = built.filter((f) => /^chunks\/_zod-[\w-]+\.js$/.test(f))
+    expect(chunks).toHaveLength(1)
+    const bundle = readFileSync(join(ROOT, 'dist', chunks[0] as string), 'utf8')
+    expect(bundle).toMatch(/^export \{ .*\bobject as \w+\b.*\};?$/m)
     expect(bundle).toContain('Invalid input: expected')
-    expect([...new Set(bundle.match(/^\/\/ node_modules\/zod\/v4\/locales\/.*$/gm))]).toEqual(['// node_modules/zod/v4/locales/en.js'])
+    expect(bundle).not.toMatch(/Ungültige Eingabe|Entrada inválida/)
     expect(bundle.length).toBeLessThan(350_000)
     // A copy of zod carries its licence, and the version package.json pins, so the types match the code.
     const zodVersion = (pkg.dependencies as Record<string, string>).zod
     expect(zodVersion).toMatch(/^\d+\.\d+\.\d+$/)
-    expect(bundle.startsWith(`/*! The members of zod ${zodVersion} that flakeproof uses`)).toBe(true)
+    expect(bundle).toContain(`/*! The members of zod ${zodVersion} that flakeproof uses`)
     expect(bundle).toContain(readFileSync(join(ROOT, 'node_modules/zod/LICENSE'), 'utf8').trim())
   })
 })

@@ -107,6 +107,18 @@ describe('frames of a browser page (Vitest browser mode)', () => {
   })
 })
 
+describe("flakeproof's own frames, run from a checkout (a linked package, a monorepo)", () => {
+  // Built, flakeproof's runner code is in dist/plugin/<runner>/ and the chunks it shares (scripts/bundle-dist.mjs).
+  const stackThrough = (own: string) => `Error: boom\n    at ${own}:3:9\n    at /work/app/tests/a.test.ts:5:5`
+  it.each([
+    ['a runner entry', '/work/flakeproof/dist/plugin/jest/_repeat.js'],
+    ['a shared chunk', '/work/flakeproof/dist/chunks/_repeat-DAKlz--P.js'],
+    ['a shared chunk, as a file URL', 'file:///work/flakeproof/dist/chunks/_recorder-DPs3pubO.js'],
+  ])('skips %s for the user\'s frame', (_name, own) => {
+    expect(signatureOfError({ name: 'Error', message: 'boom', stack: stackThrough(own) }, '/work/app')).toBe('Error: boom @ tests/a.test.ts')
+  })
+})
+
 describe('normaliseMessage, rule by rule (docs/attribution.md)', () => {
   // Fragments of the recorded messages above, one rule each.
   it.each([

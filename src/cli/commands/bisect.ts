@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { assertWritable } from '../../artifacts/write.js'
 import { writeBisect } from '../../artifacts/write-bisect.js'
@@ -6,6 +5,7 @@ import { headline } from '../../artifacts/bisect-report.js'
 import { stripAnsi } from '../../core/ansi.js'
 import { BISECT } from '../../config/options.js'
 import { bisectCommand } from '../../pipeline/bisect.js'
+import { ownFile } from '../../own-files.js'
 import type { BisectSubject } from '../../pipeline/bisect-observe.js'
 import { defineCommand } from '../spec.js'
 
@@ -33,7 +33,7 @@ export const bisect = defineCommand({
         maxExecutions: o['max-executions'],
         optimize: o.optimize,
         priorFrom: o['prior-from'],
-        self: { node: process.execPath, bin: fileURLToPath(new URL('../bin.js', import.meta.url)) },
+        self: { node: process.execPath, bin: ownFile('src/cli/bin.js') },
       },
       context,
     )
