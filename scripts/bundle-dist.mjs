@@ -1,15 +1,21 @@
 // The last step of `npm run build`: dist/ as tsc emits it is ~250 ES modules, and Node's loader pays
-// for each one it loads (resolving, reading, linking: ~1.5 ms a module here), ~150 of them in a
-// wrapped Jest run before a test starts. This bundles the modules into the files something loads by
-// their path (ENTRIES, at the same paths) and chunks they share (dist/chunks/), one chunk per set of
-// entries that reach the same modules, so a command still loads only what it reaches, and what it
-// imports lazily stays lazy. The .d.ts files stay as tsc wrote them; every other .js goes.
+// for each one it loads (resolving, reading, linking), ~150 of them in a wrapped Jest run. This
+// bundles the modules into the files something loads by their path (`entries` below, each at its
+// own path) and the chunks they share (dist/chunks/), one chunk per set of entries that reach the
+// same modules, so a command still loads only what it reaches, and what it imports lazily stays
+// lazy. The .d.ts files stay as tsc wrote them; every other .js goes (docs/architecture.md, "The build").
 //   node scripts/bundle-dist.mjs
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { build } from 'rolldown'
 
 const root = join(import.meta.dirname, '..')
+
+/** The build stops on one line: what is wrong. */
+function fail(message) {
+  console.error(`scripts/bundle-dist.mjs: ${message}`)
+  process.exit(1)
+}
 const dist = join(root, 'dist')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
@@ -44,7 +50,7 @@ const entries = [...new Set([...published.map((p) => relative('dist', p)), ...by
   .filter((f) => f.endsWith('.js'))
   .sort()
 const missing = entries.filter((f) => !built('.js').includes(f))
-if (missing.length > 0) throw new Error(`scripts/bundle-dist.mjs: no built file for ${missing.join(', ')}: build with tsc first`)
+if (missing.length > 0) fail(`no built file for ${missing.join(', ')}: build with tsc first (npm run build)`)
 
 const staging = join(root, 'dist.bundled')
 rmSync(staging, { recursive: true, force: true })
@@ -70,4 +76,4 @@ rmSync(staging, { recursive: true, force: true })
 // src/own-files.ts finds dist/ one folder above its code: in its own entry (dist/src/) or a chunk (dist/chunks/), never deeper.
 const ownRoot = 'new URL("../", import.meta.url)'
 const holding = built('.js').filter((f) => readFileSync(join(dist, f), 'utf8').includes(ownRoot))
-if (holding.length !== 1 || holding[0].split('/').length !== 2) throw new Error(`scripts/bundle-dist.mjs: src/own-files.ts was bundled into ${holding.join(', ') || 'no file'}, not one folder below dist/`)
+if (holding.length !== 1 || holding[0].split('/').length !== 2) fail(`src/own-files.ts was bundled into ${holding.join(', ') || 'no file'}, not one folder below dist/, where ownFile would not find the package's files`)
