@@ -1,6 +1,6 @@
 // The calibration of `flakeproof bisect` (docs/bisect.md): seeded simulated bisections over
 // git-bayesect's scenarios (same commits, rates and confidence), with the command's own decision
-// code (dist/src/core/bisect-run.js), reporting accuracy with its standard error, executions
+// code (src/core/bisect-run.ts, through the built dist/src/core/bisect-simulation.js), reporting accuracy with its standard error, executions
 // (mean/p50/p95) and process starts, beside git-bayesect's figures from its calibration script
 // (issue 23: 200 seeded trials per row, confidence 0.95). Nothing is timed: costs are set, not
 // measured, so the figures are the same on any machine. Run after `npm run build`:

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * The folder this package's files are under: `dist/` once built, the repository when run from
- * source. This module sits one folder below it, and so does the chunk of dist/chunks/ its code may
+ * source. This module sits one folder below it, and so does the chunk of dist/flakeproof-chunks/ its code may
  * be bundled into (scripts/bundle-dist.mjs checks that), while the code of a module that names a
  * file of its own folder (`./runner.js`) may end up in a chunk elsewhere.
  */

@@ -125,8 +125,8 @@ const NOT_USER_CODE = [
   /^\/rustc\//,
   /[/\\]\.cargo[/\\]registry[/\\]/,
   // flakeproof's own runner and reporters when it runs from a checkout rather than node_modules, and
-  // the chunks of its build they share (scripts/bundle-dist.mjs).
-  /[/\\]dist[/\\](?:plugin[/\\](?:vitest|jest)|chunks)[/\\]/,
+  // the chunks of its build they share (scripts/bundle-dist.mjs names their folder for this).
+  /[/\\]dist[/\\](?:plugin[/\\](?:vitest|jest)|flakeproof-chunks)[/\\]/,
   // A browser page's frames of Vite's client and Vitest's own page code (browser mode).
   /^https?:\/\/[^/]+\/(?:@vite\/|@id\/|__vitest)/,
 ]

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../utils.js'
 
@@ -31,6 +31,24 @@ describe('the published package', () => {
     expect(paths.filter((p) => !['LICENSE', 'README.md', 'package.json'].includes(p) && !p.startsWith('dist/'))).toEqual([])
   }, 60_000)
 
+  it('keeps the browser page\'s recorder and everything it imports free of node:* once bundled (scripts/bundle-dist.mjs)', () => {
+    // test/unit/layering.test.ts checks the sources; the chunks of the build group their modules anew.
+    const seen = new Set<string>()
+    const external: string[] = []
+    const visit = (file: string): void => {
+      if (seen.has(file)) return
+      seen.add(file)
+      for (const m of readFileSync(file, 'utf8').matchAll(/\bfrom\s*"([^"]+)"|\bimport\s*"([^"]+)"|\bimport\(\s*"([^"]+)"/g)) {
+        const specifier = (m[1] ?? m[2] ?? m[3]) as string
+        if (specifier.startsWith('.')) visit(join(dirname(file), specifier))
+        else external.push(specifier)
+      }
+    }
+    visit(join(ROOT, 'dist/plugin/vitest/browser-recorder.js'))
+    expect(seen.size).toBeGreaterThan(1)
+    expect([...new Set(external)]).toEqual(['vitest'])
+  })
+
   it('loads zod from its own bundle of the members it uses: no built module imports the zod package (scripts/bundle-zod.mjs)', () => {
     const built = readdirSync(join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))
     expect(built.length).toBeGreaterThan(50)
@@ -38,7 +56,7 @@ describe('the published package', () => {
     // The bundle is whole (what the CLI and the schemas reach, English error messages) and no more
     // than that: no other locale (German, Spanish), no zod whole (which is over three times the size).
     // scripts/bundle-dist.mjs puts it in a chunk of its own, which every module that needs zod imports.
-    const chunks = built.filter((f) => /^chunks\/_zod-[\w-]+\.js$/.test(f))
+    const chunks = built.filter((f) => /^flakeproof-chunks\/_zod-[\w-]+\.js$/.test(f))
     expect(chunks).toHaveLength(1)
     const bundle = readFileSync(join(ROOT, 'dist', chunks[0] as string), 'utf8')
     expect(bundle).toMatch(/^export \{ .*\bobject as \w+\b.*\};?$/m)

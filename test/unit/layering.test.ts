@@ -190,6 +190,20 @@ describe('the import graph (AGENTS.md, "Layout and dependency direction")', () =
     expect(bad).toEqual([])
   })
 
+  it("names each file it loads by path with ownFile and a literal: the build keeps exactly those files (scripts/bundle-dist.mjs)", () => {
+    // Every file but its own, where it is declared.
+    const texts = files.filter((file) => file !== 'src/own-files.ts').map((file) => [file, readFileSync(join(ROOT, file), 'utf8')] as const)
+    const calls = texts.flatMap(([file, text]) => [...text.matchAll(/\bownFile\(([^)]*)\)/g)].map((m) => `${file}: ownFile(${m[1]})`))
+    // The scan must see the known calls, or the rule below would pass vacuously.
+    expect(calls).toContain("plugin/jest/_jest-load.ts: ownFile('plugin/jest/reporter.js')")
+    // A literal path of a built file, or '' and '../package.json' (folders and a file the build does not make).
+    const bad = calls.filter((call) => !/ownFile\('(?:[\w./-]+\.c?js|\.\.\/package\.json|)'\)$/.test(call))
+    expect(bad).toEqual([])
+    // What finds a file beside its own code's module breaks once that code is in a chunk of the build.
+    const relative = texts.filter(([, text]) => /new URL\([^)]*import\.meta\.url\)/.test(text)).map(([file]) => file)
+    expect(relative).toEqual([])
+  })
+
   it.each(PAGE_ENTRIES)('%s (loaded into a browser page) reaches no node:* at all: only its runner, its own folder, src/session/page.ts, pure src/core and the journal line format', (entry) => {
     // The page cannot load node:fs: one import of it and browser mode measures nothing.
     const runner = adapterOf(entry) as string

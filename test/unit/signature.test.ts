@@ -112,10 +112,14 @@ describe("flakeproof's own frames, run from a checkout (a linked package, a mono
   const stackThrough = (own: string) => `Error: boom\n    at ${own}:3:9\n    at /work/app/tests/a.test.ts:5:5`
   it.each([
     ['a runner entry', '/work/flakeproof/dist/plugin/jest/_repeat.js'],
-    ['a shared chunk', '/work/flakeproof/dist/chunks/_repeat-DAKlz--P.js'],
-    ['a shared chunk, as a file URL', 'file:///work/flakeproof/dist/chunks/_recorder-DPs3pubO.js'],
+    ['a shared chunk', '/work/flakeproof/dist/flakeproof-chunks/_repeat-DAKlz--P.js'],
+    ['a shared chunk, as a file URL', 'file:///work/flakeproof/dist/flakeproof-chunks/_recorder-DPs3pubO.js'],
   ])('skips %s for the user\'s frame', (_name, own) => {
     expect(signatureOfError({ name: 'Error', message: 'boom', stack: stackThrough(own) }, '/work/app')).toBe('Error: boom @ tests/a.test.ts')
+  })
+
+  it("keeps the user's own built chunks (a workspace package's dist/chunks/) as the user's", () => {
+    expect(signatureOfError({ name: 'Error', message: 'boom', stack: stackThrough('/work/app/packages/lib/dist/chunks/cart-Bx12.js') }, '/work/app')).toBe('Error: boom @ packages/lib/dist/chunks/cart-Bx12.js')
   })
 })
 
