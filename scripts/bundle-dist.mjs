@@ -10,14 +10,14 @@ import { dirname, isAbsolute, join, posix, sep } from 'node:path'
 import { build } from 'rolldown'
 
 const root = join(import.meta.dirname, '..')
+const dist = join(root, 'dist')
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 /** The build stops on one line: what is wrong. */
 function fail(message) {
   console.error(`scripts/bundle-dist.mjs: ${message}`)
   process.exit(1)
 }
-const dist = join(root, 'dist')
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 /** Every file of dist/ (relative, `/`-separated) whose name ends with `suffix`. */
 const built = (suffix) =>
