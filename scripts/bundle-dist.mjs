@@ -56,7 +56,8 @@ const entries = [...new Set([...published, ...byPath, 'src/own-files.js', ...byO
   // CommonJS files (plugin/jest/setup.cjs) are loaded by Jest's require as they are: no ES module imports them.
   .filter((f) => f.endsWith('.js'))
   .sort()
-const missing = entries.filter((f) => !built('.js').includes(f))
+const tscFiles = new Set(built('.js'))
+const missing = entries.filter((f) => !tscFiles.has(f))
 if (missing.length > 0) fail(`no built file for ${missing.join(', ')}: build with tsc first (npm run build)`)
 
 const staging = join(root, 'dist.bundled')
@@ -78,7 +79,7 @@ try {
   fail(`rolldown failed, dist/ is left as tsc wrote it: ${error instanceof Error ? error.message : String(error)}`)
 }
 
-for (const file of built('.js')) rmSync(join(dist, file))
+for (const file of tscFiles) rmSync(join(dist, file))
 for (const file of readdirSync(staging, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
   const to = join(dist, file)
   mkdirSync(dirname(to), { recursive: true })
