@@ -126,7 +126,7 @@ const NOT_USER_CODE = [
   /[/\\]\.cargo[/\\]registry[/\\]/,
   // flakeproof's own runner and reporters when it runs from a checkout rather than node_modules, and
   // the chunks of its build they share (scripts/bundle-dist.mjs names their folder for this).
-  /[/\\]dist[/\\](?:plugin[/\\](?:vitest|jest)|flakeproof-chunks)[/\\]/,
+  /[/\\]dist[/\\](?:plugin[/\\](?:vitest|jest|playwright)|flakeproof-chunks)[/\\]/,
   // A browser page's frames of Vite's client and Vitest's own page code (browser mode).
   /^https?:\/\/[^/]+\/(?:@vite\/|@id\/|__vitest)/,
 ]

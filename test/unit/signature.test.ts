@@ -108,10 +108,11 @@ describe('frames of a browser page (Vitest browser mode)', () => {
 })
 
 describe("flakeproof's own frames, run from a checkout (a linked package, a monorepo)", () => {
-  // Built, flakeproof's runner code is in dist/plugin/<runner>/ and the chunks it shares (scripts/bundle-dist.mjs).
+  // Built, flakeproof's runner code is in dist/plugin/<runner>/ (vitest, jest, playwright) and the chunks it shares (scripts/bundle-dist.mjs).
   const stackThrough = (own: string) => `Error: boom\n    at ${own}:3:9\n    at /work/app/tests/a.test.ts:5:5`
   it.each([
     ['a runner entry', '/work/flakeproof/dist/plugin/jest/_repeat.js'],
+    ["Playwright's reporter", '/work/flakeproof/dist/plugin/playwright/reporter.js'],
     ['a shared chunk', '/work/flakeproof/dist/flakeproof-chunks/_repeat-DAKlz--P.js'],
     ['a shared chunk, as a file URL', 'file:///work/flakeproof/dist/flakeproof-chunks/_recorder-DPs3pubO.js'],
   ])('skips %s for the user\'s frame', (_name, own) => {
