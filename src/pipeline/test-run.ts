@@ -11,6 +11,7 @@ import { assertAllReplaceable, assertWritable, JsonLinesWriter, PartialWriteErro
 import { signatureMatches, signatureOfText } from '../core/signature.js'
 import { FlakeproofError } from '../errors.js'
 import { compareWithHistory } from './history-comparison.js'
+import { branchOf } from './history-record.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
 import {
@@ -72,8 +73,11 @@ export interface TestRunSettings {
   lang: ReportLanguage
   /** `--flaky-signature`: a measurement counts only failures whose signature matches; others are reported apart. */
   signature?: string
-  /** Where a measurement is compared with the history in `<dir>/history` (docs/attribution.md). */
-  history?: { base?: string | undefined; env: Readonly<Record<string, string | undefined>>; currentBranch: string | null }
+  /**
+   * Where a measurement is compared with the history in `<dir>/history` (docs/attribution.md); `root`
+   * is where git is asked for the current branch, only when there is history to compare with.
+   */
+  history?: { base?: string | undefined; env: Readonly<Record<string, string | undefined>>; root: string }
 }
 
 export interface TestRunResult {
@@ -299,13 +303,17 @@ export class TestRunRecorder {
     const tests = bundle.rate.tests
     if (!tests) return
     const history = this._settings.history
-    const compared = history
-      ? compareWithHistory(
-          tests.map((t) => ({ id: t.id, trials: t.trials, failures: t.failures, signatures: this._signatures.get(t.id) ?? new Set() })),
-          readHistoryFolder(join(this._dir, 'history')).runs,
-          { confidence: this._settings.confidence.value, ...history },
-        )
-      : new Map()
+    // Only failures are compared: a green measurement or an empty history asks git for nothing (a
+    // process every measurement's start would otherwise wait for).
+    const runs = history && tests.some((t) => t.failures > 0) ? readHistoryFolder(join(this._dir, 'history')).runs : []
+    const compared =
+      history && runs.length > 0
+        ? compareWithHistory(
+            tests.map((t) => ({ id: t.id, trials: t.trials, failures: t.failures, signatures: this._signatures.get(t.id) ?? new Set() })),
+            runs,
+            { confidence: this._settings.confidence.value, base: history.base, env: history.env, currentBranch: branchOf(history.env, history.root) },
+          )
+        : new Map()
     if (this._settings.signature !== undefined) bundle.rate.signature_filter = this._settings.signature
     for (const test of tests) {
       const others = this._others.get(test.id)

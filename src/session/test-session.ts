@@ -19,7 +19,6 @@ import { logLine } from '../core/workflow-command.js'
 import { FlakeproofError } from '../errors.js'
 import { policyPathOf, releaseProvenInPolicy } from '../pipeline/committed-policy-file.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
-import { branchOf } from '../pipeline/history-record.js'
 import type { RepetitionMode, ReportedTest } from '../pipeline/test-evidence.js'
 import { recoverUnfinished, type Unfinished } from '../pipeline/test-recovery.js'
 import { type Collected, type TestRunResult, TestRunRecorder } from '../pipeline/test-run.js'
@@ -306,7 +305,7 @@ export class TestSession implements RoundsReporter {
         lang: 'en',
         ...(options.signature === undefined ? {} : { signature: options.signature }),
         // A measurement is compared with the everyday runs in its output folder's history (docs/attribution.md).
-        ...(mode === 'measure' ? { history: { base: options.base, env: process.env, currentBranch: branchOf(process.env, this._host.root()) } } : {}),
+        ...(mode === 'measure' ? { history: { base: options.base, env: process.env, root: this._host.root() } } : {}),
       }))
     })
     if (next) this._recorder?.noteRound(next)
