@@ -85,13 +85,15 @@ describe('--flaky-budget', () => {
 
 describe('history from everyday runs (the reporter in the config, no repetitions)', () => {
   it('records each plain run, one record per run', async () => {
-    const out = join(FIXTURE, '.flakeproof')
-    const before = existsSync(join(out, 'history')) ? readdirSync(join(out, 'history')).length : 0
-    const run = await runNodeIn(FIXTURE, [JEST, '--config', 'jest.reporter.config.js'])
+    // Into a folder of the test's, not the fixture's .flakeproof: a run of the suite leaves the checkout as it was.
+    const out = tempDir()
+    const run = await runNodeIn(FIXTURE, [JEST, '--config', 'jest.reporter.config.js'], { FLAKEPROOF_OUT: out })
     // Calls 1 of each counter pass: the plain run is green.
     expect(run.code).toBe(0)
+    expect(existsSync(join(FIXTURE, '.flakeproof')), 'the fixture got a .flakeproof of its own').toBe(false)
+    // One file per run (the enforced runs below make two).
     const after = readdirSync(join(out, 'history'))
-    expect(after.length).toBe(before + 1)
+    expect(after).toHaveLength(1)
     const last = after.sort().at(-1) as string
     const lines = readFileSync(join(out, 'history', last), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { test_id: string; outcome: string })
     expect(lines.map((t) => [t.test_id, t.outcome]).sort()).toEqual([
