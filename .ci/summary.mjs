@@ -1,10 +1,11 @@
-// The end of .ci/run: the slowest test files (where the suite's time goes), then the closing line
-// `N passed, N failed`, which stays last and plain. Reads Vitest's JSON report and the durations of
-// test/durations-reporter.ts.
-//   node .ci/summary.mjs <results.json> <durations.jsonl> [slowest = 15]
+// The end of .ci/run: the slowest test files (where the suite's time goes), what the suite left in the
+// checkout, then the closing line `N passed, N failed`, which stays last and plain. Reads Vitest's JSON
+// report, the durations of test/durations-reporter.ts and the `git status --porcelain` lines that
+// appeared during the run.
+//   node .ci/summary.mjs <results.json> <durations.jsonl> [slowest = 15] [left-in-checkout.txt]
 import { readFileSync } from 'node:fs'
 
-const [resultsFile, durationsFile, slowest = '15'] = process.argv.slice(2)
+const [resultsFile, durationsFile, slowest = '15', leftFile] = process.argv.slice(2)
 
 function read(file, parse) {
   try {
@@ -44,5 +45,13 @@ const passed = results?.numPassedTests ?? 0
 // A file that fails before any of its tests (an import error, a hook) has no failed test of its own:
 // it counts as one failure, so a red suite never closes on `0 failed`.
 const fileFailures = (results?.testResults ?? []).filter((file) => file.status === 'failed' && !file.assertionResults?.some((a) => a.status === 'failed')).length
-const failed = results === undefined ? 1 : results.numFailedTests + fileFailures
+// A run of the suite leaves the checkout as it found it: a file it wrote there (a fixture's output, a
+// snapshot) is one failure more, named here.
+const left = (leftFile === undefined ? '' : (read(leftFile, (text) => text) ?? '')).split('\n').filter((line) => line !== '')
+if (left.length > 0) {
+  console.log(`the suite left ${left.length} ${left.length === 1 ? 'path' : 'paths'} in the checkout (git status --porcelain --ignored), which a run must leave as it found it:`)
+  for (const line of left.slice(0, 10)) console.log(`  ${line}`)
+  if (left.length > 10) console.log(`  … and ${left.length - 10} more`)
+}
+const failed = (results === undefined ? 1 : results.numFailedTests + fileFailures) + (left.length > 0 ? 1 : 0)
 console.log(`${passed} passed, ${failed} failed`)

@@ -9,13 +9,15 @@ import { ROOT, tempDir } from '../utils.js'
  * failure can never turn into `0 failed`. The reports are the shapes Vitest's JSON reporter and
  * test/durations-reporter.ts write: a file that failed at import has status "failed" and no test.
  */
-function summary(results: unknown, durations: ({ file: string; ms: number } | { file: string; cpu_ms: number })[] | undefined, slowest = '2'): string[] {
+function summary(results: unknown, durations: ({ file: string; ms: number } | { file: string; cpu_ms: number })[] | undefined, slowest = '2', left?: string): string[] {
   const dir = tempDir()
   const resultsFile = join(dir, 'results.json')
   const durationsFile = join(dir, 'durations.jsonl')
+  const leftFile = join(dir, 'left.txt')
   if (results !== undefined) writeFileSync(resultsFile, JSON.stringify(results))
   if (durations !== undefined) writeFileSync(durationsFile, durations.map((d) => `${JSON.stringify(d)}\n`).join(''))
-  const run = spawnSync(process.execPath, [join(ROOT, '.ci/summary.mjs'), resultsFile, durationsFile, slowest], { encoding: 'utf8' })
+  if (left !== undefined) writeFileSync(leftFile, left)
+  const run = spawnSync(process.execPath, [join(ROOT, '.ci/summary.mjs'), resultsFile, durationsFile, slowest, ...(left === undefined ? [] : [leftFile])], { encoding: 'utf8' })
   expect(run.status, run.stderr).toBe(0)
   return run.stdout.trimEnd().split('\n')
 }
@@ -36,6 +38,19 @@ describe('.ci/summary.mjs', () => {
   ])('%s: closes on "%s"', (_, closing, results) => {
     const lines = summary(results, [{ file: 'test/e2e/a.test.ts', ms: 1_000 }])
     expect(lines.at(-1)).toBe(closing)
+  })
+
+  it('counts what the suite left in the checkout as one failure more, and names it', () => {
+    // What .ci/run's `comm -13` gives: the `git status --porcelain --ignored` lines that appeared during the run.
+    const left = '!! test/fixtures/jest-ci/.flakeproof/history/2026-12-07T01-09-12-397Z-11582-0ae94144.jsonl\n M test/fixtures/jest-flaky/tests/__snapshots__/a.test.js.snap\n'
+    expect(summary({ numPassedTests: 2, numFailedTests: 0, testResults: [passedFile] }, [], '2', left)).toEqual([
+      'the suite left 2 paths in the checkout (git status --porcelain --ignored), which a run must leave as it found it:',
+      '  !! test/fixtures/jest-ci/.flakeproof/history/2026-12-07T01-09-12-397Z-11582-0ae94144.jsonl',
+      '   M test/fixtures/jest-flaky/tests/__snapshots__/a.test.js.snap',
+      '2 passed, 1 failed',
+    ])
+    // Nothing left: the closing line as before.
+    expect(summary({ numPassedTests: 2, numFailedTests: 0, testResults: [passedFile] }, [], '2', '')).toEqual(['2 passed, 0 failed'])
   })
 
   it('lists the slowest files, slowest first, before the closing line', () => {
