@@ -310,7 +310,7 @@ class FileRepeater {
     if (!plan.started) {
       plan.started = true
       order++
-      const line = declaredLine(test, this._place.testPath ?? this._globals.expect.getState().testPath)
+      const line = this._options.locate ? declaredLine(test, this._place.testPath ?? this._globals.expect.getState().testPath) : undefined
       this._journal.write({
         id: plan.id,
         identity: plan.identity,

@@ -9,6 +9,7 @@ import {
   FlakeproofError,
   formatTestId,
   hintsFor,
+  inGithubActions,
   inOneLine,
   type JournalTest,
   logLine,
@@ -194,7 +195,7 @@ export default class FlakeproofJestReporter {
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', rootDir: this._rootDir, run: `${process.pid}-${++runs}` }
+    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', rootDir: this._rootDir, run: `${process.pid}-${++runs}`, locate: inGithubActions(process.env) }
     if (resolved?.enforce) {
       // An enforced run records no measurement: the judgement and history are its files (plugin/jest/_enforced-run.ts).
       this._session = new TestSession(host, { ...base, mode: 'single', lockLabel: undefined, journal: false })

@@ -40,7 +40,7 @@ export { discardRunDir, prepareRunDir, type RunDir, runDirOf } from '../artifact
 export type { RunError } from '../artifacts/test-schemas.js'
 export { assertAllReplaceable, assertReplaceable } from '../artifacts/write.js'
 export { MEASUREMENT_FILES } from '../artifacts/write-bundle.js'
-export { logLine } from '../core/workflow-command.js'
+export { inGithubActions, logLine } from '../core/workflow-command.js'
 export { startLoad } from '../runner/load.js'
 
 // What the session is fed.

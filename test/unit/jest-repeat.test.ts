@@ -34,14 +34,28 @@ const counters = new Map<string, number>()
 const snapshotState = { _counters: counters, _snapshotData: {} as Record<string, string>, _inlineSnapshots: [] as unknown[], added: 0, matched: 0, updated: 0 }
 let handler: Handler
 
-beforeAll(() => {
-  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, retries: {}, quarantined: [], journalDir, run: '1', rootDir: '/project', runners: {}, circus: '' }
+/** A handler as flakeproof's runner makes one for a test file, with these RepeatOptions. */
+function handlerWith(overrides: Partial<RepeatOptions> = {}): Handler {
+  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, retries: {}, quarantined: [], journalDir, run: '1', rootDir: '/project', runners: {}, circus: '', locate: false, ...overrides }
   process.env.FLAKEPROOF_JEST = JSON.stringify(options)
   const globals = {
     expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState }) },
     console: { log: () => {} },
   } as unknown as TestContextGlobals
-  handler = repeatHandler(globals, { project: 'web' }) as Handler
+  return repeatHandler(globals, { project: 'web' }) as Handler
+}
+
+/** Every line of the journals in `dir`. */
+const journalLines = (dir: string): JournalLine[] =>
+  readdirSync(dir).flatMap((file) =>
+    readFileSync(join(dir, file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as JournalLine),
+  )
+
+beforeAll(() => {
+  handler = handlerWith()
 })
 afterAll(() => {
   delete process.env.FLAKEPROOF_JEST
@@ -83,12 +97,7 @@ describe('copies at run time', () => {
       await handler({ name: 'test_done', test: copy as never }, {} as never)
     }
     expect(seen).toEqual([1, 1, 1, 1, 1, 1])
-    const lines = readdirSync(journalDir).flatMap((file) =>
-      readFileSync(join(journalDir, file), 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as JournalLine),
-    )
+    const lines = journalLines(journalDir)
     const done = lines.filter((l) => l.done)
     expect(done.map((l) => [l.id, l.done?.ok])).toEqual([
       ['[web] tests/a.test.js > same', true],
@@ -101,6 +110,22 @@ describe('copies at run time', () => {
     expect(done[1]?.done).toMatchObject({ error: 'boom', elapsedMs: 2, mode: 'fast', gapMs: 0 })
     expect(lines.filter((l) => l.end).map((l) => l.id)).toEqual(['[web] tests/a.test.js > same', '[web] tests/a.test.js > same (#2)'])
     expect(lines.find((l) => l.identity)?.identity).toEqual({ project: 'web', file: 'tests/a.test.js', path: ['same'] })
+  })
+
+  // The line is read from the test's declaration stack, which Jest source-maps frame by frame (~0.6 ms a
+  // test): only a run that annotates on GitHub asks for it (RepeatOptions.locate).
+  it.each([
+    [true, 7],
+    [false, undefined],
+  ])('journals the line each test is declared at when locate is %s: %s', async (locate, line) => {
+    const dir = tempDir()
+    // A run of its own (`run`): the runner keeps one journal writer per run in its process.
+    const located = handlerWith({ locate, journalDir: dir, repeat: 1, run: `located-${locate}` })
+    const declared = { ...test('declared'), asyncError: { stack: 'Error:\n    at _addTest (/project/node_modules/jest-circus/build/index.js:1:1)\n    at Object.<anonymous> (/project/tests/a.test.js:7:3)' } }
+    const root = block('ROOT_DESCRIBE_BLOCK', [declared as Node])
+    await located({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    await located({ name: 'test_start', test: root.children[0] as never }, {} as never)
+    expect(journalLines(dir).find((l) => l.identity)?.line).toBe(line)
   })
 })
 
