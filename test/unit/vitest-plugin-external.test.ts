@@ -35,3 +35,23 @@ describe('flakeproof() in a Vitest config', () => {
     expect(new RegExp(`^${escapeRegExp('/work/.mirror/owner+name/')}`).test(path)).toBe(expected)
   })
 })
+
+describe("flakeproof() and Vitest's includeTaskLocation", () => {
+  // A test's location is read by GitHub annotations alone (`line=`): elsewhere the plugin leaves the
+  // user's setting as it is, and Vitest takes no stack of each test's declaration for it.
+  it.each([
+    ['under GitHub Actions', 'true', true],
+    ['elsewhere', undefined, undefined],
+    ['with GITHUB_ACTIONS set to anything but true', 'false', undefined],
+  ])('%s: %s', (_, actions, expected) => {
+    const before = process.env.GITHUB_ACTIONS
+    if (actions === undefined) delete process.env.GITHUB_ACTIONS
+    else process.env.GITHUB_ACTIONS = actions
+    try {
+      expect(flakeproof({ repeat: 2 }).config({ root: ROOT })?.test.includeTaskLocation).toBe(expected)
+    } finally {
+      if (before === undefined) delete process.env.GITHUB_ACTIONS
+      else process.env.GITHUB_ACTIONS = before
+    }
+  })
+})
