@@ -31,7 +31,8 @@ export interface RepeatOptions {
   rootDir: string
   /**
    * Whether the runner finds the line each test is declared at: only GitHub annotations use it, and
-   * it costs a source-mapped stack per test (~0.6 ms: 0.8 s of a 1 254-test suite).
+   * it costs a source-mapped stack per test (29 of 5 916 million instructions of a wrapped run of
+   * bench/jest-project's 100 tests).
    */
   locate: boolean
   /**

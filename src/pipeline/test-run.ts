@@ -303,8 +303,8 @@ export class TestRunRecorder {
     const tests = bundle.rate.tests
     if (!tests) return
     const history = this._settings.history
-    // Only failures are compared: a green measurement or an empty history asks git for nothing (a
-    // process every measurement's start would otherwise wait for).
+    // Only failures are compared: a green measurement reads no history, and git is asked for the
+    // branch only when there is a history to compare with (a process the run's end waits for).
     const runs = history && tests.some((t) => t.failures > 0) ? readHistoryFolder(join(this._dir, 'history')).runs : []
     const compared =
       history && runs.length > 0
