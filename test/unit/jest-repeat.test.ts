@@ -112,8 +112,8 @@ describe('copies at run time', () => {
     expect(lines.find((l) => l.identity)?.identity).toEqual({ project: 'web', file: 'tests/a.test.js', path: ['same'] })
   })
 
-  // The line is read from the test's declaration stack, which Jest source-maps frame by frame (~0.6 ms a
-  // test): only a run that annotates on GitHub asks for it (RepeatOptions.locate).
+  // The line is read from the test's declaration stack, which Jest source-maps frame by frame: only a
+  // run that annotates on GitHub asks for it (RepeatOptions.locate).
   it.each([
     [true, 7],
     [false, undefined],
