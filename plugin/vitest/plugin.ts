@@ -187,7 +187,7 @@ export function installFlakeproof(vitest: Vitest, resolved: ResolvedVitestOption
   })
   vitest.projects.forEach((project, i) => {
     project.config.runner = RUNNER
-    if (locatesTests().includeTaskLocation) project.config.includeTaskLocation ??= true
+    if (inGithubActions(process.env)) project.config.includeTaskLocation ??= true
     project.provide('flakeproof', runnerOptions)
     if (reach[i] === 'browser') recordInBrowser(project, runnerOptions.journalDir)
   })
