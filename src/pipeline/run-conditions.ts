@@ -52,6 +52,8 @@ export class RunConditionsSampler {
   /** The first folder the marker made, taken away at the end when empty. */
   private _made: string | undefined
   private _markerFailed = false
+  /** Files learnt since the marker was last written: written at the next sample (addFiles). */
+  private _unwritten = false
   private _concurrent = 1
   private _timer: ReturnType<typeof setInterval> | undefined
   /** The limiting cgroup's quota periods at the start. */
@@ -79,19 +81,31 @@ export class RunConditionsSampler {
     this._timer.unref()
   }
 
-  /** The files the run runs, as the runner tells them: other runs of the same files count as concurrent. */
+  /**
+   * The files the run runs, as the runner tells them: other runs of the same files count as
+   * concurrent. The first list is written at once (until then the marker says null, which every other
+   * run counts as overlapping its own); files learnt later go into the marker at the next sample, so a
+   * runner that tells them one test file at a time (Jest, Playwright) rewrites it at most once per
+   * sample, not once per file (each rewrite is a validated write and a rename: ~2 ms a test file of a
+   * Jest run here). Other runs read markers only at their own samples, so a file is late by at most one
+   * sample, about the resolution they see it at; this run counts it in its own samples at once.
+   */
   addFiles(files: readonly string[]): void {
     const known = new Set(this._files ?? [])
     const added = files.filter((f) => !known.has(f))
     if (added.length === 0 && this._files !== null) return
+    const first = this._files === null
     this._files = [...known, ...added]
-    this._writeMarker()
+    if (first || this._marker === undefined) this._writeMarker()
+    else this._unwritten = true
   }
 
   /** The last sample, then the conditions; the marker is removed. */
   stop(): SampledConditions {
     if (this._timer) clearInterval(this._timer)
     this._timer = undefined
+    // The marker is removed next: files learnt since the last sample need not be written first.
+    this._unwritten = false
     this._tick()
     this._removeMarker()
     process.removeListener('exit', this._onExit)
@@ -108,6 +122,7 @@ export class RunConditionsSampler {
   // --- internal ---
 
   private _tick(): void {
+    if (this._unwritten) this._writeMarker()
     try {
       const runnable = sampleRunnable(this._scope, this._own, this._settings.roots)
       if (runnable !== undefined) this._samples.push(runnable)
@@ -121,6 +136,7 @@ export class RunConditionsSampler {
   }
 
   private _writeMarker(): void {
+    this._unwritten = false
     try {
       const written = writeRunMarker(
         this._settings.root,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { readOtherRunMarkers, runMarkersDir, writeRunMarker } from '../../src/artifacts/run-marker.js'
 import { concurrentRuns, describeWeakness, loadProcsToMatch, type RunStress, weakerConditions } from '../../src/core/proof-strength.js'
 import { judgeProofStrength } from '../../src/pipeline/proof-conditions.js'
@@ -137,6 +137,32 @@ describe('run markers and the sampler', () => {
     expect(readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name))).not.toContain(dead)
     // Its own marker is gone with it.
     expect(readOtherRunMarkers(runMarkersDir(root), undefined).map((m) => m.files?.join()).sort()).toEqual(['/p/a.test.ts', '/p/other.test.ts'])
+  })
+
+  it('writes the first files it learns at once and later ones at its next sample, counting them itself meanwhile', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    try {
+      const root = tempDir()
+      writeRunMarker(root, { schema_version: 1, pid: live.pid as number, started_at: '2026-12-01T00:00:00.000Z', runner: 'jest', files: ['/p/b.test.ts'] })
+      // A Jest run: its files are known one at a time, as each starts.
+      const sampler = new RunConditionsSampler({ root, runner: 'jest', intervalMs: 500 })
+      sampler.start()
+      const own = (): (string[] | null)[] => readOtherRunMarkers(runMarkersDir(root), undefined).filter((m) => m.pid === process.pid).map((m) => m.files)
+      expect(own()).toEqual([null])
+      sampler.addFiles(['/p/a.test.ts'])
+      expect(own()).toEqual([['/p/a.test.ts']])
+      sampler.addFiles(['/p/b.test.ts'])
+      sampler.addFiles(['/p/c.test.ts'])
+      // Not rewritten per file: the marker still says the first.
+      expect(own()).toEqual([['/p/a.test.ts']])
+      vi.advanceTimersByTime(500)
+      expect(own()).toEqual([['/p/a.test.ts', '/p/b.test.ts', '/p/c.test.ts']])
+      // The live run of b.test.ts counted from the sample that knew b.test.ts.
+      expect(sampler.stop().concurrent_runs).toBe(2)
+      expect(own()).toEqual([])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('skips an unreadable marker or a marker’s temporary file, and removes it once the pid of its name is gone', () => {
