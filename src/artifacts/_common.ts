@@ -72,5 +72,11 @@ export const RankedPredicateSchema = z.object({
   context: probability,
   increase: z.number().min(-1).max(1),
   importance: z.number().min(0).max(1),
+  /**
+   * One-sided Fisher p of the predicate holding in this many failures by chance, times the predicates
+   * examined for the test (docs/contracts.md §2); listed only below 1 − confidence. Absent in files
+   * written before it was.
+   */
+  p_value: probability.optional(),
 })
 

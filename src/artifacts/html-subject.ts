@@ -6,7 +6,7 @@ import { comparisonPlot, durationPlot, type MarkLabel, repetitionStrip } from '.
 import { sourceLink } from './html-source.js'
 import { type HtmlBundle, type Subject, tagsOf } from './html-subjects.js'
 import type { HtmlText } from './html-text.js'
-import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
+import { decideAdviceFor, freshAdviceFor, predicateP } from './independence-text.js'
 
 /** Ids in the page are derived from position, never from user text. */
 export const anchor = (index: number): string => `s${index + 1}`
@@ -64,7 +64,7 @@ export function renderSubject(bundle: HtmlBundle, s: Subject, index: number, exe
       : `<div class="scroll"><table class="predicates"><caption><span class="cap">${t.predicatesCaption}</span></caption><thead><tr>${t.predicateColumns
           .map((c, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${c}</th>`)
           .join('')}</tr></thead><tbody>${predicates
-          .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code></th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td></tr>`)
+          .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code></th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td><td class="num">${predicateP(p.p_value)}</td></tr>`)
           .join('')}</tbody></table></div>`,
     // Command mode draws its one comparison in the observer section.
     observed && testMode

@@ -110,7 +110,7 @@ const EN = {
   notAnalysed: 'not analysed',
   firstError: 'first error',
   predicatesCaption: 'Strongest predicates (Liblit et al. 2005)',
-  predicateColumns: ['predicate', 'true in failures', 'true in successes', 'Increase', 'Importance'],
+  predicateColumns: ['predicate', 'true in failures', 'true in successes', 'Increase', 'Importance', 'p (corrected)'],
   compareCaption: (fast: string, slow: string, p: string, changed: boolean) => `Fast ${fast} vs gapped ${slow}: Fisher's exact p = ${p}, ${changed ? '<b>changed</b>' : 'not changed'}.`,
   durationsCaption: (passed: number, passedMean: string, passedRange: string, failed: number, failedMean: string, failedRange: string) =>
     `Durations: passed (${passed}) mean ${passedMean} (${passedRange}), failed (${failed}) mean ${failedMean} (${failedRange})`,
@@ -308,7 +308,7 @@ const KO: HtmlText = {
   notAnalysed: '분석하지 않음',
   firstError: '첫 오류',
   predicatesCaption: '가장 강한 술어 (Liblit et al. 2005)',
-  predicateColumns: ['술어', '실패에서 참', '성공에서 참', '증가량', '중요도'],
+  predicateColumns: ['술어', '실패에서 참', '성공에서 참', '증가량', '중요도', 'p (보정)'],
   compareCaption: (fast, slow, p, changed) => `빠르게 ${fast}, 간격 ${slow}: Fisher 정확 검정 p = ${p}, ${changed ? '<b>달라짐</b>' : '달라지지 않음'}.`,
   durationsCaption: (passed, passedMean, passedRange, failed, failedMean, failedRange) =>
     `실행 시간: 통과 (${passed}번) 평균 ${passedMean} (${passedRange}), 실패 (${failed}번) 평균 ${failedMean} (${failedRange})`,

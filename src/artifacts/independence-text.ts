@@ -155,3 +155,8 @@ export function freshAdviceFor(
 export function decideAdviceFor(text: IndependenceText, context: HintContext, subject: UndeterminedSubject, code?: CodeFormat): string {
   return text.decide(hintsFor(context).decide(subject), code)
 }
+
+/** A predicate's corrected p-value in its table: two significant digits; a dash in a file written before it had one. */
+export function predicateP(p: number | undefined): string {
+  return p === undefined ? '–' : p.toPrecision(2)
+}

@@ -2,7 +2,7 @@ import { flakeproofCommand, hintContextOf } from '../core/hints.js'
 import { hasNoRate } from '../core/verdict.js'
 import { loadFlagOf } from './weakness-text.js'
 import type { ReportBundle } from './bundle.js'
-import { decideAdviceFor } from './independence-text.js'
+import { decideAdviceFor, predicateP } from './independence-text.js'
 import { renderTestSections } from './markdown-tests.js'
 import { type Messages, MESSAGES } from './report-messages.js'
 import type { ObserverFile, OnlyWhenFailFile, RateFile } from './schemas.js'
@@ -74,7 +74,7 @@ function renderFacts(facts: OnlyWhenFailFile | undefined, t: Messages): string[]
   if (facts.predicates.length > 0) {
     lines.push('', `| ${t.predicateHeader.join(' | ')} |`, `|${' --- |'.repeat(t.predicateHeader.length)}`)
     for (const p of facts.predicates.slice(0, 8)) {
-      lines.push(`| \`${p.predicate}\` | ${p.true_in_failures} | ${p.true_in_successes} | ${p.increase.toFixed(3)} | ${p.importance.toFixed(3)} |`)
+      lines.push(`| \`${p.predicate}\` | ${p.true_in_failures} | ${p.true_in_successes} | ${p.increase.toFixed(3)} | ${p.importance.toFixed(3)} | ${predicateP(p.p_value)} |`)
     }
   }
   return lines

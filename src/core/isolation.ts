@@ -1,3 +1,5 @@
+import { hypergeometricUpperTail, hypergeometricUpperTailExact } from './fisher.js'
+import type { Fraction } from './fraction.js'
 import { isAllCaps } from './tokens.js'
 
 /**
@@ -8,6 +10,14 @@ import { isAllCaps } from './tokens.js'
  *   Increase(P) = Failure(P) - Context(P),
  *   Importance(P) = 2 / (1/Increase(P) + 1/(log F(P) / log NumF)),
  * the harmonic mean of Increase and the log-normalised count of failing trials where P was true.
+ *
+ * A predicate is listed only when chance explains it badly. Null hypothesis: P holds independently
+ * of failing, so among the trials where P was observed every choice of the failing ones is alike.
+ * Its p-value is the chance that P holds in F(P) or more of them (Fisher's exact test, one-sided: the
+ * hypergeometric tail) times the number of predicates examined for the test (every distinct word and
+ * value, and every threshold of every numeric fact on either side: the best threshold is chosen after
+ * looking at all of them), and P is listed when that is below 1 − confidence. One failure in five
+ * trials, alone in its slowest, is 1 in 5 before the correction: timing says nothing yet.
  */
 
 /** The facts of one trial. A key missing from a map means "not observed in this trial". */
@@ -39,25 +49,38 @@ export interface RankedPredicate {
   increase: number
   /** Harmonic mean of Increase and log F(P) / log(all failures): high when P is both specific and common. */
   importance: number
+  /**
+   * The chance of P holding in F(P) or more failing trials if it held regardless of failing
+   * (one-sided Fisher), times the predicates examined for this test (Bonferroni), at most 1.
+   */
+  p_value: number
 }
+
+/** 1 − the contract's 95% confidence: the default below which a predicate's p-value lists it. */
+const FIVE_PERCENT: Fraction = { num: 1n, den: 20n }
 
 /**
  * Builds predicates from the trials (each categorical value, the best threshold either side
  * of each numeric fact, each word seen in a failure), scores them and returns, most important first,
- * those whose Increase is positive with 95% confidence (Liblit's pruning). Predicates true in exactly
- * the same trials are merged into one line, so one cause is not listed ten times.
+ * those whose Increase is positive and whose p-value (RankedPredicate.p_value) is below `alpha`.
+ * Predicates true in exactly the same trials are merged into one line, so one cause is not listed ten
+ * times.
  */
-export function rankPredicates(trials: readonly TrialFacts[], limit = 12): RankedPredicate[] {
+export function rankPredicates(trials: readonly TrialFacts[], limit = 12, alpha: Fraction = FIVE_PERCENT): RankedPredicate[] {
   const totalFailures = trials.filter((o) => o.failed).length
   if (totalFailures === 0) return []
-  const candidates = [
-    ...categoricalPredicates(trials),
-    ...numericPredicates(trials, totalFailures),
-    ...wordPredicates(trials),
-  ]
-  return mergeByTruth(candidates)
-    .map((p) => score(p, trials, totalFailures))
-    .filter(isSignificant)
+  const numeric = numericPredicates(trials, totalFailures)
+  const groups = mergeByTruth([...categoricalPredicates(trials), ...numeric.chosen, ...wordPredicates(trials)])
+  // The search's size: each distinct set of trials a value or word picks out, and each threshold examined.
+  const examined = numeric.examined + groups.filter((g) => !g.threshold).length
+  const ranked: RankedPredicate[] = []
+  for (const group of groups) {
+    const scored = score(group, trials, totalFailures)
+    if (scored.predicate.increase <= 0) continue
+    const p = pValueOf(scored.counts)
+    if (below(p, scored.counts, examined, alpha)) ranked.push({ ...scored.predicate, p_value: Math.min(1, p * examined) })
+  }
+  return ranked
     .sort((a, b) => b.importance - a.importance || b.increase - a.increase || a.predicate.localeCompare(b.predicate))
     .slice(0, limit)
 }
@@ -68,6 +91,16 @@ export function rankPredicates(trials: readonly TrialFacts[], limit = 12): Ranke
 interface Candidate {
   predicate: string
   truth: (boolean | undefined)[]
+  /** A numeric fact's best threshold on one side: counted among the thresholds examined, not on its own. */
+  threshold?: boolean
+}
+
+/** A predicate's counts: F(P), S(P), and the failing and passing trials where it was observed. */
+interface Counts {
+  f: number
+  s: number
+  fObs: number
+  sObs: number
 }
 
 function categoricalPredicates(trials: readonly TrialFacts[]): Candidate[] {
@@ -116,11 +149,11 @@ function mergeByTruth(candidates: Candidate[]): Candidate[] {
     if (group.length === 1) return first
     const names = group.slice(0, 4).map((c) => c.predicate)
     const more = group.length > 4 ? ` (+${group.length - 4} more)` : ''
-    return { predicate: `${names.join(' ≡ ')}${more}`, truth: first.truth }
+    return { predicate: `${names.join(' ≡ ')}${more}`, truth: first.truth, threshold: group.every((c) => c.threshold === true) }
   })
 }
 
-function score(candidate: Candidate, trials: readonly TrialFacts[], totalFailures: number): RankedPredicate {
+function score(candidate: Candidate, trials: readonly TrialFacts[], totalFailures: number): { predicate: Omit<RankedPredicate, 'p_value'>; counts: Counts } {
   const counts = { f: 0, s: 0, fObs: 0, sObs: 0 }
   candidate.truth.forEach((truth, i) => {
     if (truth === undefined) return
@@ -130,19 +163,33 @@ function score(candidate: Candidate, trials: readonly TrialFacts[], totalFailure
     if (truth && failed) counts.f++
     else if (truth) counts.s++
   })
-  return fromCounts(candidate.predicate, counts, totalFailures)
+  return { predicate: fromCounts(candidate.predicate, counts, totalFailures), counts }
 }
 
-function fromCounts(
-  predicate: string,
-  { f, s, fObs, sObs }: { f: number; s: number; fObs: number; sObs: number },
-  totalFailures: number,
-): RankedPredicate {
+function fromCounts(predicate: string, { f, s, fObs, sObs }: Counts, totalFailures: number): Omit<RankedPredicate, 'p_value'> {
   const failure = f + s === 0 ? 0 : f / (f + s)
   const context = fObs + sObs === 0 ? 0 : fObs / (fObs + sObs)
   const increase = failure - context
   const importance = importanceOf(increase, f, totalFailures)
   return { predicate, true_in_failures: f, true_in_successes: s, observed_in: fObs + sObs, failure, context, increase, importance }
+}
+
+/** P(P holds in F(P) or more failing trials) if it held regardless of failing: the one-sided Fisher tail. */
+function pValueOf({ f, s, fObs, sObs }: Counts): number {
+  return hypergeometricUpperTail(fObs + sObs, fObs, f + s, f)
+}
+
+/**
+ * Whether p · examined < alpha, `p` being pValueOf(counts): from the double, and from exact counts
+ * when the double is within a millionth of the bound (its error is far smaller), so the decision is exact.
+ */
+function below(p: number, counts: Counts, examined: number, alpha: Fraction): boolean {
+  const bound = Number(alpha.num) / Number(alpha.den) / examined
+  if (p < bound * (1 - 1e-6)) return true
+  if (p > bound * (1 + 1e-6)) return false
+  const { f, s, fObs, sObs } = counts
+  const exact = hypergeometricUpperTailExact(fObs + sObs, fObs, f + s, f)
+  return exact.num * BigInt(examined) * alpha.den < alpha.num * exact.den
 }
 
 /** Importance(P) from Increase(P) and F(P): the harmonic mean of Increase and log F / log NumF. */
@@ -160,26 +207,16 @@ function importanceFrom(f: number, s: number, fObs: number, sObs: number, totalF
 }
 
 /**
- * Increase is kept only if its 95% lower bound is above 0, with the two proportions' variances
- * added as in Liblit et al. §3.1; this drops thresholds that separate a handful of trials by luck.
- */
-function isSignificant(p: RankedPredicate): boolean {
-  if (p.increase <= 0) return false
-  const n = p.true_in_failures + p.true_in_successes
-  const variance = (p.failure * (1 - p.failure)) / n + (p.context * (1 - p.context)) / p.observed_in
-  return p.increase - 1.96 * Math.sqrt(variance) > 0
-}
-
-/**
  * For each numeric fact, the most important `<= t` and `> t` over thresholds at observed values
  * (each distinct value but the largest), found with running counts over the sorted values: the
  * failing and the passing values sorted apart and walked together, one distinct value at a time.
  */
-function numericPredicates(trials: readonly TrialFacts[], totalFailures: number): Candidate[] {
+function numericPredicates(trials: readonly TrialFacts[], totalFailures: number): { chosen: Candidate[]; examined: number } {
   // In order of first appearance; a loop, as one array of keys per trial was most of this function's time.
   const keys = new Set<string>()
   for (const o of trials) for (const key of Object.keys(o.numeric)) keys.add(key)
   const chosen: Candidate[] = []
+  let examined = 0
   for (const key of keys) {
     const failing: number[] = []
     const passing: number[] = []
@@ -199,6 +236,7 @@ function numericPredicates(trials: readonly TrialFacts[], totalFailures: number)
       while (j < sObs && s[j] === t) j++
       // At the largest value, `<= t` holds everywhere: no threshold.
       if (i === fObs && j === sObs) break
+      examined += 2
       const low = importanceFrom(i, j, fObs, sObs, totalFailures)
       const high = importanceFrom(fObs - i, sObs - j, fObs, sObs, totalFailures)
       if (low > best.low.importance) best.low = { importance: low, t }
@@ -206,10 +244,10 @@ function numericPredicates(trials: readonly TrialFacts[], totalFailures: number)
     }
     const truth = (test: (v: number) => boolean) => trials.map((o) => (o.numeric[key] === undefined ? undefined : test(o.numeric[key])))
     const { low, high } = best
-    if (!Number.isNaN(low.t)) chosen.push({ predicate: `${key} <= ${formatThreshold(low.t)}`, truth: truth((v) => v <= low.t) })
-    if (!Number.isNaN(high.t)) chosen.push({ predicate: `${key} > ${formatThreshold(high.t)}`, truth: truth((v) => v > high.t) })
+    if (!Number.isNaN(low.t)) chosen.push({ predicate: `${key} <= ${formatThreshold(low.t)}`, truth: truth((v) => v <= low.t), threshold: true })
+    if (!Number.isNaN(high.t)) chosen.push({ predicate: `${key} > ${formatThreshold(high.t)}`, truth: truth((v) => v > high.t), threshold: true })
   }
-  return chosen
+  return { chosen, examined }
 }
 
 function formatThreshold(value: number): string {

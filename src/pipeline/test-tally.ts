@@ -91,7 +91,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
     ...tally,
     token: candidates[0] ?? null,
     tokenCandidates: candidates,
-    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, wordSets, facts[i]))),
+    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, wordSets, facts[i])), undefined, complement(confidence)),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,

@@ -329,3 +329,29 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   }
   return copy
 }
+
+/** What only_when_fail.json lists for one simulated test: its predicates, and how many of its repetitions failed. */
+export interface PredicateOutcome {
+  failures: number
+  trials: number
+  predicates: readonly { predicate: string }[]
+}
+
+/**
+ * One test of `n` repetitions failing independently at rate p, whose every other fact is independent
+ * of failing too: its duration (5–35 ms), its console (one of three lines, or none), the repetition
+ * before it. A failing repetition carries the same assertion message every time, as a real one does.
+ * Its predicates come from tallyTest, as a run's do.
+ */
+export function simulatePredicates(p: number, n: number, random: () => number): PredicateOutcome {
+  const lines = ['', 'cache warm\n', 'retrying the request once\n', 'connected to localhost:5432\n']
+  const repetitions: Repetition[] = Array.from({ length: n }, () => {
+    const failed = random() < p
+    const stdout = lines[Math.floor(random() * lines.length)] as string
+    const elapsedMs = Math.round((5 + 30 * random()) * 100) / 100
+    return { ok: !failed, elapsedMs, mode: 'fast', gapMs: 0, stdout, ...(failed ? { error: 'Error: read ECONNRESET while fetching the profile' } : {}) }
+  })
+  const evidence = { id: idOf('t1'), path: ['t1'], order: 1, previousTest: null, worker: '1', seed: null, repetitions }
+  const tally = tallyTest({ project: '', file: 'a.test.ts', name: 't1', evidence }, CONFIDENCE.exact)
+  return { failures: tally.fast.failures, trials: tally.fast.trials, predicates: tally.predicates }
+}

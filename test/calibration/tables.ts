@@ -14,6 +14,7 @@ import {
   simulateHistory,
   simulateMerge,
   simulateObserve,
+  simulatePredicates,
   simulateRun,
 } from './simulate.js'
 
@@ -157,6 +158,41 @@ export function observeFalseAlarms(size: Size): ObserveRow[] {
         row.observed++
         if (observed.changed) row.changed++
         if ((observed.drift_p_value ?? 1) < ALPHA) row.drift++
+      }
+      return row
+    }),
+  )
+}
+
+export interface PredicateRow {
+  p: number
+  n: number
+  /** Tests that failed some repetitions and passed others. */
+  eligible: number
+  /** Of those, tests given a predicate on a fact independent of failing (a duration, the console, the order). */
+  wrong: number
+  /** Of those, tests whose failure message's own words were listed (true of the failures by construction, not a false alarm). */
+  message: number
+}
+
+/**
+ * The predicates of only_when_fail.json on tests whose every fact is independent of failing: any
+ * predicate listed but the failure message's own words ("output contains …", which hold in exactly
+ * the failing repetitions by construction) is a false alarm.
+ */
+export function predicateFalseAlarms(size: Size): PredicateRow[] {
+  const tests = sized(size, { full: 4000, quick: 300, smoke: 20 })
+  return [0.05, 0.2, 0.5].flatMap((p) =>
+    [5, 10, 50, 200].map((n) => {
+      const random = seeded(seedOf('predicates', p, n))
+      const row: PredicateRow = { p, n, eligible: 0, wrong: 0, message: 0 }
+      for (let i = 0; i < tests; i++) {
+        const outcome = simulatePredicates(p, n, random)
+        if (outcome.failures === 0 || outcome.failures === outcome.trials) continue
+        row.eligible++
+        const names = outcome.predicates.flatMap((listed) => listed.predicate.replace(/ \(\+\d+ more\)$/, '').split(' ≡ '))
+        if (names.some((name) => !name.startsWith('output contains '))) row.wrong++
+        else if (names.length > 0) row.message++
       }
       return row
     }),
@@ -321,6 +357,17 @@ export function renderTables(size: Size): string {
     '| p | fast block + pairs | `changed` | drift |',
     '| --- | --- | --- | --- |',
     ...observe.map((r) => `| ${r.p} | ${r.repeat} + ${r.pairs} | ${share(r.changed, r.observed)}${mark(r.changed, r.observed)} | ${share(r.drift, r.observed)}${mark(r.drift, r.observed)} |`),
+    '',
+  )
+  const predicates = predicateFalseAlarms(size)
+  lines.push(
+    '### False alarms: the predicates of only_when_fail.json (every fact independent of failing)',
+    '',
+    'Among tests that failed some repetitions and passed others, the share given a predicate on a duration, the console or the order; beside it, the share whose failure message\'s own words were listed (they hold in exactly the failures: not a false alarm).',
+    '',
+    '| p | n | a predicate on an independent fact | the message\'s words |',
+    '| --- | --- | --- | --- |',
+    ...predicates.map((r) => `| ${r.p} | ${r.n} | ${share(r.wrong, r.eligible)}${mark(r.wrong, r.eligible)} | ${share(r.message, r.eligible)} |`),
     '',
   )
   const found = power(size)

@@ -60,22 +60,19 @@ describe('--flaky-rounds 4 --flaky-divergence --flaky-shuffle --flaky-seed 100 -
     expect(conditions().tests[VICTIM]?.comparisons[0]?.note).toMatch(/^No difference found with these counts .*rounds of each would show one at these rates\.$/)
   })
 
-  it('names each cause by a predicate true in every failing execution and in no passing one, with its counts', () => {
+  it('lists no predicate where 8 executions cannot rule out the search over every fact; the token and the tags say it', () => {
     const onlyWhenFail = readArtifact(join(out, 'only_when_fail.json'), OnlyWhenFailFileSchema)
-    const first = (id: string) => onlyWhenFail.tests?.[id]?.predicates[0]
-    // The most specific member of each row of equivalent predicates leads: the condition, the order.
-    expect(first(PARALLEL_A)).toMatchObject({ true_in_failures: 4, true_in_successes: 0 })
-    expect(first(PARALLEL_A)?.predicate).toMatch(/^condition = base ≡ /)
-    expect(first(VICTIM)).toMatchObject({ true_in_failures: 5, true_in_successes: 0 })
-    expect(first(VICTIM)?.predicate).toMatch(new RegExp(`^ran after ${CULPRIT} = yes ≡ .*output contains LOCALE`))
-    expect(onlyWhenFail.tests?.[VICTIM]?.exact_predicates?.[0]).toBe(first(VICTIM)?.predicate)
+    // A predicate holding in exactly the 4 parallel failures of 8 executions is 1/C(8, 4) = 1/70 by
+    // chance, before counting the facts searched (each duration threshold among them): not below 0.05.
+    // The tags above are single comparisons planned by the rounds' design, and need no such count.
+    for (const id of [PARALLEL_A, PARALLEL_B, VICTIM]) expect(onlyWhenFail.tests?.[id]?.predicates).toEqual([])
+    expect(onlyWhenFail.tests?.[VICTIM]?.exact_predicates).toEqual([])
     // The failure's own message gives the token; words every assertion shares never do.
     expect(onlyWhenFail.tests?.[VICTIM]?.token).toBe('LOCALE')
-    const predicates = Object.values(onlyWhenFail.tests ?? {}).flatMap((t) => t.predicates.map((p) => p.predicate))
-    const words = [...Object.values(onlyWhenFail.tests ?? {}).flatMap((t) => t.token_candidates), ...predicates.flatMap((p) => [...p.matchAll(/output contains (\S+)/g)].map((m) => m[1]))]
+    const words = Object.values(onlyWhenFail.tests ?? {}).flatMap((t) => t.token_candidates)
     expect(words).toContain('LOCALE')
     for (const plain of ['expected', 'the', 'to', 'be', 'equality']) expect(words).not.toContain(plain)
-    expect(predicates.join(' ')).not.toMatch(/\u001b|seed/)
+    expect(words.join(' ')).not.toMatch(/\u001b|seed/)
   })
 
   it('lists only tests that failed, and tags no test that never did', () => {
@@ -108,9 +105,10 @@ describe('--flaky-rounds 4 --flaky-load', () => {
     const conditions = readArtifact(join(out, 'conditions.json'), ConditionsFileSchema)
     expect(conditions.load_procs).toBe(1)
     expect(conditions.rounds.map((r) => r.condition)).toEqual(['base', 'load', 'base', 'load', 'base', 'load', 'base', 'load'])
-    const predicate = readArtifact(join(out, 'only_when_fail.json'), OnlyWhenFailFileSchema).tests?.[LOAD]?.predicates[0]
-    expect(predicate).toMatchObject({ true_in_failures: 4, true_in_successes: 0 })
-    expect(predicate?.predicate).toMatch(/^condition = load ≡ .*output contains TIMEOUT/)
+    // 4 of 4 loaded against 0 of 4 idle: the tag's own test (below); too few for a predicate (1/70 before the search's count).
+    const facts = readArtifact(join(out, 'only_when_fail.json'), OnlyWhenFailFileSchema).tests?.[LOAD]
+    expect(facts?.predicates).toEqual([])
+    expect(facts?.token).toBe('TIMEOUT')
     expect(conditions.tests[LOAD]?.comparisons).toEqual([expect.objectContaining({ kind: 'load', a: expect.objectContaining({ trials: 4, failures: 4 }), b: expect.objectContaining({ trials: 4, failures: 0 }), tag: 'load-only' })])
     const policy = readArtifact(join(out, 'policy.json'), PolicyFileSchema)
     expect(policy.measured_under).toMatchObject({ rounds: 4, repeat: 1, conditions: ['base', 'load'], load_procs: 1, shuffle: false, seeds: [], gap_ms: null })

@@ -6,11 +6,13 @@ import {
   groupFalseAlarms,
   largestAccepted,
   observeFalseAlarms,
+  predicateFalseAlarms,
   power,
   repeatFalseAlarms,
   type Size,
   withinAlpha,
 } from '../calibration/tables.js'
+import { BEHAVIOURS, conditionsDesign, judgeRun, seeded, type SimulatedTest, simulateRun } from '../calibration/simulate.js'
 
 // The whole verdict pipeline on simulated suites (test/calibration/simulate.ts): every rule together,
 // as a run applies them. FLAKEPROOF_CALIBRATION=full runs the sizes of the docs tables
@@ -62,6 +64,42 @@ describe(`false alarms on independent tests (${SIZE})`, { timeout: TIMEOUT }, ()
     const rows = observeFalseAlarms(SIZE)
     const over = rows.filter((r) => !withinAlpha(r.changed, r.observed) || !withinAlpha(r.drift, r.observed))
     expect(over.map((r) => `p = ${r.p}, ${r.repeat} + ${r.pairs} pairs: changed ${r.changed}, drift ${r.drift} of ${r.observed}`)).toEqual([])
+  })
+})
+
+describe(`false alarms of the predicates (${SIZE})`, { timeout: TIMEOUT }, () => {
+  it('lists a predicate on a fact independent of failing for at most 1 − confidence of the tests, at every rate and n', () => {
+    const rows = predicateFalseAlarms(SIZE)
+    const over = rows.filter((r) => !withinAlpha(r.wrong, r.eligible))
+    expect(over.map((r) => `p = ${r.p}, n = ${r.n}: ${r.wrong} of ${r.eligible}`)).toEqual([])
+    for (const r of rows) expect(r.eligible).toBeGreaterThan(0)
+    // The failures' own message is still listed once it is evidence: 10 of 50 failing with one
+    // message and no pass is 1/C(50, 10) before the correction.
+    const half = rows.find((r) => r.p === 0.2 && r.n === 50) as (typeof rows)[number]
+    expect(half.message / half.eligible).toBeGreaterThan(0.95)
+  })
+})
+
+describe('predicates name a planted cause once the counts rule out the search', () => {
+  // 4 rounds of each condition × 5 repetitions, shuffled: t2 fails every execution of the 4 parallel
+  // (base) rounds, 20 of 60; t3 every execution of the rounds whose order put t1 first, 35 of 60 with
+  // seed 7. Either predicate holds in exactly the failures: 1/C(60, 20) ≈ 2.4e-16 and 1/C(60, 35)
+  // ≈ 1.9e-17 before the correction, far below 0.05 after it.
+  const tests: SimulatedTest[] = [
+    { name: 't1', behaviour: BEHAVIOURS.bernoulli(0) },
+    { name: 't2', behaviour: BEHAVIOURS.parallelOnly(1) },
+    { name: 't3', behaviour: BEHAVIOURS.order('t1', 1) },
+  ]
+  const design = conditionsDesign(4, 5)
+  const judged = judgeRun(simulateRun(tests, design, seeded(7)), design)
+  it.each([
+    ['a.test.ts > t2', /^condition = base\b/],
+    ['a.test.ts > t3', /^ran after a\.test\.ts > t1 = yes\b/],
+  ])('%s: %s', (id, expected) => {
+    const [top] = judged.get(id)?.outcome.tally.predicates ?? []
+    expect(top?.predicate).toMatch(expected)
+    expect(top?.true_in_successes).toBe(0)
+    expect(top?.p_value).toBeLessThan(1e-10)
   })
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fisherExactTwoSided } from '../../src/core/fisher.js'
+import { fisherExactTwoSided, hypergeometricUpperTail, hypergeometricUpperTailExact } from '../../src/core/fisher.js'
+import { quotient } from '../../src/core/fraction.js'
 
 /** a/b === num/den, exactly (by cross-multiplication: the API need not reduce its fraction). */
 const sameFraction = (exact: { num: bigint; den: bigint }, num: bigint, den: bigint): boolean => exact.num * den === num * exact.den
@@ -64,5 +65,33 @@ describe('fisherExactTwoSided: larger tables against scipy', () => {
     // The float is for display (the decision uses the fraction): exp(ln num − ln den) of 67-digit
     // integers, good to about 1e-11 relative here.
     expect(pValue).toBeCloseTo(0.021496795499479866, 12)
+  })
+})
+
+/**
+ * P(X ≥ atLeast) for X hypergeometric: `total` trials, `failures` of them failing, a predicate true in
+ * `drawn`. By hand: (15, 4, 4, 3) = [C(4,3)·C(11,1) + C(4,4)·C(11,0)] / C(15,4) = (44 + 1)/1365;
+ * (20, 5, 5, 4) = [C(5,4)·C(15,1) + 1] / C(20,5) = 76/15504. The larger rows are scipy's
+ * `hypergeom.sf(atLeast − 1, total, failures, drawn)` (scipy 1.x).
+ */
+describe('hypergeometricUpperTail: the one-sided Fisher tail of a predicate', () => {
+  it.each([
+    { total: 15, failures: 4, drawn: 4, atLeast: 3, expected: 45 / 1365 },
+    { total: 20, failures: 5, drawn: 5, atLeast: 4, expected: 76 / 15504 },
+    { total: 10_000, failures: 50, drawn: 400, atLeast: 10, expected: 2.2919638714453196e-5 },
+    { total: 1000, failures: 300, drawn: 40, atLeast: 20, expected: 0.005351867626523179 },
+    // At or below the least possible count: certain; above the most possible: impossible.
+    { total: 10, failures: 8, drawn: 5, atLeast: 3, expected: 1 },
+    { total: 10, failures: 2, drawn: 5, atLeast: 3, expected: 0 },
+  ])('($total, $failures, $drawn, ≥ $atLeast) = $expected', ({ total, failures, drawn, atLeast, expected }) => {
+    expect(hypergeometricUpperTail(total, failures, drawn, atLeast)).toBeCloseTo(expected, 12)
+    const exact = hypergeometricUpperTailExact(total, failures, drawn, atLeast)
+    expect(quotient(exact.num, exact.den) / (expected || 1)).toBeCloseTo(expected === 0 ? 0 : 1, 12)
+    // The double from log-gamma is within a millionth of the exact value (the margin `below` relies on).
+    if (expected > 0) expect(Math.abs(hypergeometricUpperTail(total, failures, drawn, atLeast) / quotient(exact.num, exact.den) - 1)).toBeLessThan(1e-9)
+  })
+
+  it('is exact as a fraction: 45/1365 for (15, 4, 4, ≥ 3)', () => {
+    expect(sameFraction(hypergeometricUpperTailExact(15, 4, 4, 3), 45n, 1365n)).toBe(true)
   })
 })

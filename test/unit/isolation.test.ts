@@ -26,9 +26,10 @@ describe('rankPredicates', () => {
     expect(names).toEqual(['exit_code = 3 ≡ elapsed_ms <= 29 ≡ output contains STALE ≡ output contains read'])
   })
 
-  it('drops an Increase that is positive by luck (95% lower bound <= 0)', () => {
+  it('drops an Increase that is positive by luck', () => {
     // 2 of 4 failures and 3 of 16 successes print `warn`: Failure = 2/5 = 0.4, Context = 0.2,
-    // Increase 0.2 but se = √(0.4·0.6/5 + 0.2·0.8/20) = 0.237, so 0.2 - 1.96·0.237 < 0.
+    // Increase 0.2, but P(X ≥ 2 | 20, 4, 5) = (C(4,2)·C(16,3) + C(4,3)·C(16,2) + C(4,4)·C(16,1)) / C(20,5)
+    // = (3360 + 480 + 16)/15504 = 0.249 before any correction.
     const noisy = trials.map((t, i) => ({ ...t, words: new Set([...t.words, ...([4, 9, 0, 1, 2].includes(i) ? ['warn'] : [])]) }))
     expect(rankPredicates(noisy).map((p) => p.predicate).join()).not.toContain('warn')
   })
@@ -43,18 +44,55 @@ describe('rankPredicates', () => {
   })
 
   it('does not count trials where a fact was not observed', () => {
-    // previous_outcome is unknown for the first trial; of the other three, only the failing one
-    // follows a failure: Failure = 1/1, Context = 1/3 → Increase 0.667.
-    const previous = [undefined, 'passed', 'passed', 'failed']
-    const ordered: TrialFacts[] = previous.map((previousOutcome, i) => ({
-      failed: i === 3,
-      categorical: { previous_outcome: previousOutcome },
+    // P F F F F F then 15 passes: previous_outcome is unknown for the first trial. "= failed" holds in
+    // trials 2–6: 4 failures and 1 pass. Observed in 20 of 21 (5 failures): Failure 4/5, Context
+    // 5/20 → Increase 0.55 (0.562 had the unobserved trial counted). p = P(X ≥ 4 | 20, 5, 5) =
+    // (C(5,4)·C(15,1) + 1) / C(20,5) = 76/15504, times the 2 values seen in failures (failed, passed).
+    const outcomes = [false, true, true, true, true, true, ...Array.from({ length: 15 }, () => false)]
+    const ordered: TrialFacts[] = outcomes.map((failed, i) => ({
+      failed,
+      categorical: { previous_outcome: i === 0 ? undefined : outcomes[i - 1] ? 'failed' : 'passed' },
       numeric: {},
       words: new Set<string>(),
     }))
-    const [top] = rankPredicates(ordered)
-    expect(top?.predicate).toBe('previous_outcome = failed')
-    expect(top?.increase).toBeCloseTo(2 / 3, 12)
+    const [top, ...rest] = rankPredicates(ordered)
+    expect(rest).toEqual([])
+    expect(top).toMatchObject({ predicate: 'previous_outcome = failed', true_in_failures: 4, true_in_successes: 1, observed_in: 20 })
+    expect(top?.increase).toBeCloseTo(0.55, 12)
+    expect(top?.p_value).toBeCloseTo((2 * 76) / 15504, 12)
+  })
+
+  it('lists nothing for a coincidence chance explains: one failure in five, alone in its slowest execution', () => {
+    // What a real suite showed (a timer test, 1 failure in 5 repetitions): `elapsed_ms > 33.27` held
+    // in that one failure and no pass. Under independence the one failure is the slowest with chance
+    // 1/5, before counting the thresholds looked at; the old normal-approximation bound listed it.
+    const slowest = [12.1, 30.2, 33.27, 40.5, 16.0].map((ms, i) => trial(i === 3, '1', ms, []))
+    expect(rankPredicates(slowest)).toEqual([])
+  })
+
+  it('cites the corrected p: 1/C(20, 4) times the 39 predicates examined', () => {
+    // 19 thresholds of elapsed_ms (20 distinct values) on either side: 38; the one set of trials the
+    // exit code and both words pick out: 1. 39/4845 = 0.00805.
+    const [top] = rankPredicates(trials)
+    expect(top?.p_value).toBeCloseTo(39 / 4845, 12)
+  })
+
+  it.each([
+    // One failure alone in the one value seen in it: p = 1/n, one predicate examined. At n = 20 it is
+    // exactly 1 − confidence, which is not below it; at 21 it is.
+    { n: 20, listed: false },
+    { n: 21, listed: true },
+  ])('decides exactly at the bound: one failure in $n, p = 1/$n → listed $listed', ({ n, listed }) => {
+    const lone = Array.from({ length: n }, (_, i): TrialFacts => ({ failed: i === 0, categorical: { worker: i === 0 ? 'w2' : 'w1' }, numeric: {}, words: new Set<string>() }))
+    expect(rankPredicates(lone).map((p) => p.predicate)).toEqual(listed ? ['worker = w2'] : [])
+  })
+
+  it('lists at a looser confidence what the default leaves out', () => {
+    const lone = Array.from({ length: 15 }, (_, i): TrialFacts => ({ failed: i === 0, categorical: { worker: i === 0 ? 'w2' : 'w1' }, numeric: {}, words: new Set<string>() }))
+    // p = 1/15 = 0.067: not below 0.05, below 0.10.
+    expect(rankPredicates(lone)).toEqual([])
+    const [loose] = rankPredicates(lone, 12, { num: 1n, den: 10n })
+    expect(loose?.p_value).toBeCloseTo(1 / 15, 12)
   })
 
   // A numeric fact's thresholds are its distinct observed values but the largest; trials sharing a

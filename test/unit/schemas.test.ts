@@ -89,9 +89,9 @@ describe('renderReport', () => {
       - Token \`STALE\`: in the stderr of all 4 failures and in the output of no success.
       - Failing trials (4 of 20): 5, 10, 15, 20
 
-      | Predicate (Liblit et al. 2005) | true in failures | true in successes | Increase | Importance |
-      | --- | --- | --- | --- | --- |
-      | \`exit_code = 3 ≡ stdout_bytes <= 0 ≡ stderr_bytes > 0 ≡ output contains STALE (+3 more)\` | 4 | 0 | 0.800 | 0.889 |
+      | Predicate (Liblit et al. 2005) | true in failures | true in successes | Increase | Importance | p (corrected) |
+      | --- | --- | --- | --- | --- | --- |
+      | \`exit_code = 3 ≡ stdout_bytes <= 0 ≡ stderr_bytes > 0 ≡ output contains STALE (+3 more)\` | 4 | 0 | 0.800 | 0.889 | 0.0014 |
 
       ## What observation changed
 
