@@ -309,6 +309,7 @@ class FileRepeater {
     }
     if (!plan.started) {
       plan.started = true
+      if (!test.concurrent) this._gather(test, plan)
       order++
       const line = this._options.locate ? declaredLine(test, this._place.testPath ?? this._globals.expect.getState().testPath) : undefined
       this._journal.write({
@@ -325,6 +326,23 @@ class FileRepeater {
         at: Date.now(),
       })
     } else this._journal.write({ id: plan.id, begin: copy.index, at: Date.now() })
+  }
+
+  /**
+   * Jest's --randomize (`--flaky-shuffle`) shuffles each block's children, copies included, as the
+   * block starts: when a test's first copy starts, its other copies are brought right after it, so
+   * a shuffled run reorders tests, as Vitest's does, and never scatters one test's repetitions among
+   * other tests (every copy then follows the same tests, and its repetitions run back to back). The
+   * block's array is changed in place: circus walks it by index, and every copy moved is ahead.
+   */
+  private _gather(test: TestEntry, plan: Repeated): void {
+    const siblings = test.parent.children
+    const at = siblings.indexOf(test)
+    const later = siblings.filter((child, i) => i > at && child.type === 'test' && this._copies.get(child)?.test === plan)
+    if (later.every((child, i) => siblings[at + 1 + i] === child)) return
+    const moved = new Set(later)
+    const rest = siblings.filter((child, i) => i > at && !moved.has(child))
+    siblings.splice(at + 1, siblings.length - at - 1, ...later, ...rest)
   }
 
   private async _done(copy: Copy, test: TestEntry): Promise<void> {
@@ -389,8 +407,19 @@ class FileRepeater {
     }
     if (plan.written === plan.planned) this._journal.write({ id: plan.id, end: true })
     // The rest before a gapped copy: after this one's duration was taken, on real timers.
-    const next = measuringModeOf(copy.index + 1, this._options.repeat, plan.pairs)
-    if (this._options.gapMs > 0 && plan.written < plan.planned && next === 'slow' && this._options.mode === 'measure') await realDelay(this._options.gapMs)
+    const next = this._options.slowRepeat > 0 && this._options.mode === 'measure' ? this._nextCopy(test) : undefined
+    if (next?.mode === 'slow' && next.gapMs > 0) await realDelay(next.gapMs)
+  }
+
+  /**
+   * The copy circus runs right after `test`: its next sibling, as the block's children stand when it
+   * runs them (Jest's --randomize shuffles them first, so a copy's index does not say what follows
+   * it; the gapped copies are inserted after the shuffle, right after the test that failed).
+   */
+  private _nextCopy(test: TestEntry): Copy | undefined {
+    const siblings = test.parent.children
+    const next = siblings[siblings.indexOf(test) + 1]
+    return next?.type === 'test' ? this._copies.get(next) : undefined
   }
 
   /**

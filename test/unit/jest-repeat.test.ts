@@ -156,3 +156,76 @@ describe('snapshots of copies', () => {
     expect(snapshotState._inlineSnapshots).toHaveLength(1)
   })
 })
+
+/** Whether `done` settles before the event loop's next turn: a rest (realDelay) keeps it pending. */
+const settlesAtOnce = (done: void | Promise<void>): Promise<boolean> => Promise.race([Promise.resolve(done).then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))])
+
+describe('the rest before a gapped copy', () => {
+  // Jest's --randomize (flakeproof's --flaky-shuffle) shuffles a block's children, copies included,
+  // after run_start: a copy's index no longer says what runs after it. The rest followed a copy whose
+  // index was not the last fast one whenever the index after it would have been gapped, observing or
+  // not: 2 s after about half the tests of a shuffled run (dom-testing-library's events.js, 289
+  // tests, took 192 s instead of 3 under --flaky-rounds 2 --flaky-repeat 3 --flaky-shuffle).
+  it('is not taken between shuffled copies when nothing is observed', async () => {
+    const shuffled = handlerWith({ journalDir: tempDir(), run: 'shuffled', repeat: 3, slowRepeat: 0, gapMs: 2000 })
+    const root = block('ROOT_DESCRIBE_BLOCK', ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => test(name)))
+    await shuffled({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    // As a seed may order them: every test's last copy first.
+    root.children.reverse()
+    const atOnce: boolean[] = []
+    for (const copy of root.children) {
+      await shuffled({ name: 'test_start', test: copy as never }, {} as never)
+      copy.duration = 1
+      atOnce.push(await settlesAtOnce(shuffled({ name: 'test_done', test: copy as never }, {} as never)))
+    }
+    expect(atOnce).toEqual(root.children.map(() => true))
+  })
+
+  it('is taken right before the gapped copy of an observed test, and only there', async () => {
+    const dir = tempDir()
+    const observed = handlerWith({ journalDir: dir, run: 'observed', repeat: 2, slowRepeat: 1, gapMs: 2000 })
+    const root = block('ROOT_DESCRIBE_BLOCK', [test('fails')])
+    await observed({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    root.children.reverse()
+    // Both fast copies fail: the second one's end inserts a gapped and a fast copy, in the coin's order.
+    const waited: number[] = []
+    for (let i = 0; i < root.children.length; i++) {
+      const copy = root.children[i] as Node
+      await observed({ name: 'test_start', test: copy as never }, {} as never)
+      copy.duration = 1
+      if (i < 2) copy.errors = [[new Error('boom')]]
+      const done = observed({ name: 'test_done', test: copy as never }, {} as never)
+      if (!(await settlesAtOnce(done))) {
+        waited.push(i)
+        await done
+      }
+    }
+    const modes = journalLines(dir).flatMap((l) => (l.done ? [l.done.mode] : []))
+    expect([...modes].sort()).toEqual(['fast', 'fast', 'paired', 'slow'])
+    // One rest, after the copy that ran just before the gapped one.
+    expect(waited).toEqual([modes.indexOf('slow') - 1])
+  }, 10_000)
+})
+
+describe('shuffled copies', () => {
+  it('run back to back from the first one that starts: the tests are reordered, never one test\'s repetitions among others', async () => {
+    const dir = tempDir()
+    const shuffled = handlerWith({ journalDir: dir, run: 'gathered', repeat: 3 })
+    const root = block('ROOT_DESCRIBE_BLOCK', [test('a'), test('b'), test('c')])
+    await shuffled({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    // As Jest's --randomize may leave them after run_start: copies of the three tests interleaved.
+    const [a0, a1, a2, b0, b1, b2, c0, c1, c2] = root.children as Node[]
+    root.children.splice(0, 9, ...([b1, a0, c2, b0, a2, c0, b2, a1, c1] as Node[]))
+    const ran: string[] = []
+    // circus' own walk: for…of over the block's array, which sees it changed in place.
+    for (const copy of root.children) {
+      ran.push(copy.name)
+      await shuffled({ name: 'test_start', test: copy as never }, {} as never)
+      copy.duration = 1
+      await shuffled({ name: 'test_done', test: copy as never }, {} as never)
+    }
+    expect(ran).toEqual(['b', 'b', 'b', 'a', 'a', 'a', 'c', 'c', 'c'])
+    expect(root.children).toHaveLength(9)
+    expect(journalLines(dir).flatMap((l) => (l.done ? [l.id.slice(-1)] : []))).toEqual(['b', 'b', 'b', 'a', 'a', 'a', 'c', 'c', 'c'])
+  })
+})
