@@ -54,9 +54,11 @@ export interface Independence {
 /**
  * Tests the order of `trials` outcomes, of which `failureTrials` (1-based, increasing) failed,
  * at significance `alpha` (1 - confidence). O(failures) for the pattern; the exact distribution
- * costs O(min(passes, failures)) BigInt steps and is used up to EXACT_MAX_MINORITY.
+ * costs O(min(passes, failures)) BigInt steps and is used up to EXACT_MAX_MINORITY. `oneSwitch`
+ * false: the trials are no one process's (rounds joined end to end), so a single switch says nothing
+ * of state one trial left the next, and only the runs test and the period are read.
  */
-export function testIndependence(trials: number, failureTrials: readonly number[], alpha: Fraction): Independence {
+export function testIndependence(trials: number, failureTrials: readonly number[], alpha: Fraction, { oneSwitch = true }: { oneSwitch?: boolean } = {}): Independence {
   const failures = failureTrials.length
   const passes = trials - failures
   const runs = countRuns(trials, failureTrials)
@@ -64,7 +66,7 @@ export function testIndependence(trials: number, failureTrials: readonly number[
   const tails = failures === 0 || passes === 0 ? undefined : runsTails(failures, passes, runs, alpha)
   const switchAt = runs === 2 ? secondBlockStart(failureTrials) : null
   const secondBlock = switchAt === null ? 0 : trials - switchAt + 1
-  const switched = switchAt !== null && secondBlock >= 2
+  const switched = oneSwitch && switchAt !== null && secondBlock >= 2
   let pattern: IndependencePattern = 'independent'
   if (switched) pattern = 'one-switch'
   else if (tails?.significant && failures >= 2 && passes >= 2) pattern = runs < expected ? 'clustered' : 'regular'

@@ -58,7 +58,11 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
       fresh.failureTrials.push(round)
     }
   }
-  return { ...tally, fresh, independence: sameSwitchInEveryRound(rounds, confidence) ?? tally.independence }
+  // Rounds are processes of their own: a single switch is read inside each (sameSwitchInEveryRound),
+  // never across them, where a switch at a round's edge is the round's doing (its order, its
+  // condition), not state one repetition left the next.
+  const joined = rounds.length > 1 ? testIndependence(tally.fast.trials, tally.fast.failureTrials, complement(confidence), { oneSwitch: false }) : tally.independence
+  return { ...tally, fresh, independence: sameSwitchInEveryRound(rounds, confidence) ?? joined }
 }
 
 /**
