@@ -61,14 +61,25 @@ export function hypergeometricUpperTail(total: number, failures: number, drawn: 
   if (atLeast <= lo) return 1
   if (atLeast > hi) return 0
   const lnChoose = (n: number, k: number): number => logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1)
-  let term = Math.exp(lnChoose(failures, atLeast) + lnChoose(total - failures, drawn - atLeast) - lnChoose(total, drawn))
+  const at = (x: number): number => Math.exp(lnChoose(failures, x) + lnChoose(total - failures, drawn - x) - lnChoose(total, drawn))
+  // Summed away from the mode, where the terms only fall: once one adds nothing a double can hold,
+  // neither do the rest. At or below the mode, the tail is 1 − the terms below `atLeast`.
+  const mode = Math.floor(((drawn + 1) * (failures + 1)) / (total + 2))
   let sum = 0
-  // Past the mode the terms only fall: once one adds nothing a double can hold, neither do the rest.
-  for (let x = atLeast; x <= hi && term > sum * 1e-17; x++) {
-    sum += term
-    term *= ((failures - x) * (drawn - x)) / ((x + 1) * (total - failures - drawn + x + 1))
+  if (atLeast > mode) {
+    let term = at(atLeast)
+    for (let x = atLeast; x <= hi && term > sum * 1e-17; x++) {
+      sum += term
+      term *= ((failures - x) * (drawn - x)) / ((x + 1) * (total - failures - drawn + x + 1))
+    }
+    return Math.min(1, sum)
   }
-  return Math.min(1, sum)
+  let term = at(atLeast - 1)
+  for (let x = atLeast - 1; x >= lo && term > sum * 1e-17; x--) {
+    sum += term
+    term *= (x * (total - failures - drawn + x)) / ((failures - x + 1) * (drawn - x + 1))
+  }
+  return Math.max(0, 1 - sum)
 }
 
 /** hypergeometricUpperTail exactly, with BigInt counts: Σ C(failures, x) · C(total − failures, drawn − x) over x ≥ atLeast, over C(total, drawn). */

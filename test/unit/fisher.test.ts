@@ -80,6 +80,10 @@ describe('hypergeometricUpperTail: the one-sided Fisher tail of a predicate', ()
     { total: 20, failures: 5, drawn: 5, atLeast: 4, expected: 76 / 15504 },
     { total: 10_000, failures: 50, drawn: 400, atLeast: 10, expected: 2.2919638714453196e-5 },
     { total: 1000, failures: 300, drawn: 40, atLeast: 20, expected: 0.005351867626523179 },
+    // At or below the mode the tail is summed from the other side: near 1, never 0 by underflow.
+    { total: 20, failures: 10, drawn: 10, atLeast: 4, expected: 0.9105522960012125 },
+    { total: 20, failures: 10, drawn: 10, atLeast: 5, expected: 0.6718591006516704 },
+    { total: 10_000, failures: 5000, drawn: 5000, atLeast: 1, expected: 1 },
     // At or below the least possible count: certain; above the most possible: impossible.
     { total: 10, failures: 8, drawn: 5, atLeast: 3, expected: 1 },
     { total: 10, failures: 2, drawn: 5, atLeast: 3, expected: 0 },
