@@ -340,7 +340,7 @@ export interface PredicateOutcome {
 /**
  * One test of `n` repetitions failing independently at rate p, whose every other fact is independent
  * of failing too: its duration (5–35 ms), its console (one of three lines, or none), the repetition
- * before it. A failing repetition carries the same assertion message every time, as a real one does.
+ * before it. A failing repetition carries the same error message every time, as a real one does.
  * Its predicates come from tallyTest, as a run's do.
  */
 export function simulatePredicates(p: number, n: number, random: () => number): PredicateOutcome {
