@@ -1,6 +1,7 @@
 import { binomialCoefficient } from './fraction.js'
 import type { Dialect } from './junit-dialect.js'
 import { doubleQuoted, shellWord } from './shell-words.js'
+import { DRAWN_SEED } from './test-id.js'
 
 /**
  * Every command flakeproof suggests — in the terminal, flaky_report.md, report.html and the GitHub
@@ -137,7 +138,10 @@ const PRODUCERS: readonly Producer[] = ['pytest', 'jest-junit', 'vitest', 'mocha
 
 /** `-t` and its kin match the full name (suites and test joined by spaces) as a regular expression: escaped and anchored, so no other test whose name merely contains it runs. */
 function anchoredName(test: HintSubject): string {
-  return `^${escapeRegExp(test.name.split(' > ').join(' '))}$`
+  const name = test.name.split(' > ').join(' ')
+  // A property test's drawn seed changes every run: any seed matches.
+  const drawn = DRAWN_SEED.test(name)
+  return `^${escapeRegExp(name.replace(DRAWN_SEED, ''))}${drawn ? ' \\(with seed=-?\\d+\\)' : ''}$`
 }
 
 /**

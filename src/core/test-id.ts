@@ -24,12 +24,20 @@ export type TestMode = 'typecheck'
 const SEPARATOR = ' > '
 
 /**
+ * What @fast-check/vitest and @fast-check/jest append to a property test's name: the seed it drew
+ * when its file was loaded, another each run (and each round). Left out of the id, which would
+ * otherwise name another test every run: the test's history and its rounds stay one test.
+ */
+export const DRAWN_SEED = / \(with seed=-?\d+\)$/
+
+/**
  * `[project] [typecheck] file > Suite > test`, the project part only when named, the mode part only
  * for a test that is not a runtime one. A separator inside a name is written `\>` so
- * `describe('A > B')` cannot read as `describe('A') > describe('B')`.
+ * `describe('A > B')` cannot read as `describe('A') > describe('B')`; a drawn seed at the end of the
+ * test's name (DRAWN_SEED) is left out.
  */
 export function formatTestId(identity: TestIdentity): string {
-  const names = identity.path.map((name) => name.split(SEPARATOR).join(' \\> '))
+  const names = identity.path.map((name, i) => (i === identity.path.length - 1 ? name.replace(DRAWN_SEED, '') : name).split(SEPARATOR).join(' \\> '))
   const prefix = `${identity.project ? `[${identity.project}] ` : ''}${identity.mode ? `[${identity.mode}] ` : ''}`
   return `${prefix}${[identity.file, ...names].join(SEPARATOR)}`
 }

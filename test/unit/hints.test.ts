@@ -15,6 +15,8 @@ describe('runTest: one test in a fresh process, in its runner’s own syntax', (
     ['Vitest, anchored and escaped', vitest, plain, false, "npx vitest run a.test.ts -t '^cache refresh$'"],
     ['Vitest, with its project', vitest, marked, false, `npx vitest run b.test.ts -t '^f\\(x\\) "ok"\\.$' --project web`],
     ['Vitest, its file whole', vitest, marked, true, 'npx vitest run b.test.ts --project web'],
+    // @fast-check/vitest names a property test with the seed it drew, another each run: any seed matches.
+    ['Vitest, a property test', vitest, { project: '', file: 'a.test.ts', name: 'groupBy > keeps order (with seed=-1705165106)' }, false, "npx vitest run a.test.ts -t '^groupBy keeps order \\(with seed=-?\\d+\\)$'"],
     ['Jest', { runner: 'jest', version: '29.7.0' }, { ...plain, file: 'test/a.test.js' }, false, "npx jest test/a.test.js -t '^cache refresh$'"],
     ['Jest, a project', { runner: 'jest' }, { ...plain, project: 'dom' }, false, "npx jest a.test.ts -t '^cache refresh$' --selectProjects dom"],
     ['Jest, its file whole', { runner: 'jest' }, plain, true, 'npx jest a.test.ts'],

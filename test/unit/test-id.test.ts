@@ -13,6 +13,12 @@ describe('formatTestId', () => {
     [{ project: '', file: 'a.test.ts', path: ['S', 't'], mode: 'typecheck' as const }, '[typecheck] a.test.ts > S > t'],
     [{ project: 'unit', file: 'src/a.test.ts', path: ['t'], mode: 'typecheck' as const }, '[unit] [typecheck] src/a.test.ts > t'],
     [{ project: 'unit', file: 'src/a.test.ts', path: [], mode: 'typecheck' as const }, '[unit] [typecheck] src/a.test.ts'],
+    // @fast-check/vitest and @fast-check/jest append the seed a property test drew, another every run
+    // (remeda's rounds once made 4 tests of each): left out, at the end of the test's own name only.
+    [{ project: '', file: 'a.test.ts', path: ['groupBy', 'keeps order (with seed=-1705165106)'] }, 'a.test.ts > groupBy > keeps order'],
+    [{ project: '', file: 'a.test.ts', path: ['t (with seed=42)'] }, 'a.test.ts > t'],
+    [{ project: '', file: 'a.test.ts', path: ['S (with seed=42)', 't'] }, 'a.test.ts > S (with seed=42) > t'],
+    [{ project: '', file: 'a.test.ts', path: ['t (with seed=x)'] }, 'a.test.ts > t (with seed=x)'],
   ])('%j → %s', (identity, id) => {
     expect(formatTestId(identity)).toBe(id)
   })
