@@ -197,6 +197,8 @@ class FileRepeater {
   private _buffer: ReturnType<typeof bufferOf>
   /** The console prints each call at once (`--verbose`, one test file): a copy's output is held until it ends. */
   private _printing = false
+  /** Jest shuffles each block's children as it starts (`--randomize`): copies must be gathered (_gather). */
+  private _shuffled = false
 
   constructor(options: RepeatOptions, globals: TestContextGlobals, journal: JournalWriter, place: RepeatPlace) {
     this._options = options
@@ -216,6 +218,7 @@ class FileRepeater {
       // pass on a second try. circus reads the count when each block runs, after this.
       this._globals[RETRY_TIMES] = 0
       this._captureConsole()
+      this._shuffled = state.randomize === true
       this._expand(state)
     }
     // Attempts a retry replaced leave the file's results, as a retry of Jest's own leaves none.
@@ -309,7 +312,8 @@ class FileRepeater {
     }
     if (!plan.started) {
       plan.started = true
-      if (!test.concurrent) this._gather(test, plan)
+      // Unshuffled, the copies already follow one another: no walk of the block per test.
+      if (this._shuffled && !test.concurrent) this._gather(test, plan)
       order++
       const line = this._options.locate ? declaredLine(test, this._place.testPath ?? this._globals.expect.getState().testPath) : undefined
       this._journal.write({

@@ -212,7 +212,7 @@ describe('shuffled copies', () => {
     const dir = tempDir()
     const shuffled = handlerWith({ journalDir: dir, run: 'gathered', repeat: 3 })
     const root = block('ROOT_DESCRIBE_BLOCK', [test('a'), test('b'), test('c')])
-    await shuffled({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, seed: 1 })
+    await shuffled({ name: 'run_start' }, { rootDescribeBlock: root as never, hasFocusedTests: false, testNamePattern: null, randomize: true, seed: 1 })
     // As Jest's --randomize may leave them after run_start: copies of the three tests interleaved.
     const [a0, a1, a2, b0, b1, b2, c0, c1, c2] = root.children as Node[]
     root.children.splice(0, 9, ...([b1, a0, c2, b0, a2, c0, b2, a1, c1] as Node[]))
