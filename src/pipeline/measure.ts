@@ -2,6 +2,7 @@ import { decideAdviceFor, INDEPENDENCE_TEXT } from '../artifacts/independence-te
 import { type Fact, type RateFile, RateFileSchema } from '../artifacts/schemas.js'
 import { writeRateFile } from '../artifacts/write-bundle.js'
 import { complement, fractionFromNumber } from '../core/fraction.js'
+import { groupedIndependence } from '../core/grouped-independence.js'
 import { testIndependence } from '../core/independence.js'
 import { computeVerdict, dependenceOf } from '../core/verdict.js'
 import { describeRate } from '../core/rate.js'
@@ -39,13 +40,20 @@ export async function measureCommand(
   return paths.rate === undefined ? RateFileSchema.parse(rate) : writeRateFile(paths.rate, rate)
 }
 
-/** rate.json from counted trials (also for `flakeproof merge`, from the sums of its folders). */
-export function buildRateFile(settings: TrialSettings, confidence: number, counts: TrialCounts): RateFile {
+/**
+ * rate.json from counted trials (also for `flakeproof merge`, from the sums of its folders, with
+ * `folders` whether each counted trial failed, folder by folder: their order is read inside each
+ * folder, groupedIndependence).
+ */
+export function buildRateFile(settings: TrialSettings, confidence: number, counts: TrialCounts, folders?: readonly (readonly boolean[])[]): RateFile {
+  const alpha = complement(fractionFromNumber(confidence))
   // Overlapping trials (--jobs > 1) have no order to test: trial 7 may start before 6 ends.
   const independence =
     settings.jobs > 1 || counts.trials === 0
       ? null
-      : testIndependence(counts.trials, counts.failureTrials, complement(fractionFromNumber(confidence)))
+      : folders && folders.length > 1
+        ? groupedIndependence(folders, alpha)
+        : testIndependence(counts.trials, counts.failureTrials, alpha)
   return {
     schema_version: 1,
     command: settings.command,

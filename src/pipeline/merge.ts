@@ -2,7 +2,8 @@ import type { ReportBundle } from '../artifacts/bundle.js'
 import type { MergeSource } from '../artifacts/merge-source.js'
 import type { Fact } from '../artifacts/schemas.js'
 import type { RunError, TestFact } from '../artifacts/test-schemas.js'
-import { complement, fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { complement, type Fraction, fractionFromCounts, fractionFromNumber } from '../core/fraction.js'
+import { groupedIndependence } from '../core/grouped-independence.js'
 import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { computeVerdict, hasNoRate } from '../core/verdict.js'
 import { FlakeproofError } from '../errors.js'
@@ -13,7 +14,7 @@ import { buildRunsNeeded, choosePlanningBasis } from './plan.js'
 import { decidePolicy } from './policy.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
-import { type TestTally, tallyTest } from './test-tally.js'
+import { type ExtraFacts, type TestTally, tallyTest } from './test-tally.js'
 
 /** Where a merge hands its renumbered facts.jsonl lines: test mode a test at a time, command mode all at once. */
 export type FactsSink = (lines: readonly TestFact[] | readonly Fact[]) => void
@@ -102,10 +103,10 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
   const byOrigin: RunError[] = []
   // One test at a time, from every folder: memory O(tests) plus one test's executions.
   for (const id of ids) {
-    const { test, split, attempts } = mergeTestLines(id, sources, { offsets, cut, byOrigin, confidence }, emit)
+    const { test, origins, split, attempts } = mergeTestLines(id, sources, { offsets, cut, byOrigin, confidence }, emit)
     yield
     if (test === undefined) continue
-    const tally = tallyTest(test, confidence.exact)
+    const tally = joinedByFolder(test, origins, confidence.exact)
     const withSplit = split ? { ...tally, split: split.split } : tally
     if (attempts) {
       tallies.push({ ...withSplit, fast: { ...withSplit.fast, failureTrials: attempts.failed } })
@@ -135,6 +136,8 @@ function* mergeTestRuns(sources: readonly Extract<MergeSource, { kind: 'test' }>
 /** What a test's merge keeps once its lines are written: no line, so the tally's garbage collections do not copy them again. */
 interface MergedTest {
   test: ReportedTest | undefined
+  /** The folder of each of `test`'s repetitions. */
+  origins: string[]
   split: ReturnType<typeof splitByOrigin>
   attempts: { failed: number[]; rounds: number } | undefined
 }
@@ -172,7 +175,7 @@ function mergeTestLines(
   const counted = ordered.filter((line) => line.outcome !== 'skipped')
   emit(ordered)
   const first = counted[0]
-  if (first === undefined) return { test: undefined, split, attempts }
+  if (first === undefined) return { test: undefined, origins: [], split, attempts }
   const test: ReportedTest = {
     project: first.project ?? '',
     file: first.file,
@@ -188,7 +191,31 @@ function mergeTestLines(
       ...(cut.has(id) ? { cut: true as const } : {}),
     },
   }
-  return { test, split, attempts }
+  return { test, origins: counted.map((line) => line.origin ?? ''), split, attempts }
+}
+
+const FOLDER_START: ExtraFacts = { previous_outcome: undefined }
+const WITHIN_FOLDER: ExtraFacts = {}
+
+/**
+ * A merged test's tally, its folders read as the processes they were: the order of its outcomes is
+ * judged inside each folder and a single switch never across them (groupedIndependence), and the
+ * first execution of a folder has no previous outcome. `origins[i]` is the folder of the i-th
+ * repetition.
+ */
+function joinedByFolder(test: ReportedTest, origins: readonly string[], confidence: Fraction): TestTally {
+  const repetitions = test.evidence.repetitions
+  const facts = origins.map((origin, i) => (i > 0 && origin !== origins[i - 1] ? FOLDER_START : WITHIN_FOLDER))
+  const tally = tallyTest(test, confidence, facts)
+  const groups = new Map<string, boolean[]>()
+  repetitions.forEach((r, i) => {
+    if (r.mode !== 'fast' && r.mode !== 'single') return
+    const origin = origins[i] ?? ''
+    const group = groups.get(origin) ?? []
+    group.push(!r.ok)
+    groups.set(origin, group)
+  })
+  return groups.size < 2 ? tally : { ...tally, independence: groupedIndependence([...groups.values()], complement(confidence)) }
 }
 
 /**
@@ -225,7 +252,13 @@ function mergeCommandRuns(sources: readonly Extract<MergeSource, { kind: 'comman
   const counts = ordered
     ? { trials: counted.length, failures: failureTrials.length, timedOut: counted.filter((f) => f.timed_out).length, failureTrials }
     : { trials: sum((r) => r.trials), failures: sum((r) => r.failures), timedOut: sum((r) => r.timed_out), failureTrials: [] }
-  const measured = buildRateFile(settings, confidence.value, { ...counts, complete: rates.every((r) => r.complete), ...spanOf(sources) })
+  const folders = new Map<string, boolean[]>()
+  for (const fact of counted) {
+    const folder = folders.get(fact.origin ?? '') ?? []
+    folder.push(fact.outcome === 'failed')
+    folders.set(fact.origin ?? '', folder)
+  }
+  const measured = buildRateFile(settings, confidence.value, { ...counts, complete: rates.every((r) => r.complete), ...spanOf(sources) }, [...folders.values()])
   const rate = ordered ? measured : { ...measured, independence: null, verdict: computeVerdict(counts.failures, counts.trials) }
   emit(facts)
   const bundle: ReportBundle = { rate }

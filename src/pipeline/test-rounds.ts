@@ -1,5 +1,5 @@
-import { complement, type Fraction, lessThan, quotient } from '../core/fraction.js'
-import { type Independence, switchChance, testIndependence } from '../core/independence.js'
+import { complement, type Fraction } from '../core/fraction.js'
+import { groupedIndependence } from '../core/grouped-independence.js'
 import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
 import { type Tally, type TestTally, tallyTest } from './test-tally.js'
@@ -58,11 +58,9 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
       fresh.failureTrials.push(round)
     }
   }
-  // Rounds are processes of their own: a single switch is read inside each (sameSwitchInEveryRound),
-  // never across them, where a switch at a round's edge is the round's doing (its order, its
-  // condition), not state one repetition left the next.
-  const joined = rounds.length > 1 ? testIndependence(tally.fast.trials, tally.fast.failureTrials, complement(confidence), { oneSwitch: false }) : tally.independence
-  return { ...tally, fresh, independence: sameSwitchInEveryRound(rounds, confidence) ?? joined }
+  // Rounds are processes of their own: a single switch is read inside each, never across them.
+  const fastFailed = rounds.map(({ test }) => test.evidence.repetitions.filter((r) => r.mode === 'fast').map((r) => !r.ok))
+  return { ...tally, fresh, independence: groupedIndependence(fastFailed, complement(confidence)) }
 }
 
 /**
@@ -80,43 +78,4 @@ export function earlierTests(perTest: ReadonlyMap<string, readonly RoundResult[]
     }
   }
   return (result) => (groups.get(key(result)) ?? []).filter((t) => t.order < result.test.evidence.order && t.id !== result.test.evidence.id).map((t) => t.id)
-}
-
-// --- internal ---
-
-/**
- * One switch in the same direction in every round, as a one-switch result: PF PF PF, or PPFFF and
- * PPPFF when state builds up with time, is the shape of a state switch, even though one round's
- * second block may be too short for the one-switch rule alone. `switch_at` is the earliest round's
- * switch. Its chance given each round's counts (switchChance: every order of a round equally
- * likely) is `switch_p_value`; `switch_significant` when below 1 − confidence, exactly (PFF in each
- * of 4 rounds: 2/3⁴ = 0.025), otherwise a suggestive shape that fresh-state evidence decides.
- * Undefined when some round is no single switch, or they switch different ways, and for one round.
- */
-function sameSwitchInEveryRound(rounds: readonly RoundResult[], confidence: Fraction): Independence | undefined {
-  if (rounds.length < 2) return undefined
-  const alpha = complement(confidence)
-  const switches = rounds.map(({ test }) => {
-    const fast = test.evidence.repetitions.filter((r) => r.mode === 'fast')
-    const failures = fast.flatMap((r, i) => (r.ok ? [] : [i + 1]))
-    const independence = testIndependence(fast.length, failures, alpha)
-    if (independence.runs !== 2) return undefined
-    const toPassed = failures[0] === 1
-    return { independence, counts: { trials: fast.length, failures: failures.length }, at: toPassed ? failures.length + 1 : (failures[0] as number), to: toPassed ? ('passed' as const) : ('failed' as const) }
-  })
-  const found = switches.filter((s) => s !== undefined)
-  const [first] = found
-  if (!first || found.length < switches.length || found.some((s) => s.to !== first.to)) return undefined
-  const chance = switchChance(found.map((s) => s.counts))
-  // The block after the switches holds fewer than two executions in all: no switch that stayed.
-  if (chance.num === 0n) return undefined
-  const earliest = found.reduce((a, b) => (b.at < a.at ? b : a))
-  return {
-    ...earliest.independence,
-    pattern: 'one-switch',
-    switch_at: earliest.at,
-    switched_to: first.to,
-    switch_p_value: quotient(chance.num, chance.den),
-    switch_significant: lessThan(chance, alpha),
-  }
 }

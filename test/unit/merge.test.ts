@@ -6,11 +6,13 @@ import { assertOutsideInputs, type MergeSource, readMergeSource } from '../../sr
 import type { Fact } from '../../src/artifacts/schemas.js'
 import { indexTestFacts, type TestFactsIndex } from '../../src/artifacts/test-facts-index.js'
 import type { TestFact } from '../../src/artifacts/test-schemas.js'
+import { complement } from '../../src/core/fraction.js'
+import { groupedIndependence } from '../../src/core/grouped-independence.js'
 import { mergeRuns } from '../../src/pipeline/merge.js'
 import { buildTestMeasurement, byConcern, outcomeOf } from '../../src/pipeline/test-bundle.js'
 import type { ReportedTest } from '../../src/pipeline/test-evidence.js'
 import { toFactLines } from '../../src/pipeline/test-facts.js'
-import { tallyTest } from '../../src/pipeline/test-tally.js'
+import { type TestTally, tallyTest } from '../../src/pipeline/test-tally.js'
 import { rateFile } from '../rate-file.js'
 import { reportedTest } from '../reported-test.js'
 import { seeded } from '../seeded.js'
@@ -25,9 +27,14 @@ function reported(name: string, pattern: string): ReportedTest {
   return test
 }
 
-/** What one Vitest run of these tests writes, as TestRunRecorder builds it: the oracle a merge must equal. */
-function runOnce(tests: readonly ReportedTest[]): ReportBundle {
-  const tallies = tests.map((t) => tallyTest(t, confidence.exact))
+/**
+ * What one Vitest run of these tests writes, as TestRunRecorder builds it: the oracle a merge must
+ * equal. `jobs`: the repetitions where each job's block began, when jobs repeated the same tests:
+ * each job is a process of its own, so the order of a test's outcomes is read inside the blocks
+ * (groupedIndependence) and a block's first execution has no previous outcome.
+ */
+function runOnce(tests: readonly ReportedTest[], jobs?: readonly number[]): ReportBundle {
+  const tallies = tests.map((t) => (jobs ? tallyInJobs(t, jobs) : tallyTest(t, confidence.exact)))
   const rounds = Math.max(0, ...tallies.map((t) => t.fast.trials))
   return buildTestMeasurement({
     command: 'vitest run',
@@ -41,6 +48,13 @@ function runOnce(tests: readonly ReportedTest[]): ReportBundle {
     outcomes: tallies.map((t) => outcomeOf(t, rounds, confidence)).sort(byConcern),
     rounds,
   })
+}
+
+function tallyInJobs(test: ReportedTest, starts: readonly number[]): TestTally {
+  const facts = test.evidence.repetitions.map((_, i) => (i > 0 && starts.includes(i) ? { previous_outcome: undefined } : {}))
+  const failed = test.evidence.repetitions.map((r) => !r.ok)
+  const blocks = starts.map((start, j) => failed.slice(start, starts[j + 1] ?? failed.length))
+  return { ...tallyTest(test, confidence.exact, facts), independence: groupedIndependence(blocks, complement(confidence.exact)) }
 }
 
 /** The folder such a run leaves: its rate.json and facts.jsonl (indexed in memory, as indexTestFacts does on disk). */
@@ -104,7 +118,8 @@ describe('mergeRuns equals one combined run', () => {
       const k = 2 + Math.floor(random() * 9)
       const parts = how === 'tests' ? byTest(tests, k, random) : byRounds(tests, rounds, k, random)
       const merged = merge(parts.map((part, i) => oneRun(part, `shard-${i + 1}`)))
-      expect(counts(merged.bundle), `seed ${seed}`).toEqual(counts(runOnce(tests)))
+      const starts = how === 'tests' ? undefined : parts.map((_, j) => parts.slice(0, j).reduce((sum, part) => sum + (part[0]?.evidence.repetitions.length ?? 0), 0))
+      expect(counts(merged.bundle), `seed ${seed}`).toEqual(counts(runOnce(tests, starts)))
       // The oracle of the oracle: per-test counts straight from the generated patterns.
       for (const t of tests) {
         const entry = merged.bundle.rate.tests?.find((e) => e.id === t.evidence.id)
@@ -150,16 +165,31 @@ describe('mergeRuns equals one combined run', () => {
     expect(merge([oneRun([reported('a', 'x')], 'j1'), oneRun([reported('a', '.')], 'j2')]).bundle.rate.tests?.[0]?.verdict).toBe('flaky')
   })
 
+  it.each([
+    // PPPPFFFF joined is one switch, chance 2/C(8, 4) = 0.0286: once called non-idempotent. But it
+    // switches at a job's edge, which no repetition's state crosses; the runs test (p = 0.0571) and
+    // the split by folder (6/70 = 0.0857) find nothing: a flake rate.
+    { case: 'passes in two jobs and fails in two: no switch across jobs, flaky', jobs: ['..', '..', 'xx', 'xx'], verdict: 'flaky', p: null },
+    // .xx in each of four jobs: the same switch in every job, 2/3⁴ = 0.0247 < 0.05.
+    { case: 'the same switch inside every job: non-idempotent', jobs: ['.xx', '.xx', '.xx', '.xx'], verdict: 'non-idempotent', p: 2 / 81 },
+  ])('reads the order of a test\'s outcomes inside each job: $case', ({ jobs, verdict, p }) => {
+    const merged = merge(jobs.map((pattern, i) => oneRun([reported('a', pattern)], `j${i + 1}`))).bundle.rate
+    expect(merged.tests?.[0]?.verdict).toBe(verdict)
+    const switchP = merged.tests?.[0]?.independence?.switch_p_value ?? null
+    if (p === null) expect(switchP).toBeNull()
+    else expect(switchP).toBeCloseTo(p, 12)
+  })
+
   it('keeps each test\'s fast executions first, so gapped ones of an earlier folder never shift the rounds', () => {
-    // Each folder: fast x.. then two gapped .x; merged fast sequence x..x.. fails rounds 1 and 4 of 6.
-    const observed = (dir: string) => {
-      const test = reported('a', 'x..')
+    // Each folder: fast x.. or .x., then two gapped .x; merged fast sequence x...x. fails rounds 1 and 5 of 6.
+    const observed = (dir: string, fast: string) => {
+      const test = reported('a', fast)
       test.evidence.repetitions.push(...reportedTest('a', '.x', { mode: 'slow' }).evidence.repetitions)
       return oneRun([test], dir)
     }
-    const merged = merge([observed('o1'), observed('o2')])
+    const merged = merge([observed('o1', 'x..'), observed('o2', '.x.')])
     expect([merged.bundle.rate.trials, merged.bundle.rate.failures]).toEqual([6, 2])
-    expect(merged.bundle.onlyWhenFail?.failure_trials).toEqual([1, 4])
+    expect(merged.bundle.onlyWhenFail?.failure_trials).toEqual([1, 5])
     expect(merged.bundle.observer?.tests?.['a.test.ts > a']).toMatchObject({ fast: { trials: 6, failures: 2 }, slow: { trials: 4, failures: 2 } })
     expect((merged.facts as TestFact[]).map((f) => `${f.mode}:${f.origin}`)).toEqual(['fast:o1', 'fast:o1', 'fast:o1', 'fast:o2', 'fast:o2', 'fast:o2', 'slow:o1', 'slow:o1', 'slow:o2', 'slow:o2'])
   })
@@ -197,16 +227,24 @@ describe('mergeRuns in command mode', () => {
   }
 
   it('numbers trials on across folders, with their origin, and recomputes from the sums', () => {
-    const merged = merge([source('m1', ['passed', 'failed']), source('m2', ['passed', 'passed', 'failed'])])
-    expect(merged.facts.map((f) => [f.trial, f.outcome, f.origin])).toEqual([[1, 'passed', 'm1'], [2, 'failed', 'm1'], [3, 'passed', 'm2'], [4, 'passed', 'm2'], [5, 'failed', 'm2']])
+    const merged = merge([source('m1', ['failed', 'passed']), source('m2', ['passed', 'passed', 'failed'])])
+    expect(merged.facts.map((f) => [f.trial, f.outcome, f.origin])).toEqual([[1, 'failed', 'm1'], [2, 'passed', 'm1'], [3, 'passed', 'm2'], [4, 'passed', 'm2'], [5, 'failed', 'm2']])
     // 2 of 5, Wilson 95% (z = 1.96): [0.1176, 0.7693] (docs/contracts.md §2, by hand).
     const { trials, failures, ci_low, ci_high, requested_trials } = merged.bundle.rate
     expect([trials, failures, requested_trials]).toEqual([5, 2, 5])
     expect(ci_low).toBeCloseTo(0.1176, 4)
     expect(ci_high).toBeCloseTo(0.7693, 4)
-    expect(merged.bundle.onlyWhenFail?.failure_trials).toEqual([2, 5])
+    expect(merged.bundle.onlyWhenFail?.failure_trials).toEqual([1, 5])
     expect(merged.bundle.onlyWhenFail?.token).toBe('BOOM')
     expect(merged.bundle.policy?.trials).toBe(5)
+  })
+
+  it('reads the order of the trials inside each folder: a switch at a folder\'s edge is the folders\' difference', () => {
+    // passed ×4 then failed ×4 in four folders of two: one switch joined (2/70), none inside a folder.
+    const [p, f] = ['passed', 'failed'] as const
+    const merged = merge([source('m1', [p, p]), source('m2', [p, p]), source('m3', [f, f]), source('m4', [f, f])]).bundle.rate
+    expect([merged.independence?.pattern, merged.verdict]).toEqual(['independent', 'flaky'])
+    expect(merge([source('m1', [p, p, p, p, f, f, f, f])]).bundle.rate.verdict).toBe('non-idempotent')
   })
 
   it('adds the counts of folders without facts.jsonl, and claims no trial order', () => {
