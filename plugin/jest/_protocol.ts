@@ -27,8 +27,8 @@ export interface RepeatOptions {
   journalDir: string
   /** This run, among the runs of one process (`flakeproof jest` runs Jest again for a budget or rounds, in the same folder). */
   run: string
-  /** Jest's rootDir: test files are named relative to it in ids. */
-  rootDir: string
+  /** Test files are named relative to it in ids, and stack frames in signatures: the package holding Jest's rootDir (_id-root.ts). */
+  idRoot: string
   /**
    * Whether the runner finds the line each test is declared at: only GitHub annotations use it, and
    * it costs a source-mapped stack per test (29 of 5 916 million instructions of a wrapped run of

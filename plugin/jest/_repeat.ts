@@ -252,7 +252,7 @@ class FileRepeater {
   private _expand(state: CircusState): void {
     const tests: TestEntry[] = []
     collectTests(state.rootDescribeBlock, tests)
-    const file = relative(this._options.rootDir, this._place.testPath ?? this._globals.expect.getState().testPath ?? '').split('\\').join('/')
+    const file = relative(this._options.idRoot, this._place.testPath ?? this._globals.expect.getState().testPath ?? '').split('\\').join('/')
     const identities = tests.map((t): TestIdentity => ({ project: this._place.project, file, path: namesOf(t) }))
     const ids = assignTestIds(identities)
     const proving = this._options.mode === 'proof'
@@ -365,7 +365,7 @@ class FileRepeater {
     copy.pending = {
       ok: test.errors.length === 0,
       elapsedMs: test.duration ?? 0,
-      ...(error === undefined ? {} : failureOf(Array.isArray(error) ? error[0] : error, this._options.rootDir)),
+      ...(error === undefined ? {} : failureOf(Array.isArray(error) ? error[0] : error, this._options.idRoot)),
       stdout: copy.stdout,
       stderr: copy.stderr,
       mode: copy.mode,

@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { isOurs, type JestArgv, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
+import { idRootOf } from './_id-root.js'
 import { jestVersion } from './_version.js'
 
 /**
@@ -88,7 +89,7 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     // runCLI, so every file loaded anew.
     const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
     const evidence = shared?.session.roundsOpen ? shared.session.freshEvidence() : undefined
-    const paths = [...new Set(evidence?.files.map((f) => resolve(rootDir, f.file)))]
+    const paths = [...new Set(evidence?.files.map((f) => resolve(idRootOf(rootDir), f.file)))]
     for (let k = 1; evidence && paths.length > 0 && k <= evidence.rounds && shared?.session.roundsOpen; k++) {
       host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k, of: evidence.rounds } } satisfies JestRounds
       tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true }, projects))

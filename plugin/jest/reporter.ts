@@ -35,6 +35,7 @@ import { ENVIRONMENT, isOurs, loadJest, RUNNER, SETUP } from './_jest-load.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 import { JestEnforcedRun } from './_enforced-run.js'
 import { cappedFailures } from './_failure-blocks.js'
+import { idRootOf } from './_id-root.js'
 import { jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
 
@@ -124,6 +125,8 @@ let runs = 0
  */
 export default class FlakeproofJestReporter {
   private readonly _rootDir: string
+  /** What test files are named relative to in ids (_id-root.ts). */
+  private readonly _idRoot: string
   private readonly _session: TestSession
   private readonly _proving: boolean
   private readonly _measuring: boolean
@@ -157,6 +160,7 @@ export default class FlakeproofJestReporter {
   constructor(globalConfig: JestGlobalConfig, options: JestReporterOptions = {}) {
     const { command, runners = {}, wrapped, ...rest } = options
     this._rootDir = globalConfig.rootDir
+    this._idRoot = idRootOf(this._rootDir)
     this._seed = globalConfig.randomize ? (globalConfig.seed ?? null) : null
     // The gapped/fast coin: Jest's own --seed when it randomises, else drawn (observer.json records it).
     const assignmentSeed = assignmentSeedOf(this._seed)
@@ -176,6 +180,8 @@ export default class FlakeproofJestReporter {
     this._history = !resolved && settled.history && !this._watching
     const host = {
       root: (): string => this._rootDir,
+      // Ids name files relative to the id root: GitHub annotations resolve them from there.
+      rootOf: (): string => this._idRoot,
       log: (line: string): void => void process.stderr.write(`${line}\n`),
       // How Jest runs the files, for a proof to match its measurement (docs/contracts.md §13.5).
       runShape: () => ({ maxWorkers: this._inBand ? 1 : (globalConfig.maxWorkers ?? null), pool: this._inBand ? 'in-band' : 'workers', isolate: true }),
@@ -195,7 +201,7 @@ export default class FlakeproofJestReporter {
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', rootDir: this._rootDir, run: `${process.pid}-${++runs}`, locate: inGithubActions(process.env) }
+    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', idRoot: this._idRoot, run: `${process.pid}-${++runs}`, locate: inGithubActions(process.env) }
     if (resolved?.enforce) {
       // An enforced run records no measurement: the judgement and history are its files (plugin/jest/_enforced-run.ts).
       this._session = new TestSession(host, { ...base, mode: 'single', lockLabel: undefined, journal: false })
@@ -316,7 +322,7 @@ export default class FlakeproofJestReporter {
 
   /** The Jest project (its displayName, '' when unnamed) and the file relative to the root: a test's place. */
   private _whereOf(test: JestTest): { project: string; file: string } {
-    return { project: projectOf(test), file: relative(this._rootDir, test.path).split('\\').join('/') }
+    return { project: projectOf(test), file: relative(this._idRoot, test.path).split('\\').join('/') }
   }
 
   /**
@@ -366,7 +372,7 @@ export default class FlakeproofJestReporter {
       const retries = Math.max(0, (r.invocations ?? 1) - 1)
       const firstFailure = r.retryReasons?.[0] ?? error
       // Jest's failure message holds its stack: the signature is read from it, files relative to the root.
-      const failedWay = firstFailure ? signatureOfText(firstFailure, this._rootDir) : undefined
+      const failedWay = firstFailure ? signatureOfText(firstFailure, this._idRoot) : undefined
       this._everyday.push({ id, ...where, name: identity.path.join(' > '), failed: r.status === 'failed', retries, flaky: false, durationMs: r.duration ?? 0, ...(failedWay === undefined ? {} : { signature: failedWay }) })
     })
   }

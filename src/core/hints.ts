@@ -21,10 +21,14 @@ export type Producer = Dialect
 
 /** Who ran the tests, and how flakeproof was started: what the hints are written for. */
 export type HintContext =
-  /** `wrapper`: `npx flakeproof vitest …`; `config`: the plugin in the config, `npx vitest run -- …`. */
-  | { runner: 'vitest'; form: 'wrapper' | 'config' }
+  /**
+   * `wrapper`: `npx flakeproof vitest …`; `config`: the plugin in the config, `npx vitest run -- …`.
+   * `config` (Vitest's and Jest's): the options that found the run's config, carried by every command
+   * (configArgsOf).
+   */
+  | { runner: 'vitest'; form: 'wrapper' | 'config'; config?: string | undefined }
   /** `version`: the project's Jest (`29.4.3`), when known: options exist only from some version on. */
-  | { runner: 'jest'; version?: string | undefined }
+  | { runner: 'jest'; version?: string | undefined; config?: string | undefined }
   /** `npx flakeproof playwright …`: Playwright Test, whose reporter cannot repeat on its own. */
   | { runner: 'playwright' }
   /** `flakeproof measure`, `collect`, `investigate`: every trial is a fresh process already. */
@@ -82,9 +86,9 @@ export function flakeproofCommand(args: string): string {
 export function hintsFor(context: HintContext): Hints {
   switch (context.runner) {
     case 'vitest':
-      return vitestHints(context.form)
+      return vitestHints(context.form, context.config ?? '')
     case 'jest':
-      return jestHints(context.version)
+      return jestHints(context.version, context.config ?? '')
     case 'playwright':
       return playwrightHints()
     case 'command':
@@ -115,10 +119,34 @@ export function hintContextOf(rate: {
   }
   if (rate.tests === undefined) return { runner: 'command' }
   const name = rate.runner?.name ?? (/^(?:flakeproof )?jest\b/.test(rate.command) ? 'jest' : 'vitest')
-  if (name === 'jest') return { runner: 'jest', version: rate.runner?.version }
+  if (name === 'jest') return { runner: 'jest', version: rate.runner?.version, config: configArgsOf(rate.command, 'jest') || undefined }
   if (name === 'playwright') return { runner: 'playwright' }
-  return { runner: 'vitest', form: rate.command.startsWith('flakeproof ') ? 'wrapper' : 'config' }
+  return { runner: 'vitest', form: rate.command.startsWith('flakeproof ') ? 'wrapper' : 'config', config: configArgsOf(rate.command, 'vitest') || undefined }
 }
+
+/**
+ * The options of a run's command that found its config (`--config ./scripts/jest/jest.config.js`,
+ * Vitest's `--root`), as one string with a leading space, '' when none: a suggested command without
+ * them would run another config, or none (react-hook-form's Jest config is in scripts/jest/). The
+ * command is rate.json's, its words joined by spaces.
+ */
+export function configArgsOf(command: string, runner: 'vitest' | 'jest'): string {
+  const options = CONFIG_OPTIONS[runner]
+  const words = command.split(/\s+/)
+  const carried: string[] = []
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string
+    if (word === '--') break
+    const [flag, inline] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined]
+    if (!options.includes(flag)) continue
+    const value = inline ?? words[++i]
+    if (value !== undefined && value !== '') carried.push(flag, value)
+  }
+  return carried.length === 0 ? '' : ` ${carried.map(shellWord).join(' ')}`
+}
+
+/** Each runner's options that say where its config is. */
+const CONFIG_OPTIONS: Readonly<Record<'vitest' | 'jest', readonly string[]>> = { vitest: ['--config', '-c', '--root', '-r', '--dir'], jest: ['--config', '-c', '--rootDir'] }
 
 /**
  * Whether a test must run with the rest of its file: it is order-dependent, or it passed its first
@@ -163,13 +191,13 @@ function measureFresh(command: string | null): string | null {
   return command === null ? null : flakeproofCommand(`measure --cmd ${doubleQuoted(command)} --trials 20 --out ${FRESH_RATE}`)
 }
 
-/** Vitest: `npx vitest run <file> -t '<anchored name>' --project <p>`. */
-function vitestHints(form: 'wrapper' | 'config'): Hints {
+/** Vitest: `npx vitest run <file> -t '<anchored name>' --project <p>`; `config`: configArgsOf's. */
+function vitestHints(form: 'wrapper' | 'config', config: string): Hints {
   const select = (test: HintSubject, whole: boolean): string =>
-    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --project ${shellWord(test.project)}`}`
+    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --project ${shellWord(test.project)}`}${config}`
   const runTest = (test: HintSubject, whole: boolean): string => `npx vitest run ${select(test, whole)}`
   return {
-    again: (flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags}`) : `npx vitest run -- ${flags}`),
+    again: (flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags}${config}`) : `npx vitest run${config} -- ${flags}`),
     // With the plugin in the config, flakeproof's flags follow `--`; Vitest's own go before it.
     againFor: (test, flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags} ${select(test, false)}`) : `npx vitest run ${select(test, false)} -- ${flags}`),
     runTest,
@@ -180,18 +208,21 @@ function vitestHints(form: 'wrapper' | 'config'): Hints {
       const flags = '--flaky-rounds 3 --flaky-repeat 10'
       const file = test === undefined ? '' : ` ${shellWord(test.file)}`
       const project = test === undefined || test.project === '' ? '' : ` --project ${shellWord(test.project)}`
-      return form === 'wrapper' ? flakeproofCommand(`vitest ${flags}${project}${file}`) : `npx vitest run${file}${project} -- ${flags}`
+      return form === 'wrapper' ? flakeproofCommand(`vitest ${flags}${project}${file}${config}`) : `npx vitest run${file}${project}${config} -- ${flags}`
     },
   }
 }
 
-/** Jest: `npx jest <file> -t '<anchored name>'`; `--randomize --seed` from Jest 29.5 on. Its flags never go after `--`: `flakeproof jest` takes them. */
-function jestHints(version: string | undefined): Hints {
+/**
+ * Jest: `npx jest <file> -t '<anchored name>'`; `--randomize --seed` from Jest 29.5 on. Its flags never
+ * go after `--`: `flakeproof jest` takes them. `config`: configArgsOf's.
+ */
+function jestHints(version: string | undefined, config: string): Hints {
   const select = (test: HintSubject, whole: boolean): string =>
-    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`}`
+    `${shellWord(test.file)}${whole ? '' : ` -t ${shellWord(anchoredName(test))}`}${test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`}${config}`
   const runTest = (test: HintSubject, whole: boolean): string => `npx jest ${select(test, whole)}`
   return {
-    again: (flags) => flakeproofCommand(`jest ${flags}`),
+    again: (flags) => flakeproofCommand(`jest ${flags}${config}`),
     againFor: (test, flags) => flakeproofCommand(`jest ${flags} ${select(test, false)}`),
     runTest,
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
@@ -201,7 +232,7 @@ function jestHints(version: string | undefined): Hints {
     decide: ({ test }) => {
       const file = test === undefined ? '' : ` ${shellWord(test.file)}`
       const project = test === undefined || test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
-      return flakeproofCommand(`jest --flaky-rounds 3 --flaky-repeat 10${file}${project}`)
+      return flakeproofCommand(`jest --flaky-rounds 3 --flaky-repeat 10${file}${project}${config}`)
     },
   }
 }

@@ -14,13 +14,15 @@ const FLAKY = 'tests/counter.test.js > fails on every fifth call'
 const flakeproofJest = (args: string[], env: Record<string, string> = {}, cwd = FIXTURE): Promise<CliResult> => runNodeIn(cwd, [BIN, 'jest', ...args], env)
 
 // Each describe below runs in a project of its own, at once with the others (Vitest runs them concurrently).
-describe.concurrent('Jest projects (test/fixtures/jest-projects: web and server, as react-hook-form has them)', () => {
+describe.concurrent('Jest projects (test/fixtures/jest-projects: web and server, as react-hook-form has them, its config in scripts/jest/)', () => {
   const out = tempDir()
   let result: CliResult
   beforeAll(async () => {
-    result = await flakeproofJest(['--flaky-repeat', '20', '--flaky-out', out, '--flaky-out-anywhere'], {}, join(ROOT, 'test/fixtures/jest-projects'))
+    result = await flakeproofJest(['--flaky-repeat', '20', '--config', './scripts/jest/jest.config.js', '--flaky-out', out, '--flaky-out-anywhere'], {}, join(ROOT, 'test/fixtures/jest-projects'))
   }, 180_000)
 
+  // Files are named from the package, as Jest prints them (`web tests/shared.test.js`), not from
+  // Jest's rootDir, the config's folder (`../../tests/shared.test.js`).
   it('gives each project its own ids: a file run by both is two tests, each with its own counts', () => {
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.tests?.map((t) => [t.id, t.trials, t.failures]).sort()).toEqual([

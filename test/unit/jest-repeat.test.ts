@@ -36,7 +36,7 @@ let handler: Handler
 
 /** A handler as flakeproof's runner makes one for a test file, with these RepeatOptions. */
 function handlerWith(overrides: Partial<RepeatOptions> = {}): Handler {
-  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, retries: {}, quarantined: [], journalDir, run: '1', rootDir: '/project', runners: {}, circus: '', locate: false, ...overrides }
+  const options: RepeatOptions = { mode: 'measure', repeat: 3, slowRepeat: 0, gapMs: 0, assignmentSeed: 0, proofRuns: {}, retries: {}, quarantined: [], journalDir, run: '1', idRoot: '/project', runners: {}, circus: '', locate: false, ...overrides }
   process.env.FLAKEPROOF_JEST = JSON.stringify(options)
   const globals = {
     expect: { getState: () => ({ testPath: '/project/tests/a.test.js', snapshotState }) },
