@@ -81,7 +81,7 @@ export function fullTestBundle(): ReportBundle {
           tag: 'order-dependent',
           failing_order: { round: 2, seed: 102 },
           passing_order: { round: 1, seed: 101 },
-          note: 'Fails when tests/a.test.ts > writes the shared file runs before it (after it 5/10, otherwise 0/10, p = 0.0325): state it leaves (module, global, mock, timer) breaks this test. Replay a failing order: --flaky-seed 102. A passing order: --flaky-seed 101.',
+          note: 'Fails when tests/a.test.ts > writes the shared file runs before it (failed in 5/10 rounds after it, 0/10 otherwise, p = 0.0325): state it leaves (module, global, mock, timer) breaks this test. Replay a failing order: --flaky-seed 102. A passing order: --flaky-seed 101.',
         },
         tags: ['order-dependent'],
       },

@@ -27,9 +27,11 @@ const order = z.object({ round: z.number().int().positive(), seed: z.number().nu
 
 export const OrderFindingSchema = z.object({
   culprit: z.string().describe('The test whose running earlier (same file, same worker, same round) the failures follow most closely.'),
-  after_culprit: z.object({ trials: count, failures: count }).describe('Executions of this test in rounds where the culprit ran before it.'),
-  otherwise: z.object({ trials: count, failures: count }),
-  p_value: probability.describe("Fisher's exact test, two-sided, after_culprit against otherwise."),
+  after_culprit: z
+    .object({ trials: count, failures: count })
+    .describe('Rounds in which this test ran with the culprit before it, and those in which it failed (the order is drawn once per round: rounds are the unit).'),
+  otherwise: z.object({ trials: count, failures: count }).describe('The other rounds in which this test ran, and those in which it failed.'),
+  p_value: probability.describe("Fisher's exact test, two-sided, after_culprit against otherwise (rounds)."),
   significant: z.boolean().describe('p_value < (1 - confidence) / hypotheses, exactly (Bonferroni over the whole run).'),
   hypotheses: z
     .number()

@@ -145,8 +145,8 @@ const EN = {
   // Conditions and order
   orderTitle: 'order',
   orderFound: (culprit: string, after: string, otherwise: string, p: string) =>
-    `Fails when ${culprit} runs before it: ${after} failed after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it).`,
-  orderNotFound: (culprit: string, after: string, otherwise: string, p: string) => `No order dependence found with these counts (closest: ${culprit}: ${after} after it, ${otherwise} otherwise, p = ${p}).`,
+    `Fails when ${culprit} runs before it: failed in ${after} rounds after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it).`,
+  orderNotFound: (culprit: string, after: string, otherwise: string, p: string) => `No order dependence found with these counts (closest: ${culprit}: failed in ${after} rounds after it, ${otherwise} otherwise, p = ${p}).`,
   replay: (failing: string, passing: string) => `${failing ? ` Replay a failing order with ${failing}` : ''}${passing ? `${failing ? ';' : ''} a passing one: ${passing}` : ''}${failing || passing ? '.' : ''}`,
   conditionsCaption: "Conditions the rounds varied (Fisher's exact test)",
   conditionColumns: ['compared', 'suspected', 'against', 'p', 'tag'],
@@ -341,8 +341,8 @@ const KO: HtmlText = {
   markNotInFull: ' (이 페이지에는 전체 내용이 없습니다: facts.jsonl 참고)',
   orderTitle: '순서',
   orderFound: (culprit, after, otherwise, p) =>
-    `${culprit}가 먼저 실행되면 실패합니다: 그 뒤에 실행됐을 때 ${after} 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정).`,
-  orderNotFound: (culprit, after, otherwise, p) => `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${culprit}: 그 뒤 ${after}, 그 밖에는 ${otherwise}, p = ${p}).`,
+    `${culprit}가 먼저 실행되면 실패합니다: 그 뒤에 실행된 라운드 ${after}에서 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정).`,
+  orderNotFound: (culprit, after, otherwise, p) => `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${culprit}: 그 뒤에 실행된 라운드 ${after}에서 실패, 그 밖에는 ${otherwise}, p = ${p}).`,
   replay: (failing, passing) => `${failing ? ` 실패하는 순서 재현: ${failing}` : ''}${passing ? `${failing ? ';' : ''} 통과하는 순서: ${passing}` : ''}${failing || passing ? '.' : ''}`,
   conditionsCaption: '라운드마다 바꾼 조건 (Fisher 정확 검정)',
   conditionColumns: ['비교', '의심 조건', '비교 대상', 'p', '태그'],

@@ -47,7 +47,7 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
       return `이 횟수로는 차이를 찾지 못했습니다 (${sides})${c.trials_to_see === null ? '; 이 실패율로는 현실적인 횟수로 차이를 볼 수 없습니다' : `; 양쪽 각각 약 ${c.trials_to_see}번 실행하면 차이가 보일 것입니다`}.`
     },
     order: (o) => {
-      const sides = `앞에 실행됐을 때 ${o.after_culprit.failures}/${o.after_culprit.trials}, 그 밖에는 ${o.otherwise.failures}/${o.otherwise.trials}, p = ${o.p_value.toPrecision(3)}`
+      const sides = `앞에 실행된 라운드 ${o.after_culprit.failures}/${o.after_culprit.trials}, 그 밖의 라운드 ${o.otherwise.failures}/${o.otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
       if (!o.significant) return `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${o.culprit}, ${sides}).`
       const replay = (order: OrderFinding['failing_order'], what: string): string => (order === null || order.seed === null ? '' : ` ${what}: --flaky-seed ${order.seed}.`)
       return `${o.culprit}가 먼저 실행되면 실패합니다 (${sides}): 그 테스트가 남긴 상태(모듈, 전역 변수, 목, 타이머)가 이 테스트를 깨뜨립니다.${replay(o.failing_order, '실패하는 순서 재현')}${replay(o.passing_order, '통과하는 순서')}`

@@ -85,6 +85,19 @@ const CAUSES = {
   gap: 'timing between calls (see observer.json)',
 }
 
+/** Rounds in which the test ran fast executions, and those of them in which some failed. */
+function countRounds(rounds: readonly RoundResult[]): Counts {
+  let trials = 0
+  let failures = 0
+  for (const { test } of rounds) {
+    const fast = test.evidence.repetitions.filter((r) => r.mode === 'fast')
+    if (fast.length === 0) continue
+    trials++
+    if (fast.some((r) => !r.ok)) failures++
+  }
+  return { trials, failures }
+}
+
 function countFast(rounds: readonly RoundResult[]): Counts {
   let trials = 0
   let failures = 0
@@ -142,9 +155,12 @@ function orderCandidates(rounds: readonly RoundResult[], ranBefore: (result: Rou
 
 /**
  * The test whose running earlier in the same file, worker and round the failures follow most
- * closely. Null hypothesis: this test fails alike whether or not the candidate ran before it; for
- * each candidate, its executions in rounds where the candidate ran first against the others, by
- * Fisher's exact test, the smallest p-value naming the culprit. Significant only below 1 − confidence
+ * closely. Null hypothesis: this test fails alike whether or not the candidate ran before it. The
+ * order is drawn once per round, so rounds are the unit: for each candidate, the rounds where it ran
+ * first against the others, each round failed when any execution in it failed, by Fisher's exact
+ * test, the smallest p-value naming the culprit. (Counting executions instead called a test whose
+ * failures come in whole rounds for any reason, a round's random data, its machine, order-dependent
+ * on whichever test happened to run first in its failing rounds: 47–97% of simulated runs.) Significant only below 1 − confidence
  * divided by the hypotheses of the whole run (Bonferroni: every failing test times its candidates),
  * so a run names an innocent culprit with chance below 1 − confidence however many tests it has.
  * Null when no test ran before it in some rounds and not others.
@@ -154,8 +170,8 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[],
   const alpha = { num: overall.num, den: overall.den * BigInt(hypotheses) }
   let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined
   for (const [culprit, first] of [...before].sort(([a], [b]) => a.localeCompare(b))) {
-    const after = countFast(rounds.filter((r) => first.has(r.round)))
-    const otherwise = countFast(rounds.filter((r) => !first.has(r.round)))
+    const after = countRounds(rounds.filter((r) => first.has(r.round)))
+    const otherwise = countRounds(rounds.filter((r) => !first.has(r.round)))
     const { pValue, significant } = compareCounts(after, otherwise, alpha)
     if (!best || pValue < best.pValue) best = { culprit, after, otherwise, pValue, significant, first }
   }
@@ -166,12 +182,12 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[],
   const orderOf = (r: RoundResult | undefined) => (r ? { round: r.round, seed: r.test.evidence.seed } : null)
   const failing = orderOf(failedIn)
   const passing = orderOf(passedIn)
-  const sides = `after it ${pct(after)}, otherwise ${pct(otherwise)}, ${p(pValue)}; ${hypotheses} culprit(s) tried in the run, so significant below ${(Number(overall.num) / Number(overall.den) / hypotheses).toPrecision(3)}`
+  const sides = `failed in ${pct(after)} rounds after it, ${pct(otherwise)} otherwise, ${p(pValue)}; ${hypotheses} culprit(s) tried in the run, so significant below ${(Number(overall.num) / Number(overall.den) / hypotheses).toPrecision(3)}`
   const replay = (o: { seed: number | null } | null, what: string) => (o === null || o.seed === null ? '' : ` ${what}: --flaky-seed ${o.seed}.`)
   const needed = significant ? null : trialsToSeeDifference(after.trials && after.failures / after.trials, otherwise.trials && otherwise.failures / otherwise.trials, alpha)
   const note = significant
     ? `Fails when ${culprit} runs before it (${sides}): state it leaves (module, global, mock, timer) breaks this test.${replay(failing, 'Replay a failing order')}${replay(passing, 'A passing order')}`
-    : `No order dependence found with these counts (closest: ${culprit}, ${sides}); ${needed === null ? 'at these rates no practical number of rounds would show one' : `about ${needed} executions on each side would show one`}.`
+    : `No order dependence found with these counts (closest: ${culprit}, ${sides}); ${needed === null ? 'at these rates no practical number of rounds would show one' : `about ${needed} rounds on each side would show one`}.`
   const adjusted = Math.min(1, pValue * hypotheses)
   return { culprit, after_culprit: after, otherwise, p_value: pValue, significant, hypotheses, adjusted_p_value: adjusted, tag: significant ? 'order-dependent' : null, failing_order: failing, passing_order: passing, note }
 }

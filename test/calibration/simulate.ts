@@ -53,6 +53,18 @@ export const BEHAVIOURS = {
   loadOnly: (q: number): Behaviour => ({ condition }, random) => condition === 'load' && random() < q,
   /** Fails at rate q when `culprit` ran before it in the round, never otherwise. */
   order: (culprit: string, q: number): Behaviour => ({ after }, random) => after.has(culprit) && random() < q,
+  /**
+   * Fails at rate q in a round drawn bad (chance `bad`, at its first execution), never in the others,
+   * whatever ran before it: failures in whole rounds for another reason than order (data drawn at
+   * import, the round's machine).
+   */
+  wholeRounds: (bad: number, q: number): Behaviour => {
+    let inBadRound = false
+    return ({ call }, random) => {
+      if (call === 1) inBadRound = random() < bad
+      return inBadRound && random() < q
+    }
+  },
 } as const
 
 export interface SimulatedTest {

@@ -81,7 +81,7 @@ describe('--flaky-rounds 4 --flaky-divergence --flaky-shuffle --flaky-seed 100 -
 
   it('prints each tag with its counts', () => {
     expect(result.stdout).toMatch(/PARALLEL-ONLY\s+tests\/parallel-a\.test\.ts/)
-    expect(result.stdout).toContain(`Fails when ${CULPRIT} runs before it (after it 5 of 5, otherwise 0 of 3, p = 0.0179;`)
+    expect(result.stdout).toContain(`Fails when ${CULPRIT} runs before it (failed in 5 of 5 rounds after it, 0 of 3 otherwise, p = 0.0179;`)
     expect(result.stdout).toContain('Replay a failing order: --flaky-seed 100.')
   })
 })
