@@ -45,6 +45,9 @@ function runOnce(tests, repeat, native, round) {
   return runs.get(key)
 }
 
+/** GNU time's resolution (`%e`), in seconds. */
+const TICK = 0.01
+
 /** Median over rounds, alternating flakeproof and native so machine drift hits both alike. */
 function perRepetitionMicros(tests, repeat, withNative = true) {
   const sides = withNative ? [false, true] : [false]
@@ -53,7 +56,9 @@ function perRepetitionMicros(tests, repeat, withNative = true) {
     for (const native of round % 2 ? [...sides].reverse() : sides) {
       const base = runOnce(tests, 1, native, round).seconds
       const full = runOnce(tests, repeat, native, round).seconds
-      samples.get(native).push(((full - base) / (tests * (repeat - 1))) * 1e6)
+      // At least one tick of GNU time's 0.01 s: at smoke sizes the repetitions cost less than the
+      // noise, and a difference of 0 or below made the growth ratio -Infinity (a failed smoke test).
+      samples.get(native).push((Math.max(full - base, TICK) / (tests * (repeat - 1))) * 1e6)
     }
   }
   return { flakeproof: median(samples.get(false)), native: withNative ? median(samples.get(true)) : undefined }

@@ -78,5 +78,7 @@ export const RankedPredicateSchema = z.object({
    * written before it was.
    */
   p_value: probability.optional(),
+  /** `round`: a fact of the whole round (its condition, a test that ran before it), its counts rounds, not executions. */
+  unit: z.literal('round').optional().describe('round: a fact of the whole round, counted in rounds (docs/contracts.md §13.2).'),
 })
 

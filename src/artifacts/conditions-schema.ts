@@ -16,10 +16,14 @@ export const ComparisonSchema = z.object({
   kind: z.enum(['divergence', 'load', 'gap']).describe('divergence: parallel (base) rounds vs serial ones; load: loaded vs base; gap: fast vs gapped repetitions.'),
   a: side.describe('The condition suspected: parallel, loaded, or fast; the aggregate of all its rounds.'),
   b: side.describe('The condition compared against: serial, base, or gapped; the aggregate of all its rounds.'),
-  p_value: probability.describe("Fisher's exact test, two-sided, on the two sides' failures and passes."),
+  rounds: z
+    .object({ a: z.object({ trials: count, failures: count }), b: z.object({ trials: count, failures: count }) })
+    .optional()
+    .describe('divergence and load: the rounds of each side, and those in which some execution failed. A condition holds for a whole round, so p_value compares rounds.'),
+  p_value: probability.describe("Fisher's exact test, two-sided: on the rounds when `rounds` is given, else on the two sides' failures and passes."),
   significant: z.boolean().describe('p < 1 - confidence, decided exactly.'),
   tag: z.enum(['parallel-only', 'load-only']).nullable().describe('Given only when significant and side b never failed.'),
-  trials_to_see: count.nullable().describe('Not significant: executions per side at which these rates would be; null if equal or beyond 2000.'),
+  trials_to_see: count.nullable().describe('Not significant: rounds (with `rounds`; else executions) per side at which these rates would be; null if equal or beyond 2000.'),
   note: z.string(),
 })
 
@@ -27,11 +31,14 @@ const order = z.object({ round: z.number().int().positive(), seed: z.number().nu
 
 export const OrderFindingSchema = z.object({
   culprit: z.string().describe('The test whose running earlier (same file, same worker, same round) the failures follow most closely.'),
-  after_culprit: z
+  after_culprit: z.object({ trials: count, failures: count }).describe('Executions of this test in rounds where the culprit ran before it.'),
+  otherwise: z.object({ trials: count, failures: count }),
+  after_culprit_rounds: z
     .object({ trials: count, failures: count })
-    .describe('Rounds in which this test ran with the culprit before it, and those in which it failed (the order is drawn once per round: rounds are the unit).'),
-  otherwise: z.object({ trials: count, failures: count }).describe('The other rounds in which this test ran, and those in which it failed.'),
-  p_value: probability.describe("Fisher's exact test, two-sided, after_culprit against otherwise (rounds)."),
+    .optional()
+    .describe('Rounds in which this test ran with the culprit before it, and those in which some execution failed: the order is drawn once per round, so p_value compares rounds.'),
+  otherwise_rounds: z.object({ trials: count, failures: count }).optional().describe('The other rounds in which this test ran, and those in which it failed.'),
+  p_value: probability.describe("Fisher's exact test, two-sided, after_culprit_rounds against otherwise_rounds (files written before those fields: the executions)."),
   significant: z.boolean().describe('p_value < (1 - confidence) / hypotheses, exactly (Bonferroni over the whole run).'),
   hypotheses: z
     .number()
@@ -130,3 +137,17 @@ export const MeasuredUnderSchema = z.object({
   ...RunStressSchema.shape,
 })
 export type MeasuredUnder = z.infer<typeof MeasuredUnderSchema>
+
+/**
+ * The two sides an order finding compares, and what they count: rounds (the order is drawn once per
+ * round), or executions in files written before the rounds were kept.
+ */
+export function orderSides(order: OrderFinding): { after: { trials: number; failures: number }; otherwise: { trials: number; failures: number }; unit: 'rounds' | 'executions' } {
+  if (order.after_culprit_rounds && order.otherwise_rounds) return { after: order.after_culprit_rounds, otherwise: order.otherwise_rounds, unit: 'rounds' }
+  return { after: order.after_culprit, otherwise: order.otherwise, unit: 'executions' }
+}
+
+/** The two sides a comparison tested, and what they count: rounds for a condition of whole rounds, else executions. */
+export function comparisonSides(comparison: Comparison): { a: { trials: number; failures: number }; b: { trials: number; failures: number }; unit: 'rounds' | 'executions' } {
+  return comparison.rounds ? { ...comparison.rounds, unit: 'rounds' } : { a: comparison.a, b: comparison.b, unit: 'executions' }
+}

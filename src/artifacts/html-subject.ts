@@ -1,4 +1,5 @@
 import { hintContextOf } from '../core/hints.js'
+import { comparisonSides, orderSides } from './conditions-schema.js'
 import { esc, escWithCode, firstLine, ms } from './_html.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripMark, type StripSegment } from './html-executions.js'
 import { failingId, headlineOf, renderFailing } from './html-failing.js'
@@ -64,7 +65,7 @@ export function renderSubject(bundle: HtmlBundle, s: Subject, index: number, exe
       : `<div class="scroll"><table class="predicates"><caption><span class="cap">${t.predicatesCaption}</span></caption><thead><tr>${t.predicateColumns
           .map((c, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${c}</th>`)
           .join('')}</tr></thead><tbody>${predicates
-          .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code></th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td><td class="num">${predicateP(p.p_value)}</td></tr>`)
+          .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code>${p.unit === 'round' ? t.inRounds : ''}</th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td><td class="num">${predicateP(p.p_value)}</td></tr>`)
           .join('')}</tbody></table></div>`,
     // Command mode draws its one comparison in the observer section.
     observed && testMode
@@ -149,13 +150,14 @@ function independenceNote(bundle: HtmlBundle, s: Subject, t: HtmlText): string {
 function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const order = bundle.conditions?.tests[id]?.order
   if (!order) return ''
-  const counts = (c: { failures: number; trials: number }): string => t.count(c.failures, c.trials)
+  const { after, otherwise, unit } = orderSides(order)
+  const counts = (c: { failures: number; trials: number }): string => t.orderCount(c.failures, c.trials, unit)
   const culprit = `<code>${esc(order.culprit)}</code>`
   const p = order.p_value.toPrecision(3)
   const seed = (o: typeof order.failing_order): string => (o === null || o.seed === null ? '' : `<code>--flaky-seed ${o.seed}</code>`)
   const text = order.significant
-    ? `${t.orderFound(culprit, counts(order.after_culprit), counts(order.otherwise), p)}${t.replay(seed(order.failing_order), seed(order.passing_order))}`
-    : t.orderNotFound(culprit, counts(order.after_culprit), counts(order.otherwise), p)
+    ? `${t.orderFound(culprit, counts(after), counts(otherwise), p)}${t.replay(seed(order.failing_order), seed(order.passing_order))}`
+    : t.orderNotFound(culprit, counts(after), counts(otherwise), p)
   return `<p class="${order.significant ? 'warn' : 'note'}" data-order="${order.significant ? 'dependent' : 'not-found'}">${text}</p>`
 }
 
@@ -163,11 +165,11 @@ function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
 function conditionsTable(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const comparisons = bundle.conditions?.tests[id]?.comparisons ?? []
   if (comparisons.length === 0) return ''
-  const side = (c: { label: string; failures: number; trials: number }): string => `${esc(t.notes.side(c.label))} ${t.count(c.failures, c.trials)}`
-  const rows = comparisons.map(
-    (c) =>
-      `<tr><th scope="row">${esc(t.comparisonKinds[c.kind] ?? c.kind)}</th><td>${side(c.a)}</td><td>${side(c.b)}</td><td class="num">${c.p_value.toPrecision(3)}</td><td>${c.tag ? esc(t.tags[c.tag] ?? c.tag) : '–'}</td></tr>`,
-  )
+  const rows = comparisons.map((c) => {
+    const { a, b, unit } = comparisonSides(c)
+    const side = (label: string, counts: { failures: number; trials: number }): string => `${esc(t.notes.side(label))} ${t.orderCount(counts.failures, counts.trials, unit)}`
+    return `<tr><th scope="row">${esc(t.comparisonKinds[c.kind] ?? c.kind)}</th><td>${side(c.a.label, a)}</td><td>${side(c.b.label, b)}</td><td class="num">${c.p_value.toPrecision(3)}</td><td>${c.tag ? esc(t.tags[c.tag] ?? c.tag) : '–'}</td></tr>`
+  })
   const notes = comparisons.map((c) => `<li>${esc(t.notes.comparison(c))}</li>`)
   return `<div class="scroll"><table class="conditions"><caption><span class="cap">${t.conditionsCaption}</span></caption><thead><tr>${t.conditionColumns.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div><ul class="notes">${notes.join('')}</ul>`
 }

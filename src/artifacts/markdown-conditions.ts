@@ -1,5 +1,5 @@
 import { stripAnsi } from '../core/ansi.js'
-import type { ConditionsFile } from './conditions-schema.js'
+import { comparisonSides, type ConditionsFile, orderSides } from './conditions-schema.js'
 import type { Messages } from './report-messages.js'
 
 /**
@@ -25,10 +25,12 @@ export function renderConditionsSection(conditions: ConditionsFile | undefined, 
   const notes: string[] = []
   for (const [id, { comparisons, order, tags }] of tests) {
     for (const c of comparisons) {
-      lines.push(`| ${code(id)} | ${w.kind(c.kind)} | ${t.notes.side(c.a.label)} ${t.count(c.a.failures, c.a.trials)} | ${t.notes.side(c.b.label)} ${t.count(c.b.failures, c.b.trials)} | ${c.p_value.toPrecision(3)} | ${c.tag ? w.tag(c.tag) : '–'} |`)
+      const { a, b, unit } = comparisonSides(c)
+      lines.push(`| ${code(id)} | ${w.kind(c.kind)} | ${t.notes.side(c.a.label)} ${t.countIn(a.failures, a.trials, unit)} | ${t.notes.side(c.b.label)} ${t.countIn(b.failures, b.trials, unit)} | ${c.p_value.toPrecision(3)} | ${c.tag ? w.tag(c.tag) : '–'} |`)
     }
     if (order) {
-      lines.push(`| ${code(id)} | ${w.order(code(order.culprit))} | ${t.count(order.after_culprit.failures, order.after_culprit.trials)} | ${w.otherwise} ${t.count(order.otherwise.failures, order.otherwise.trials)} | ${order.p_value.toPrecision(3)} | ${order.tag ? w.tag(order.tag) : '–'} |`)
+      const { after, otherwise, unit } = orderSides(order)
+      lines.push(`| ${code(id)} | ${w.order(code(order.culprit))} | ${t.countIn(after.failures, after.trials, unit)} | ${w.otherwise} ${t.countIn(otherwise.failures, otherwise.trials, unit)} | ${order.p_value.toPrecision(3)} | ${order.tag ? w.tag(order.tag) : '–'} |`)
     }
     const said = [...comparisons.map((c) => t.notes.comparison(c)), ...(order ? [t.notes.order(order)] : [])]
     notes.push(`- ${code(id)}${tags.length > 0 ? ` (**${tags.map(w.tag).join(', ')}**)` : ''}: ${said.map(oneLine).join(' ')}`)

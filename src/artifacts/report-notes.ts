@@ -1,4 +1,4 @@
-import type { Comparison, OrderFinding } from './conditions-schema.js'
+import { type Comparison, comparisonSides, type OrderFinding, orderSides } from './conditions-schema.js'
 import { type FreshRate, freshRateText } from './fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import type { ObserverFile, RateFile, RunsNeededFile } from './schemas.js'
@@ -41,13 +41,17 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
       return INDEPENDENCE_TEXT.ko.clue(rate.independence, 'trial')
     },
     comparison: (c) => {
-      const sides = `${sideKo(c.a.label)} ${c.a.failures}/${c.a.trials}, ${sideKo(c.b.label)} ${c.b.failures}/${c.b.trials}, p = ${c.p_value.toPrecision(3)}`
+      const { a, b, unit } = comparisonSides(c)
+      const what = unit === 'rounds' ? '라운드' : '실행'
+      const sides = `${sideKo(c.a.label)} ${what} ${a.failures}/${a.trials}, ${sideKo(c.b.label)} ${what} ${b.failures}/${b.trials}, p = ${c.p_value.toPrecision(3)}`
       if (c.tag) return `${sideKo(c.a.label)}에서만 실패하고 ${sideKo(c.b.label)}에서는 실패하지 않았습니다 (${sides}): ${CAUSES_KO[c.kind]}.`
       if (c.significant) return `차이가 있지만 (${sides}) ${sideKo(c.b.label)}에서도 실패합니다: 이 조건은 실패를 늘릴 뿐, 유일한 원인은 아닙니다.`
-      return `이 횟수로는 차이를 찾지 못했습니다 (${sides})${c.trials_to_see === null ? '; 이 실패율로는 현실적인 횟수로 차이를 볼 수 없습니다' : `; 양쪽 각각 약 ${c.trials_to_see}번 실행하면 차이가 보일 것입니다`}.`
+      return `이 횟수로는 차이를 찾지 못했습니다 (${sides})${c.trials_to_see === null ? '; 이 실패율로는 현실적인 횟수로 차이를 볼 수 없습니다' : `; 양쪽 각각 약 ${c.trials_to_see}${unit === 'rounds' ? '번의 라운드를 돌리면' : '번 실행하면'} 차이가 보일 것입니다`}.`
     },
     order: (o) => {
-      const sides = `앞에 실행된 라운드 ${o.after_culprit.failures}/${o.after_culprit.trials}, 그 밖의 라운드 ${o.otherwise.failures}/${o.otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
+      const { after, otherwise, unit } = orderSides(o)
+      const what = unit === 'rounds' ? '라운드' : '실행'
+      const sides = `앞에 실행된 ${what} ${after.failures}/${after.trials}, 그 밖의 ${what} ${otherwise.failures}/${otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
       if (!o.significant) return `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${o.culprit}, ${sides}).`
       const replay = (order: OrderFinding['failing_order'], what: string): string => (order === null || order.seed === null ? '' : ` ${what}: --flaky-seed ${order.seed}.`)
       return `${o.culprit}가 먼저 실행되면 실패합니다 (${sides}): 그 테스트가 남긴 상태(모듈, 전역 변수, 목, 타이머)가 이 테스트를 깨뜨립니다.${replay(o.failing_order, '실패하는 순서 재현')}${replay(o.passing_order, '통과하는 순서')}`

@@ -54,6 +54,8 @@ export interface RankedPredicate {
    * (one-sided Fisher), times the predicates examined for this test (Bonferroni), at most 1.
    */
   p_value: number
+  /** `round`: a fact of the whole round (its condition, the tests before it), counted in rounds. */
+  unit?: 'round'
 }
 
 /** 1 − the contract's 95% confidence: the default below which a predicate's p-value lists it. */
@@ -65,20 +67,25 @@ const FIVE_PERCENT: Fraction = { num: 1n, den: 20n }
  * those whose Increase is positive and whose p-value (RankedPredicate.p_value) is below `alpha`.
  * Predicates true in exactly the same trials are merged into one line, so one cause is not listed ten
  * times.
+ *
+ * `rounds`: facts that hold for a whole round of executions (its condition, the tests that ran before
+ * it), one entry per round, failed when any of its executions failed. The round is their unit:
+ * counted per execution, the executions of a round that failed whole for any reason all share the
+ * round's facts, and any of them would read as the cause. Searched in the same family (one count of
+ * predicates examined), listed with `unit: 'round'`.
  */
-export function rankPredicates(trials: readonly TrialFacts[], limit = 12, alpha: Fraction = FIVE_PERCENT): RankedPredicate[] {
-  const totalFailures = trials.filter((o) => o.failed).length
-  if (totalFailures === 0) return []
-  const numeric = numericPredicates(trials, totalFailures)
-  const groups = mergeByTruth([...categoricalPredicates(trials), ...numeric.chosen, ...wordPredicates(trials)])
-  // The search's size: each distinct set of trials a value or word picks out, and each threshold examined.
-  const examined = numeric.examined + groups.filter((g) => !g.threshold).length
+export function rankPredicates(trials: readonly TrialFacts[], limit = 12, alpha: Fraction = FIVE_PERCENT, rounds: readonly TrialFacts[] = []): RankedPredicate[] {
+  if (!trials.some((o) => o.failed)) return []
+  const searches = [search(trials), ...(rounds.length > 0 ? [{ ...search(rounds), unit: 'round' as const }] : [])]
+  const examined = searches.reduce((sum, s) => sum + s.examined, 0)
   const ranked: RankedPredicate[] = []
-  for (const group of groups) {
-    const scored = score(group, trials, totalFailures)
-    if (scored.predicate.increase <= 0) continue
-    const p = pValueOf(scored.counts)
-    if (below(p, scored.counts, examined, alpha)) ranked.push({ ...scored.predicate, p_value: Math.min(1, p * examined) })
+  for (const { of, totalFailures, groups, unit } of searches) {
+    for (const group of groups) {
+      const scored = score(group, of, totalFailures)
+      if (scored.predicate.increase <= 0) continue
+      const p = pValueOf(scored.counts)
+      if (below(p, scored.counts, examined, alpha)) ranked.push({ ...scored.predicate, p_value: Math.min(1, p * examined), ...(unit ? { unit } : {}) })
+    }
   }
   return ranked
     .sort((a, b) => b.importance - a.importance || b.increase - a.increase || a.predicate.localeCompare(b.predicate))
@@ -86,6 +93,16 @@ export function rankPredicates(trials: readonly TrialFacts[], limit = 12, alpha:
 }
 
 // --- internal ---
+
+/** One search: its trials' predicates, merged by truth, and how many it examined. */
+function search(trials: readonly TrialFacts[]): { of: readonly TrialFacts[]; totalFailures: number; groups: Candidate[]; examined: number; unit?: 'round' } {
+  const totalFailures = trials.filter((o) => o.failed).length
+  if (totalFailures === 0) return { of: trials, totalFailures, groups: [], examined: 0 }
+  const numeric = numericPredicates(trials, totalFailures)
+  const groups = mergeByTruth([...categoricalPredicates(trials), ...numeric.chosen, ...wordPredicates(trials)])
+  // The search's size: each distinct set of trials a value or word picks out, and each threshold examined.
+  return { of: trials, totalFailures, groups, examined: numeric.examined + groups.filter((g) => !g.threshold).length }
+}
 
 /** Per trial: true, false, or undefined (not observed). */
 interface Candidate {

@@ -165,7 +165,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
           failure_trials: tally.fast.failureTrials,
           errors_on_failure: tally.errors,
           predicates: tally.predicates,
-          exact_predicates: tally.predicates.filter((p) => p.true_in_failures === tally.fast.failures + tally.slow.failures && p.true_in_successes === 0).map((p) => p.predicate),
+          exact_predicates: tally.predicates.filter((p) => p.unit === undefined && p.true_in_failures === tally.fast.failures + tally.slow.failures && p.true_in_successes === 0).map((p) => p.predicate),
         },
       ]),
     ),

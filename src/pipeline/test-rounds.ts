@@ -4,6 +4,8 @@ import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
 import { type Tally, type TestTally, tallyTest } from './test-tally.js'
 
+const NO_WORDS: ReadonlySet<string> = new Set()
+
 /** One test's results in one whole-run round (1-based), and the condition that round ran under. */
 export interface RoundResult {
   round: number
@@ -31,23 +33,31 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
       ...(rounds.some((r) => r.test.evidence.cut) ? { cut: true as const } : {}),
     },
   }
-  // What each execution's round says of it, for the predicates: the condition, the test run just
-  // before it in its worker (itself, from its second repetition on) and its file, the worker, each test that ran
-  // earlier in its file and worker. The previous outcome stops at the round's edge: the previous
-  // round is another process.
+  // What each execution's round says of it, for the predicates: the test run just before it in its
+  // worker (itself, from its second repetition on) and its file; the previous outcome stops at the
+  // round's edge, the previous round being another process. Facts of the whole round (its
+  // condition, the worker, each test that ran earlier in its file and worker) are the same for every
+  // execution of the round, and are judged per round (rankPredicates).
   const before = rounds.map((r) => new Set(ranBefore(r)))
   const earlier = [...new Set(before.flatMap((set) => [...set]))]
-  const facts = rounds.flatMap((round, k) =>
+  const facts = rounds.flatMap((round) =>
     round.test.evidence.repetitions.map((_, i) => ({
-      condition: round.condition,
       previous_test: i === 0 ? (round.test.evidence.previousTest ?? '(none)') : round.test.evidence.id,
       previous_file: i === 0 ? (round.test.evidence.previousFile ?? '(none)') : round.test.file,
-      worker: round.test.evidence.worker,
       ...(i === 0 ? { previous_outcome: undefined } : {}),
-      ...Object.fromEntries(earlier.map((id) => [`ran after ${id}`, before[k]?.has(id) ? 'yes' : 'no'])),
     })),
   )
-  const tally = tallyTest(merged, confidence, facts)
+  const ofRounds = rounds.map((round, k) => ({
+    failed: round.test.evidence.repetitions.some((r) => !r.ok),
+    categorical: {
+      condition: round.condition,
+      worker: round.test.evidence.worker,
+      ...Object.fromEntries(earlier.map((id) => [`ran after ${id}`, before[k]?.has(id) ? 'yes' : 'no'])),
+    },
+    numeric: {},
+    words: NO_WORDS,
+  }))
+  const tally = tallyTest(merged, confidence, facts, rounds.length > 1 ? ofRounds : [])
   const fresh: Tally = { trials: 0, failures: 0, failureTrials: [] }
   for (const { round, test } of rounds) {
     const firstFast = test.evidence.repetitions.find((r) => r.mode === 'fast')

@@ -48,10 +48,11 @@ export interface TestTally {
 
 /**
  * Tallies one test's repetitions by kind, and extracts what is true only in its failing ones (token
- * from error message and stderr; predicates over time, output size, gap, previous repetition).
+ * from error message and stderr; predicates over time, output size, gap, previous repetition; and
+ * over `rounds`, the facts of whole rounds, one entry per round: isolation.ts rankPredicates).
  * Tests whether its fast repetitions were independent at significance 1 - `confidence`.
  */
-export function tallyTest(test: ReportedTest, confidence: Fraction, facts: readonly ExtraFacts[] = []): TestTally {
+export function tallyTest(test: ReportedTest, confidence: Fraction, facts: readonly ExtraFacts[] = [], rounds: readonly TrialFacts[] = []): TestTally {
   const empty = (): Tally => ({ trials: 0, failures: 0, failureTrials: [] })
   const tally = { fast: empty(), slow: { ...empty(), gapMs: 0 }, paired: empty(), proof: empty() }
   const errors = new Set<string>()
@@ -91,7 +92,7 @@ export function tallyTest(test: ReportedTest, confidence: Fraction, facts: reado
     ...tally,
     token: candidates[0] ?? null,
     tokenCandidates: candidates,
-    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, wordSets, facts[i])), undefined, complement(confidence)),
+    predicates: rankPredicates(repetitions.map((r, i) => toTrialFacts(r, repetitions[i - 1], messages, wordSets, facts[i])), undefined, complement(confidence), rounds),
     errors: [...errors],
     once: repetitions.every((r) => r.mode === 'single'),
     cut: test.evidence.cut === true,

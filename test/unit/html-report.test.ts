@@ -245,9 +245,9 @@ describe('drilling into a test', () => {
   it('says the order finding and every condition comparison in the order-dependent test', () => {
     const order = article(IDS.order)
     expect(order?.querySelector('[data-order="dependent"]')?.textContent).toBe(
-      "Fails when tests/a.test.ts > writes the shared file runs before it: failed in 5 of 10 rounds after it, 0 of 10 otherwise (Fisher's exact p = 0.0325, corrected for the tests that could have run before it). Replay a failing order with --flaky-seed 102; a passing one: --flaky-seed 101.",
+      "Fails when tests/a.test.ts > writes the shared file runs before it: failed in 5 of 10 rounds after it, 0 of 10 rounds otherwise (Fisher's exact p = 0.0325, corrected for the tests that could have run before it). Replay a failing order with --flaky-seed 102; a passing one: --flaky-seed 101.",
     )
-    expect([...(order?.querySelectorAll('table.conditions td') ?? [])].map((td) => td.textContent)).toEqual(['parallel (as configured) 3 of 10', 'serial 2 of 10', '1.00', '–'])
+    expect([...(order?.querySelectorAll('table.conditions td') ?? [])].map((td) => td.textContent)).toEqual(['parallel (as configured) 1 of 2 rounds', 'serial 1 of 2 rounds', '1.00', '–'])
   })
 
   it('shows a command as code, without backquotes', () => {

@@ -14,7 +14,7 @@ const conditions: ConditionsFile = {
   load_procs: null,
   tests: {
     'a.test.ts > uses | the temp file': {
-      comparisons: [{ kind: 'divergence', a: side('parallel (as configured)', 4, 4), b: side('serial', 4, 0), p_value: 2 / 70, significant: true, tag: 'parallel-only', trials_to_see: null, note: 'Fails \u001b[31mparallel\u001b[39m.' }],
+      comparisons: [{ kind: 'divergence', a: side('parallel (as configured)', 4, 4), b: side('serial', 4, 0), rounds: { a: { trials: 4, failures: 4 }, b: { trials: 4, failures: 0 } }, p_value: 2 / 70, significant: true, tag: 'parallel-only', trials_to_see: null, note: 'Fails \u001b[31mparallel\u001b[39m.' }],
       order: null,
       tags: ['parallel-only'],
     },
@@ -30,7 +30,7 @@ describe('renderConditionsSection', () => {
       '',
       '| test | compared | a | b | p | tag |',
       '| --- | --- | --- | --- | --- | --- |',
-      '| `a.test.ts > uses \\| the temp file` | divergence | parallel (as configured) 4 of 4 | serial 0 of 4 | 0.0286 | parallel-only |',
+      '| `a.test.ts > uses \\| the temp file` | divergence | parallel (as configured) 4 of 4 rounds | serial 0 of 4 rounds | 0.0286 | parallel-only |',
       '',
       '- `a.test.ts > uses \\| the temp file` (**parallel-only**): Fails parallel.',
       '',
@@ -45,10 +45,10 @@ describe('renderConditionsSection', () => {
       '',
       '| 테스트 | 비교 | a | b | p | 태그 |',
       '| --- | --- | --- | --- | --- | --- |',
-      '| `a.test.ts > uses \\| the temp file` | 병렬 대 직렬 | 병렬 (설정대로) 4번 중 4번 | 직렬 4번 중 0번 | 0.0286 | 병렬에서만 |',
+      '| `a.test.ts > uses \\| the temp file` | 병렬 대 직렬 | 병렬 (설정대로) 라운드 4번 중 4번 | 직렬 라운드 4번 중 0번 | 0.0286 | 병렬에서만 |',
       '',
       // p = 2/70 = 0.0286 (Fisher, 4/4 against 0/4: 1/C(8,4) = 1/70 per tail).
-      '- `a.test.ts > uses \\| the temp file` (**병렬에서만**): 병렬 (설정대로)에서만 실패하고 직렬에서는 실패하지 않았습니다 (병렬 (설정대로) 4/4, 직렬 0/4, p = 0.0286): 프로세스나 머신 전체의 상태(임시 파일, 포트, 환경 변수, 전역 변수)를 통해 테스트끼리 얽혀 있습니다.',
+      '- `a.test.ts > uses \\| the temp file` (**병렬에서만**): 병렬 (설정대로)에서만 실패하고 직렬에서는 실패하지 않았습니다 (병렬 (설정대로) 라운드 4/4, 직렬 라운드 0/4, p = 0.0286): 프로세스나 머신 전체의 상태(임시 파일, 포트, 환경 변수, 전역 변수)를 통해 테스트끼리 얽혀 있습니다.',
       '',
     ])
   })
