@@ -12,7 +12,7 @@ import {
   type Size,
   withinAlpha,
 } from '../calibration/tables.js'
-import { BEHAVIOURS, conditionsDesign, judgeRun, seeded, type SimulatedTest, simulateRun } from '../calibration/simulate.js'
+import { BEHAVIOURS, conditionsDesign, type Design, type Judged, judgeRun, seeded, type SimulatedTest, simulateRun } from '../calibration/simulate.js'
 
 // The whole verdict pipeline on simulated suites (test/calibration/simulate.ts): every rule together,
 // as a run applies them. FLAKEPROOF_CALIBRATION=full runs the sizes of the docs tables
@@ -106,10 +106,27 @@ describe('predicates name a planted cause once the counts rule out the search', 
   })
 })
 
-describe('the order culprit, when the failures come in whole rounds for another reason', { timeout: TIMEOUT }, () => {
-  // Rounds are the unit of the order search (the order is drawn once per round). Counting
-  // executions named an innocent culprit in 47% of these runs at 4 rounds × 5, 90–97% at 6 × 10,
-  // 10 × 10 and 4 × 20: each round's executions shared its failure, and its order.
+/**
+ * Runs of a suite whose one failing test fails in whole rounds for a reason other than order or
+ * condition (BEHAVIOURS.wholeRounds: a round bad with chance ½, failing 90% there), beside nine that
+ * never fail: in how many of them `said` holds of its judgement.
+ */
+function wholeRoundsRuns(design: Design, seed: number, said: (t1: Judged) => boolean): { said: number; runs: number } {
+  const random = seeded(seed)
+  const runs = SIZE === 'full' ? 1000 : 100
+  let count = 0
+  for (let run = 0; run < runs; run++) {
+    const tests: SimulatedTest[] = [{ name: 't1', behaviour: BEHAVIOURS.wholeRounds(0.5, 0.9) }, ...Array.from({ length: 9 }, (_, i) => ({ name: `ok${i}`, behaviour: BEHAVIOURS.bernoulli(0) }))]
+    const t1 = judgeRun(simulateRun(tests, design, random), design).get('a.test.ts > t1')
+    if (t1 && said(t1)) count++
+  }
+  return { said: count, runs }
+}
+
+describe('failures in whole rounds for another reason: rounds are the unit of what a round decides', { timeout: TIMEOUT }, () => {
+  // The order is drawn once per round. Counting executions named an innocent culprit in 47% of these
+  // runs at 4 rounds × 5, 90–97% at 6 × 10, 10 × 10 and 4 × 20: each round's executions shared its
+  // failure, and its order.
   it.each([
     [4, 5],
     [6, 10],
@@ -117,56 +134,30 @@ describe('the order culprit, when the failures come in whole rounds for another 
     [4, 20],
   ])('%i shuffled rounds × %i: a culprit named in at most 1 − confidence of the runs', (rounds, repeat) => {
     const design = { repeat, rounds: Array.from({ length: rounds }, (_, i) => ({ round: i + 1, condition: 'base' as const, seed: 1000 + i })), shuffle: true }
-    const random = seeded(rounds * 100 + repeat)
-    const runs = SIZE === 'full' ? 1000 : 100
-    let named = 0
-    for (let run = 0; run < runs; run++) {
-      const tests: SimulatedTest[] = [{ name: 't1', behaviour: BEHAVIOURS.wholeRounds(0.5, 0.9) }, ...Array.from({ length: 9 }, (_, i) => ({ name: `ok${i}`, behaviour: BEHAVIOURS.bernoulli(0) }))]
-      if ([...judgeRun(simulateRun(tests, design, random), design).values()].some((j) => j.tags.includes('order-dependent'))) named++
-    }
-    expect(withinAlpha(named, runs), `${named} of ${runs}`).toBe(true)
+    const { said, runs } = wholeRoundsRuns(design, rounds * 100 + repeat, (t1) => t1.tags.includes('order-dependent'))
+    expect(withinAlpha(said, runs), `${said} of ${runs}`).toBe(true)
   })
-})
 
-describe('the condition tags, when the failures come in whole rounds for another reason', { timeout: TIMEOUT }, () => {
-  // A condition holds for a whole round, so rounds are compared. Counting executions tagged this test
-  // parallel-only or load-only in 28% of runs at 2 rounds of each × 5, 12.7% at 4 × 10, 2.7% at 6 × 10.
+  // A condition holds for a whole round. Counting executions tagged this test parallel-only or
+  // load-only in 28% of runs at 2 rounds of each × 5, 12.7% at 4 × 10, 2.7% at 6 × 10.
   it.each([
     [2, 5],
     [4, 10],
     [6, 10],
   ])('%i rounds of each condition × %i: tagged in at most 1 − confidence of the runs', (rounds, repeat) => {
-    const design = conditionsDesign(rounds, repeat)
-    const random = seeded(11 + rounds * 100 + repeat)
-    const runs = SIZE === 'full' ? 1000 : 100
-    let tagged = 0
-    for (let run = 0; run < runs; run++) {
-      const tests: SimulatedTest[] = [{ name: 't1', behaviour: BEHAVIOURS.wholeRounds(0.5, 0.9) }, ...Array.from({ length: 9 }, (_, i) => ({ name: `ok${i}`, behaviour: BEHAVIOURS.bernoulli(0) }))]
-      const t1 = judgeRun(simulateRun(tests, design, random), design).get('a.test.ts > t1')
-      if ((t1?.tags ?? []).some((t) => t === 'parallel-only' || t === 'load-only')) tagged++
-    }
-    expect(withinAlpha(tagged, runs), `${tagged} of ${runs}`).toBe(true)
+    const { said, runs } = wholeRoundsRuns(conditionsDesign(rounds, repeat), 11 + rounds * 100 + repeat, (t1) => t1.tags.some((t) => t === 'parallel-only' || t === 'load-only'))
+    expect(withinAlpha(said, runs), `${said} of ${runs}`).toBe(true)
   })
-})
 
-describe('the predicates of a round, when the failures come in whole rounds for another reason', { timeout: TIMEOUT }, () => {
-  // The round's condition, worker and the tests before it are judged per round. Counted per
-  // execution (before 2026-12-07), every execution of a failing round carried its facts, and one of
-  // them was listed for this test in 67 of these 100 runs at 2 rounds of each × 5, 95 at 4 × 10.
+  // The round's condition, worker and the tests before it. Counted per execution, every execution of
+  // a failing round carried its facts, and one of them was listed for this test in 67 of these 100
+  // runs at 2 rounds of each × 5, 95 at 4 × 10.
   it.each([
     [2, 5],
     [4, 10],
   ])('%i rounds of each condition × %i: a fact of the round listed in at most 1 − confidence of the runs', (rounds, repeat) => {
-    const design = conditionsDesign(rounds, repeat)
-    const random = seeded(7 + rounds * 100 + repeat)
-    const runs = SIZE === 'full' ? 1000 : 100
-    let listed = 0
-    for (let run = 0; run < runs; run++) {
-      const tests: SimulatedTest[] = [{ name: 't1', behaviour: BEHAVIOURS.wholeRounds(0.5, 0.9) }, ...Array.from({ length: 9 }, (_, i) => ({ name: `ok${i}`, behaviour: BEHAVIOURS.bernoulli(0) }))]
-      const t1 = judgeRun(simulateRun(tests, design, random), design).get('a.test.ts > t1')
-      if (t1?.outcome.tally.predicates.some((p) => /^(condition|worker|ran after) /.test(p.predicate))) listed++
-    }
-    expect(withinAlpha(listed, runs), `${listed} of ${runs}`).toBe(true)
+    const { said, runs } = wholeRoundsRuns(conditionsDesign(rounds, repeat), 7 + rounds * 100 + repeat, (t1) => t1.outcome.tally.predicates.some((p) => /^(condition|worker|ran after) /.test(p.predicate)))
+    expect(withinAlpha(said, runs), `${said} of ${runs}`).toBe(true)
   })
 })
 
