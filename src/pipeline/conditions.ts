@@ -32,9 +32,9 @@ export interface ConditionsRun {
 
 /**
  * conditions.json (docs/contracts.md §13): for each test that failed at least once (a non-idempotent
- * one excepted: its failures follow its own repetitions; and a type test, run once), the aggregate of every round of one
- * condition against the aggregate of every round of the other — never against one sample — by
- * Fisher's exact test. A tag is given only when the test says so at the chosen confidence and the
+ * one excepted: its failures follow its own repetitions; and a type test, run once), the rounds of
+ * one condition against the rounds of the other — never against one sample — by Fisher's exact
+ * test. A tag is given only when the test says so at the chosen confidence and the
  * other side never failed; otherwise the note says no difference was found and how many rounds of
  * each would show one at the rates seen.
  */
@@ -170,9 +170,10 @@ function orderCandidates(rounds: readonly RoundResult[], ranBefore: (result: Rou
  * first against the others, each round failed when any execution in it failed, by Fisher's exact
  * test, the smallest p-value naming the culprit. (Counting executions instead called a test whose
  * failures come in whole rounds for any reason, a round's random data, its machine, order-dependent
- * on whichever test happened to run first in its failing rounds: 47–97% of simulated runs.) Significant only below 1 − confidence
- * divided by the hypotheses of the whole run (Bonferroni: every failing test times its candidates),
- * so a run names an innocent culprit with chance below 1 − confidence however many tests it has.
+ * on whichever test happened to run first in its failing rounds: 47–97% of simulated runs.)
+ * Significant only below 1 − confidence divided by the hypotheses of the whole run (Bonferroni: every
+ * failing test times its candidates), so a run names an innocent culprit with chance below
+ * 1 − confidence however many tests it has.
  * Null when no test ran before it in some rounds and not others.
  */
 function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[], before: ReadonlyMap<string, Set<number>>, hypotheses: number): OrderFinding | null {
