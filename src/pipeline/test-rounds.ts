@@ -2,6 +2,7 @@ import { complement, type Fraction } from '../core/fraction.js'
 import { groupedIndependence } from '../core/grouped-independence.js'
 import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ReportedTest } from './test-evidence.js'
+import type { TrialFacts } from '../core/isolation.js'
 import { type Tally, type TestTally, tallyTest } from './test-tally.js'
 
 const NO_WORDS: ReadonlySet<string> = new Set()
@@ -38,8 +39,6 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
   // round's edge, the previous round being another process. Facts of the whole round (its
   // condition, the worker, each test that ran earlier in its file and worker) are the same for every
   // execution of the round, and are judged per round (rankPredicates).
-  const before = rounds.map((r) => new Set(ranBefore(r)))
-  const earlier = [...new Set(before.flatMap((set) => [...set]))]
   const facts = rounds.flatMap((round) =>
     round.test.evidence.repetitions.map((_, i) => ({
       previous_test: i === 0 ? (round.test.evidence.previousTest ?? '(none)') : round.test.evidence.id,
@@ -47,17 +46,7 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
       ...(i === 0 ? { previous_outcome: undefined } : {}),
     })),
   )
-  const ofRounds = rounds.map((round, k) => ({
-    failed: round.test.evidence.repetitions.some((r) => !r.ok),
-    categorical: {
-      condition: round.condition,
-      worker: round.test.evidence.worker,
-      ...Object.fromEntries(earlier.map((id) => [`ran after ${id}`, before[k]?.has(id) ? 'yes' : 'no'])),
-    },
-    numeric: {},
-    words: NO_WORDS,
-  }))
-  const tally = tallyTest(merged, confidence, facts, rounds.length > 1 ? ofRounds : [])
+  const tally = tallyTest(merged, confidence, facts, factsOfRounds(rounds, ranBefore))
   const fresh: Tally = { trials: 0, failures: 0, failureTrials: [] }
   for (const { round, test } of rounds) {
     const firstFast = test.evidence.repetitions.find((r) => r.mode === 'fast')
@@ -71,6 +60,25 @@ export function tallyRounds(rounds: readonly RoundResult[], confidence: Fraction
   // Rounds are processes of their own: a single switch is read inside each, never across them.
   const fastFailed = rounds.map(({ test }) => test.evidence.repetitions.filter((r) => r.mode === 'fast').map((r) => !r.ok))
   return { ...tally, fresh, independence: groupedIndependence(fastFailed, complement(confidence)) }
+}
+
+/**
+ * The facts of each whole round, for the predicates (rankPredicates `rounds`): its condition, the
+ * worker, and `ran after <id>` for each test that ran earlier in its file and worker in some round.
+ * None unless the test failed in some rounds and passed others, where no fact of the round can tell
+ * the failing ones apart: built only then, since a file of 2 000 tests holds 2 000 earlier tests
+ * per test (immer's base.js: 26 s of a 2-round run went to building them for every test).
+ */
+function factsOfRounds(rounds: readonly RoundResult[], ranBefore: (round: RoundResult) => readonly string[]): TrialFacts[] {
+  const failed = rounds.map((round) => round.test.evidence.repetitions.some((r) => !r.ok))
+  if (!failed.includes(true) || !failed.includes(false)) return []
+  const before = rounds.map((r) => new Set(ranBefore(r)))
+  const earlier = [...new Set(before.flatMap((set) => [...set]))]
+  return rounds.map((round, k) => {
+    const categorical: Record<string, string> = { condition: round.condition, worker: round.test.evidence.worker }
+    for (const id of earlier) categorical[`ran after ${id}`] = before[k]?.has(id) ? 'yes' : 'no'
+    return { failed: failed[k] === true, categorical, numeric: {}, words: NO_WORDS }
+  })
 }
 
 /**
