@@ -32,7 +32,8 @@ export interface ConditionsRun {
 
 /**
  * conditions.json (docs/contracts.md §13): for each test that failed at least once (a non-idempotent
- * one excepted: its failures follow its own repetitions; and a type test, run once), the rounds of
+ * one excepted: its failures follow its own repetitions; a broken one, failing everywhere; and a
+ * type test, run once), the rounds of
  * one condition against the rounds of the other — never against one sample — by Fisher's exact
  * test. A tag is given only when the test says so at the chosen confidence and the
  * other side never failed; otherwise the note says no difference was found and how many rounds of
@@ -41,8 +42,9 @@ export interface ConditionsRun {
 export function buildConditions(run: ConditionsRun): ConditionsFile {
   const conditions = new Set(run.rounds.map((r) => r.condition))
   const tests: ConditionsFile['tests'] = {}
-  // A test run once by design (a type test) has no rounds of a condition to compare.
-  const considered = run.outcomes.filter(({ tally, verdict }) => tally.fast.failures + tally.slow.failures > 0 && !hasNoRate(verdict) && !tally.once)
+  // A test run once by design (a type test) has no rounds of a condition to compare, and one that
+  // failed every execution (broken) no condition or order under which it passed.
+  const considered = run.outcomes.filter(({ tally, verdict }) => tally.fast.failures + tally.slow.failures > 0 && !hasNoRate(verdict) && verdict !== 'broken' && !tally.once)
   const ranBefore = earlierTests(run.perTest)
   // Every (test, earlier test) pair the order search tries in this run is one hypothesis: the
   // family over which the chance of naming any innocent culprit is kept below 1 − confidence.

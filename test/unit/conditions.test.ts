@@ -55,12 +55,16 @@ describe('buildConditions', () => {
     expect([comparison?.a.trials, comparison?.a.failures, comparison?.b.trials, comparison?.b.failures]).toEqual([6, 3, 6, 0])
   })
 
-  it('leaves out tests that never failed, and a type test that failed its one run', () => {
+  it('leaves out tests that never failed, one that failed every time, and a type test that failed its one run', () => {
     const plan = alternating(2, 'serial')
     const typeTest = result('types', 1, 'base', false)
     for (const r of typeTest.test.evidence.repetitions) r.mode = 'single'
-    const perTest = new Map([['a.test.ts > ok', plan.map((r) => result('ok', r.round, r.condition, true))], ['a.test.ts > types', [typeTest]]])
-    // Before: the type test was compared, "parallel (as configured) 0 of 0, serial 0 of 0".
+    const perTest = new Map([
+      ['a.test.ts > ok', plan.map((r) => result('ok', r.round, r.condition, true))],
+      ['a.test.ts > broken', plan.map((r) => result('broken', r.round, r.condition, false))],
+      ['a.test.ts > types', [typeTest]],
+    ])
+    // Before: both were compared, "parallel (as configured) 0 of 0, serial 0 of 0" and "2 of 2, 2 of 2, p = 1.00".
     expect(build(perTest, plan).tests).toEqual({})
   })
 
