@@ -138,16 +138,19 @@ export const MeasuredUnderSchema = z.object({
 })
 export type MeasuredUnder = z.infer<typeof MeasuredUnderSchema>
 
+/** What a side of a comparison counts: rounds (a condition or an order holds for a whole round) or executions. */
+export type CountUnit = 'rounds' | 'executions'
+
 /**
  * The two sides an order finding compares, and what they count: rounds (the order is drawn once per
  * round), or executions in files written before the rounds were kept.
  */
-export function orderSides(order: OrderFinding): { after: { trials: number; failures: number }; otherwise: { trials: number; failures: number }; unit: 'rounds' | 'executions' } {
+export function orderSides(order: OrderFinding): { after: { trials: number; failures: number }; otherwise: { trials: number; failures: number }; unit: CountUnit } {
   if (order.after_culprit_rounds && order.otherwise_rounds) return { after: order.after_culprit_rounds, otherwise: order.otherwise_rounds, unit: 'rounds' }
   return { after: order.after_culprit, otherwise: order.otherwise, unit: 'executions' }
 }
 
 /** The two sides a comparison tested, and what they count: rounds for a condition of whole rounds, else executions. */
-export function comparisonSides(comparison: Comparison): { a: { trials: number; failures: number }; b: { trials: number; failures: number }; unit: 'rounds' | 'executions' } {
+export function comparisonSides(comparison: Comparison): { a: { trials: number; failures: number }; b: { trials: number; failures: number }; unit: CountUnit } {
   return comparison.rounds ? { ...comparison.rounds, unit: 'rounds' } : { a: comparison.a, b: comparison.b, unit: 'executions' }
 }

@@ -65,7 +65,7 @@ export function renderSubject(bundle: HtmlBundle, s: Subject, index: number, exe
       : `<div class="scroll"><table class="predicates"><caption><span class="cap">${t.predicatesCaption}</span></caption><thead><tr>${t.predicateColumns
           .map((c, i) => `<th scope="col"${i === 0 ? '' : ' class="num"'}>${c}</th>`)
           .join('')}</tr></thead><tbody>${predicates
-          .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code>${p.unit === 'round' ? t.inRounds : ''}</th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td><td class="num">${predicateP(p.p_value)}</td></tr>`)
+          .map((p) => `<tr><th scope="row"><code>${esc(p.predicate)}</code>${p.unit === 'round' ? t.notes.inRounds : ''}</th><td class="num">${p.true_in_failures}</td><td class="num">${p.true_in_successes}</td><td class="num">${p.increase.toFixed(3)}</td><td class="num">${p.importance.toFixed(3)}</td><td class="num">${predicateP(p.p_value)}</td></tr>`)
           .join('')}</tbody></table></div>`,
     // Command mode draws its one comparison in the observer section.
     observed && testMode
@@ -151,7 +151,7 @@ function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const order = bundle.conditions?.tests[id]?.order
   if (!order) return ''
   const { after, otherwise, unit } = orderSides(order)
-  const counts = (c: { failures: number; trials: number }): string => t.orderCount(c.failures, c.trials, unit)
+  const counts = (c: { failures: number; trials: number }): string => t.notes.countIn(c.failures, c.trials, unit)
   const culprit = `<code>${esc(order.culprit)}</code>`
   const p = order.p_value.toPrecision(3)
   const seed = (o: typeof order.failing_order): string => (o === null || o.seed === null ? '' : `<code>--flaky-seed ${o.seed}</code>`)
@@ -167,7 +167,7 @@ function conditionsTable(bundle: HtmlBundle, id: string, t: HtmlText): string {
   if (comparisons.length === 0) return ''
   const rows = comparisons.map((c) => {
     const { a, b, unit } = comparisonSides(c)
-    const side = (label: string, counts: { failures: number; trials: number }): string => `${esc(t.notes.side(label))} ${t.orderCount(counts.failures, counts.trials, unit)}`
+    const side = (label: string, counts: { failures: number; trials: number }): string => `${esc(t.notes.side(label))} ${t.notes.countIn(counts.failures, counts.trials, unit)}`
     return `<tr><th scope="row">${esc(t.comparisonKinds[c.kind] ?? c.kind)}</th><td>${side(c.a.label, a)}</td><td>${side(c.b.label, b)}</td><td class="num">${c.p_value.toPrecision(3)}</td><td>${c.tag ? esc(t.tags[c.tag] ?? c.tag) : '–'}</td></tr>`
   })
   const notes = comparisons.map((c) => `<li>${esc(t.notes.comparison(c))}</li>`)

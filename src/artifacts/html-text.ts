@@ -110,8 +110,6 @@ const EN = {
   notAnalysed: 'not analysed',
   firstError: 'first error',
   predicatesCaption: 'Strongest predicates (Liblit et al. 2005)',
-  /** After a predicate of the whole round: its counts are rounds. */
-  inRounds: ' (counted in rounds)',
   predicateColumns: ['predicate', 'true in failures', 'true in successes', 'Increase', 'Importance', 'p (corrected)'],
   compareCaption: (fast: string, slow: string, p: string, changed: boolean) => `Fast ${fast} vs gapped ${slow}: Fisher's exact p = ${p}, ${changed ? '<b>changed</b>' : 'not changed'}.`,
   durationsCaption: (passed: number, passedMean: string, passedRange: string, failed: number, failedMean: string, failedRange: string) =>
@@ -146,7 +144,6 @@ const EN = {
   markNotInFull: ' (not in full on this page: see facts.jsonl)',
   // Conditions and order
   orderTitle: 'order',
-  orderCount: (failures: number, trials: number, unit: 'rounds' | 'executions') => `${countOf(failures, trials)} ${unit}`,
   orderFound: (culprit: string, after: string, otherwise: string, p: string) =>
     `Fails when ${culprit} runs before it: failed in ${after} after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it).`,
   orderNotFound: (culprit: string, after: string, otherwise: string, p: string) => `No order dependence found with these counts (closest: ${culprit}: failed in ${after} after it, ${otherwise} otherwise, p = ${p}).`,
@@ -311,7 +308,6 @@ const KO: HtmlText = {
   notAnalysed: '분석하지 않음',
   firstError: '첫 오류',
   predicatesCaption: '가장 강한 술어 (Liblit et al. 2005)',
-  inRounds: ' (라운드 단위)',
   predicateColumns: ['술어', '실패에서 참', '성공에서 참', '증가량', '중요도', 'p (보정)'],
   compareCaption: (fast, slow, p, changed) => `빠르게 ${fast}, 간격 ${slow}: Fisher 정확 검정 p = ${p}, ${changed ? '<b>달라짐</b>' : '달라지지 않음'}.`,
   durationsCaption: (passed, passedMean, passedRange, failed, failedMean, failedRange) =>
@@ -344,7 +340,6 @@ const KO: HtmlText = {
   markBin: (which, failures, count) => `${which}: ${count}번 중 ${failures}번 실패`,
   markNotInFull: ' (이 페이지에는 전체 내용이 없습니다: facts.jsonl 참고)',
   orderTitle: '순서',
-  orderCount: (failures, trials, unit) => `${unit === 'rounds' ? '라운드' : '실행'} ${trials}번 중 ${failures}번`,
   orderFound: (culprit, after, otherwise, p) =>
     `${culprit}가 먼저 실행되면 실패합니다: 그 뒤에 실행됐을 때 ${after} 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정).`,
   orderNotFound: (culprit, after, otherwise, p) => `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${culprit}: 그 뒤 ${after} 실패, 그 밖에는 ${otherwise}, p = ${p}).`,

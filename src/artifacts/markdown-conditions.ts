@@ -26,11 +26,11 @@ export function renderConditionsSection(conditions: ConditionsFile | undefined, 
   for (const [id, { comparisons, order, tags }] of tests) {
     for (const c of comparisons) {
       const { a, b, unit } = comparisonSides(c)
-      lines.push(`| ${code(id)} | ${w.kind(c.kind)} | ${t.notes.side(c.a.label)} ${t.countIn(a.failures, a.trials, unit)} | ${t.notes.side(c.b.label)} ${t.countIn(b.failures, b.trials, unit)} | ${c.p_value.toPrecision(3)} | ${c.tag ? w.tag(c.tag) : '–'} |`)
+      lines.push(`| ${code(id)} | ${w.kind(c.kind)} | ${t.notes.side(c.a.label)} ${t.notes.countIn(a.failures, a.trials, unit)} | ${t.notes.side(c.b.label)} ${t.notes.countIn(b.failures, b.trials, unit)} | ${c.p_value.toPrecision(3)} | ${c.tag ? w.tag(c.tag) : '–'} |`)
     }
     if (order) {
       const { after, otherwise, unit } = orderSides(order)
-      lines.push(`| ${code(id)} | ${w.order(code(order.culprit))} | ${t.countIn(after.failures, after.trials, unit)} | ${w.otherwise} ${t.countIn(otherwise.failures, otherwise.trials, unit)} | ${order.p_value.toPrecision(3)} | ${order.tag ? w.tag(order.tag) : '–'} |`)
+      lines.push(`| ${code(id)} | ${w.order(code(order.culprit))} | ${t.notes.countIn(after.failures, after.trials, unit)} | ${w.otherwise} ${t.notes.countIn(otherwise.failures, otherwise.trials, unit)} | ${order.p_value.toPrecision(3)} | ${order.tag ? w.tag(order.tag) : '–'} |`)
     }
     const said = [...comparisons.map((c) => t.notes.comparison(c)), ...(order ? [t.notes.order(order)] : [])]
     notes.push(`- ${code(id)}${tags.length > 0 ? ` (**${tags.map(w.tag).join(', ')}**)` : ''}: ${said.map(oneLine).join(' ')}`)

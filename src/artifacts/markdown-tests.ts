@@ -112,7 +112,7 @@ function renderFacts({ rate, onlyWhenFail }: ReportBundle, failing: TestRate[], 
     return [
       `- ${code(test.id)}: ${t.testToken(facts.token)}; ${t.failingRepetitions} (${t.count(facts.failures, facts.trials)}): ${trials || '–'}`,
       ...(facts.errors_on_failure[0] ? [`  - ${t.firstError}: ${code(stripAnsi(facts.errors_on_failure[0]).split('\n')[0]?.slice(0, 200) ?? '')}`] : []),
-      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)}${predicate.unit === 'round' ? t.inRounds : ''} (${t.predicateHeader[3]} ${predicate.increase.toFixed(3)})`] : []),
+      ...(predicate ? [`  - ${t.topPredicate}: ${code(predicate.predicate)}${predicate.unit === 'round' ? t.notes.inRounds : ''} (${t.predicateHeader[3]} ${predicate.increase.toFixed(3)})`] : []),
     ]
   })
 }

@@ -20,8 +20,6 @@ const EN = {
   verdictWord: (verdict: string): string => verdict,
   /** A count in words: "9 of 10", never "9/10" (counts-text.ts). */
   count: (part: number, whole: number): string => countOf(part, whole),
-  /** A count of rounds or of executions, said so. */
-  countIn: (part: number, whole: number, unit: 'rounds' | 'executions'): string => `${countOf(part, whole)} ${unit}`,
   signal: 'signal',
   roundConditions: {
     title: 'Which condition the failures follow',
@@ -78,8 +76,6 @@ const EN = {
   failingRepetitions: 'failing repetitions',
   firstError: 'first error',
   topPredicate: 'strongest predicate',
-  /** After a predicate of the whole round: its counts are rounds. */
-  inRounds: ' (counted in rounds)',
   observerTestHeader: ['Test', 'fast', 'slow (gap)', 'p', 'changed'],
   yes: 'yes',
   no: 'no',
@@ -115,7 +111,6 @@ const KO: Messages = {
   notes: REPORT_NOTES.ko,
   verdictWord: (verdict) => KO_VERDICTS[verdict] ?? verdict,
   count: (part, whole) => `${whole}번 중 ${part}번`,
-  countIn: (part, whole, unit) => `${unit === 'rounds' ? '라운드' : '실행'} ${whole}번 중 ${part}번`,
   signal: '시그널',
   roundConditions: {
     title: '실패가 따르는 조건',
@@ -172,7 +167,6 @@ const KO: Messages = {
   failingRepetitions: '실패한 반복',
   firstError: '첫 오류',
   topPredicate: '가장 강한 술어',
-  inRounds: ' (라운드 단위)',
   observerTestHeader: ['테스트', '빠르게', '느리게 (간격)', 'p', '달라짐'],
   yes: '예',
   no: '아니오',

@@ -1,4 +1,5 @@
-import { type Comparison, comparisonSides, type OrderFinding, orderSides } from './conditions-schema.js'
+import { type Comparison, comparisonSides, type CountUnit, type OrderFinding, orderSides } from './conditions-schema.js'
+import { countOf } from './counts-text.js'
 import { type FreshRate, freshRateText } from './fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import type { ObserverFile, RateFile, RunsNeededFile } from './schemas.js'
@@ -18,6 +19,10 @@ export interface ReportNotes {
   order: (order: OrderFinding) => string
   /** A comparison side's label (`serial`, `gapped 2000 ms`, …) in the report's language. */
   side: (label: string) => string
+  /** A count of rounds (a condition's, an order's) or of executions, said so. */
+  countIn: (part: number, whole: number, unit: CountUnit) => string
+  /** After a predicate of the whole round: its counts are rounds. */
+  inRounds: string
   fresh: (fresh: FreshRate) => string
 }
 
@@ -30,6 +35,8 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
     comparison: (c) => c.note,
     order: (o) => o.note,
     side: (label) => label,
+    countIn: (part, whole, unit) => `${countOf(part, whole)} ${unit}`,
+    inRounds: ' (counted in rounds)',
     fresh: freshRateText,
   },
   ko: {
@@ -42,21 +49,21 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
     },
     comparison: (c) => {
       const { a, b, unit } = comparisonSides(c)
-      const what = unit === 'rounds' ? '라운드' : '실행'
-      const sides = `${sideKo(c.a.label)} ${what} ${a.failures}/${a.trials}, ${sideKo(c.b.label)} ${what} ${b.failures}/${b.trials}, p = ${c.p_value.toPrecision(3)}`
+      const sides = `${sideKo(c.a.label)} ${UNIT_KO[unit]} ${a.failures}/${a.trials}, ${sideKo(c.b.label)} ${UNIT_KO[unit]} ${b.failures}/${b.trials}, p = ${c.p_value.toPrecision(3)}`
       if (c.tag) return `${sideKo(c.a.label)}에서만 실패하고 ${sideKo(c.b.label)}에서는 실패하지 않았습니다 (${sides}): ${CAUSES_KO[c.kind]}.`
       if (c.significant) return `차이가 있지만 (${sides}) ${sideKo(c.b.label)}에서도 실패합니다: 이 조건은 실패를 늘릴 뿐, 유일한 원인은 아닙니다.`
       return `이 횟수로는 차이를 찾지 못했습니다 (${sides})${c.trials_to_see === null ? '; 이 실패율로는 현실적인 횟수로 차이를 볼 수 없습니다' : `; 양쪽 각각 약 ${c.trials_to_see}${unit === 'rounds' ? '번의 라운드를 돌리면' : '번 실행하면'} 차이가 보일 것입니다`}.`
     },
     order: (o) => {
       const { after, otherwise, unit } = orderSides(o)
-      const what = unit === 'rounds' ? '라운드' : '실행'
-      const sides = `앞에 실행된 ${what} ${after.failures}/${after.trials}, 그 밖의 ${what} ${otherwise.failures}/${otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
+      const sides = `앞에 실행된 ${UNIT_KO[unit]} ${after.failures}/${after.trials}, 그 밖의 ${UNIT_KO[unit]} ${otherwise.failures}/${otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
       if (!o.significant) return `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${o.culprit}, ${sides}).`
       const replay = (order: OrderFinding['failing_order'], what: string): string => (order === null || order.seed === null ? '' : ` ${what}: --flaky-seed ${order.seed}.`)
       return `${o.culprit}가 먼저 실행되면 실패합니다 (${sides}): 그 테스트가 남긴 상태(모듈, 전역 변수, 목, 타이머)가 이 테스트를 깨뜨립니다.${replay(o.failing_order, '실패하는 순서 재현')}${replay(o.passing_order, '통과하는 순서')}`
     },
     side: (label) => sideKo(label),
+    countIn: (part, whole, unit) => `${UNIT_KO[unit]} ${whole}번 중 ${part}번`,
+    inRounds: ' (라운드 단위)',
     fresh: (fresh) =>
       `새 모듈 상태에서 (라운드 ${fresh.trials}개 각각의 첫 실행) ${fresh.trials}번 중 ${fresh.failures}번 실패했습니다${fresh.failure_rounds.length > 0 ? ` (라운드 ${fresh.failure_rounds.join(', ')})` : ''}: 실패율 ${pct(fresh.rate)}, 구간 [${pct(fresh.ci_low)}, ${pct(fresh.ci_high)}]. 보통의 실행에서 보게 될 실패율입니다.`,
   },
@@ -65,6 +72,8 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
 // --- internal ---
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
+
+const UNIT_KO: Record<CountUnit, string> = { rounds: '라운드', executions: '실행' }
 
 type Side = ObserverFile['fast']
 
