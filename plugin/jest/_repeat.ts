@@ -402,14 +402,14 @@ class FileRepeater {
     copy.pending = undefined
     const plan = copy.test
     last = { test: plan.id, file: plan.identity.file }
-    this._journal.write({ id: plan.id, done: repetition })
     plan.written++
     if (copy.mode === 'fast') {
       plan.fastDone++
       if (!repetition.ok) plan.fastFailed++
       if (plan.fastDone === this._options.repeat && plan.fastFailed > 0) this._observe(plan, test)
     }
-    if (plan.written === plan.planned) this._journal.write({ id: plan.id, end: true })
+    // The last copy (gapped ones planned above included) ends the test on its own line: one write(2) per copy.
+    this._journal.write({ id: plan.id, done: repetition, ...(plan.written === plan.planned ? { end: true as const } : {}) })
     // The rest before a gapped copy: after this one's duration was taken, on real timers.
     const next = this._options.slowRepeat > 0 && this._options.mode === 'measure' ? this._nextCopy(test) : undefined
     if (next?.mode === 'slow' && next.gapMs > 0) await realDelay(next.gapMs)
