@@ -1,11 +1,11 @@
 // The end of .ci/run: the slowest test files (where the suite's time goes), what the suite left in the
 // checkout, then the closing line `N passed, N failed`, which stays last and plain. Reads Vitest's JSON
 // report, the durations of test/durations-reporter.ts and the `git status --porcelain` lines that
-// appeared during the run.
-//   node .ci/summary.mjs <results.json> <durations.jsonl> [slowest = 15] [left-in-checkout.txt]
+// appeared during the run, and the exit status of the suite's command.
+//   node .ci/summary.mjs <results.json> <durations.jsonl> [slowest = 15] [left-in-checkout.txt] [exit status]
 import { readFileSync } from 'node:fs'
 
-const [resultsFile, durationsFile, slowest = '15', leftFile] = process.argv.slice(2)
+const [resultsFile, durationsFile, slowest = '15', leftFile, exitStatus = '0'] = process.argv.slice(2)
 
 function read(file, parse) {
   try {
@@ -53,5 +53,9 @@ if (left.length > 0) {
   for (const line of left.slice(0, 10)) console.log(`  ${line}`)
   if (left.length > 10) console.log(`  … and ${left.length - 10} more`)
 }
-const failed = (results === undefined ? 1 : results.numFailedTests + fileFailures) + (left.length > 0 ? 1 : 0)
+const counted = (results === undefined ? 1 : results.numFailedTests + fileFailures) + (left.length > 0 ? 1 : 0)
+// The suite's command failed with no failed test or file in the report (an error outside every test:
+// a config Vitest refuses, an unhandled error): one failure, so the line never says `0 failed` of a red run.
+if (counted === 0 && exitStatus !== '0') console.log(`npm ci && npm test exited ${exitStatus} with no failed test in its report: see the errors above`)
+const failed = counted === 0 && exitStatus !== '0' ? 1 : counted
 console.log(`${passed} passed, ${failed} failed`)

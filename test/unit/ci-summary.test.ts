@@ -9,15 +9,15 @@ import { ROOT, tempDir } from '../utils.js'
  * failure can never turn into `0 failed`. The reports are the shapes Vitest's JSON reporter and
  * test/durations-reporter.ts write: a file that failed at import has status "failed" and no test.
  */
-function summary(results: unknown, durations: ({ file: string; ms: number } | { file: string; cpu_ms: number })[] | undefined, slowest = '2', left?: string): string[] {
+function summary(results: unknown, durations: ({ file: string; ms: number } | { file: string; cpu_ms: number })[] | undefined, slowest = '2', left = '', status = '0'): string[] {
   const dir = tempDir()
   const resultsFile = join(dir, 'results.json')
   const durationsFile = join(dir, 'durations.jsonl')
   const leftFile = join(dir, 'left.txt')
   if (results !== undefined) writeFileSync(resultsFile, JSON.stringify(results))
   if (durations !== undefined) writeFileSync(durationsFile, durations.map((d) => `${JSON.stringify(d)}\n`).join(''))
-  if (left !== undefined) writeFileSync(leftFile, left)
-  const run = spawnSync(process.execPath, [join(ROOT, '.ci/summary.mjs'), resultsFile, durationsFile, slowest, ...(left === undefined ? [] : [leftFile])], { encoding: 'utf8' })
+  writeFileSync(leftFile, left)
+  const run = spawnSync(process.execPath, [join(ROOT, '.ci/summary.mjs'), resultsFile, durationsFile, slowest, leftFile, status], { encoding: 'utf8' })
   expect(run.status, run.stderr).toBe(0)
   return run.stdout.trimEnd().split('\n')
 }
@@ -34,9 +34,15 @@ describe('.ci/summary.mjs', () => {
     ['a file that failed at import', '3 passed, 2 failed', { numPassedTests: 3, numFailedTests: 1, testResults: [passedFile, failedTest, failedImport] }],
     ['all green', '2 passed, 0 failed', { numPassedTests: 2, numFailedTests: 0, testResults: [passedFile] }],
     // No report: the suite never ran, which is a failure, not `0 failed`.
-    ['no report at all', '0 passed, 1 failed', undefined],
-  ])('%s: closes on "%s"', (_, closing, results) => {
-    const lines = summary(results, [{ file: 'test/e2e/a.test.ts', ms: 1_000 }])
+    ['no report at all', '0 passed, 1 failed', undefined, '1'],
+    // Vitest refused its config (projects it cannot group) and wrote a report of no file, exit 1.
+    ['an error before any file ran', '0 passed, 1 failed', { numPassedTests: 0, numFailedTests: 0, success: false, testResults: [] }, '1'],
+    // An unhandled error beside passing tests: Vitest exits 1, its JSON report counts no failure.
+    ['an error outside every test', '2 passed, 1 failed', { numPassedTests: 2, numFailedTests: 0, success: true, testResults: [passedFile] }, '1'],
+    // A failed test is counted once, whatever the exit status says.
+    ['a failed test, exit 1', '3 passed, 1 failed', { numPassedTests: 3, numFailedTests: 1, testResults: [passedFile, failedTest] }, '1'],
+  ])('%s: closes on "%s"', (_, closing, results, status = '0') => {
+    const lines = summary(results, [{ file: 'test/e2e/a.test.ts', ms: 1_000 }], '2', '', status)
     expect(lines.at(-1)).toBe(closing)
   })
 
