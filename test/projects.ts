@@ -42,7 +42,7 @@ export function project(files: Record<string, string>): string {
     mkdirSync(join(dir, path, '..'), { recursive: true })
     writeFileSync(join(dir, path), text)
   }
-  mkdirSync(join(dir, 'node_modules'))
+  mkdirSync(join(dir, 'node_modules'), { recursive: true })
   symlinkSync(installedFlakeproof(), join(dir, 'node_modules/flakeproof'))
   for (const name of ['vitest', 'jest']) symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name))
   mkdirSync(join(dir, 'state'))

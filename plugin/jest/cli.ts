@@ -18,6 +18,9 @@ export const jestAdapter: RunnerAdapter = {
   runner: RUNNERS.jest,
   version: () => jestVersion(process.cwd()),
   async prepare(args, command) {
+    // What Jest's bin does before it runs (jest-cli/bin/jest.js, 29 and 30), and runCLI does not:
+    // configs, transforms (babel's `env.test`) and tests read it, so without it they ran unlike `jest`.
+    process.env.NODE_ENV ??= 'test'
     const jest = loadJest(process.cwd())
     return (options) => runJestOnce(jest, options, [...args], command)
   },

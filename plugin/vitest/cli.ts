@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { flakeproofErrorIn, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
+import { FlakeproofError, flakeproofErrorIn, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
+import { setVitestEnv, vitestRunArgs } from './_vitest-start.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
@@ -14,6 +15,8 @@ export const vitestAdapter: RunnerAdapter = {
   async prepare(args, command) {
     const vitestArgs = args[0] === 'run' ? args.slice(1) : [...args]
     await checkVitestArgs(vitestArgs)
+    // Refused before any test runs: a mode that is not one run of the tests.
+    vitestRunArgs((await import('vitest/node')).parseCLI, vitestArgs)
     return (options) => runVitestOnce(options, vitestArgs, command)
   },
 }
@@ -23,11 +26,17 @@ export const vitestAdapter: RunnerAdapter = {
 /** One Vitest run with flakeproof's options installed: its exit code, and where the files went. */
 async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitestArgs: string[], command: string): Promise<RunOutcome> {
   const { createVitest, parseCLI } = await import('vitest/node')
-  const { filter, options: cliOptions } = parseCLI(['vitest', 'run', ...vitestArgs])
+  // Parsed again for each round: Vitest may change the options it is given.
+  const { filter, options: cliOptions } = vitestRunArgs(parseCLI, vitestArgs)
   // Any flakeproof() already in the user's config resolves to these same options.
   const override: WrapperOverride = { options: resolved, command }
   ;(globalThis as Record<symbol, unknown>)[WRAPPER_OPTIONS] = override
-  const vitest = await createVitest('test', { ...cliOptions, watch: false, run: true }, { plugins: [flakeproof()] })
+  setVitestEnv(process.env)
+  const vitest = await createVitest('test', cliOptions, { plugins: [flakeproof()] }).catch((error: unknown) => {
+    // A config Vitest refuses (`vitest run` prints "Startup Error" and a stack): one line, exit 2.
+    if (flakeproofErrorIn(error)) throw error
+    throw new FlakeproofError(`Vitest did not start: ${firstLine(error)} (\`npx vitest run\` prints Vitest's own report)`, 'E_USAGE', { cause: error })
+  })
   const outDir = resolve(vitest.config.root, resolved?.outDir ?? '.flakeproof')
   try {
     // Projects from their own config files never see a root plugin: install on the instance too.
@@ -55,4 +64,8 @@ function reportAsVitestDoes(vitest: Vitest, error: unknown): void {
   if ((error as { code?: unknown }).code === 'VITEST_FILES_NOT_FOUND') return
   if ((error as { code?: unknown }).code === 'VITEST_GIT_NOT_FOUND') vitest.logger.error((error as Error).message)
   else vitest.logger.printError(error, { fullStack: true, type: 'Unhandled Error' })
+}
+
+function firstLine(error: unknown): string {
+  return String(error instanceof Error ? error.message : error).split('\n')[0]?.trim() ?? ''
 }

@@ -1,0 +1,102 @@
+import { symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { installedBin, project } from '../projects.js'
+import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+
+/**
+ * `flakeproof vitest` and `flakeproof jest` run Vitest and Jest from their APIs, in flakeproof's
+ * process: what each runner's own CLI does before that (its environment, its reading of the
+ * arguments) must be done by the wrapper too, or the tests it measures are not the ones `vitest run`
+ * and `jest` run, nor run as they do. Each test here passes under the runner's own CLI, and a wrapper
+ * that skipped that step counted it broken (NODE_ENV was 'development' under Vitest, unset under
+ * Jest), ran tests it was not asked for (`--exclude` replaced Vitest's node_modules exclusion) or
+ * measured other tests than the ones asked for (`--typecheck.only` ran the runtime tests).
+ */
+const ENV_TEST = [
+  "import { expect, test } from 'vitest'",
+  '',
+  "test('sees what vitest run gives its tests', () => {",
+  "  expect([process.env.NODE_ENV, process.env.TEST, process.env.VITEST, process.env.CONFIG_SAW]).toEqual(['test', 'true', 'true', 'test true'])",
+  '})',
+  "test('is chosen by its line', () => {})",
+  '',
+].join('\n')
+/** Line 6 of ENV_TEST. */
+const BY_LINE = 'tests/env.test.ts:6'
+
+const dir = project({
+  // What the config saw as it loaded, handed to the tests.
+  'vitest.config.ts': "import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { env: { CONFIG_SAW: `${process.env.NODE_ENV} ${process.env.VITEST}` } } })\n",
+  'broken.config.ts': "throw new Error('this config refuses to load')\n",
+  'tests/env.test.ts': ENV_TEST,
+  'tests/excluded.test.ts': "import { test } from 'vitest'\ntest('is left out by --exclude', () => { throw new Error('--exclude did not leave this file out') })\n",
+  'tests/types.test-d.ts': "import { expectTypeOf, test } from 'vitest'\ntest('a type test', () => { expectTypeOf(1).toEqualTypeOf<number>() })\n",
+  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', skipLibCheck: true }, include: ['tests/*.test-d.ts'] }),
+  // A dependency's own test file: Vitest's default excludes keep it out of every run.
+  'node_modules/a-dependency/own.test.js': "import { test } from 'vitest'\ntest('a dependency test', () => { throw new Error('a test under node_modules ran') })\n",
+  // Jest's project: its config reads NODE_ENV as it loads, its test when it runs (named so Vitest's default include leaves it out).
+  'jest.config.cjs': "module.exports = { testMatch: ['<rootDir>/jest/*.check.js'], testEnvironment: 'node', globals: { CONFIG_SAW: String(process.env.NODE_ENV) } }\n",
+  'jest/env.check.js': "test('sees what jest gives its tests', () => {\n  expect([process.env.NODE_ENV, CONFIG_SAW]).toEqual(['test', 'test'])\n})\n",
+})
+symlinkSync(join(ROOT, 'node_modules/typescript'), join(dir, 'node_modules/typescript'))
+
+const RUN_TIMEOUT = 120_000
+const vitest = (args: string[]): Promise<CliResult> => runNodeIn(dir, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...args])
+const wrapped = (runner: 'vitest' | 'jest', args: string[]): Promise<CliResult> => runNodeIn(dir, [installedBin(), runner, ...args])
+/** `flakeproof vitest --flaky-repeat 2 <args>` into a folder of its own: each test's [trials, failures, verdict]. */
+async function measured(runner: 'vitest' | 'jest', args: string[]): Promise<{ result: CliResult; counts: Record<string, unknown> }> {
+  const out = tempDir()
+  const result = await wrapped(runner, ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', ...args])
+  expect(result.code, result.stdout + result.stderr).toBe(0)
+  const counts = Object.fromEntries((readArtifact(join(out, 'rate.json'), RateFileSchema).tests ?? []).map((t) => [t.id, [t.trials, t.failures, t.verdict]]))
+  return { result, counts }
+}
+
+describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs it', { timeout: RUN_TIMEOUT }, () => {
+  it('gives the config and the tests the environment `vitest run` gives, and adds --exclude to the default excludes', async () => {
+    const [native, { counts }] = await Promise.all([vitest(['--exclude', 'tests/excluded.test.ts']), measured('vitest', ['--exclude', 'tests/excluded.test.ts'])])
+    expect(native.code, native.stdout + native.stderr).toBe(0)
+    expect(counts).toEqual({
+      'tests/env.test.ts > sees what vitest run gives its tests': [2, 0, 'stable'],
+      'tests/env.test.ts > is chosen by its line': [2, 0, 'stable'],
+    })
+  })
+
+  it('measures the one test a file:line filter names', async () => {
+    const { counts } = await measured('vitest', [BY_LINE])
+    expect(counts).toEqual({ 'tests/env.test.ts > is chosen by its line': [2, 0, 'stable'] })
+  })
+
+  it('runs the type tests alone under --typecheck.only', async () => {
+    const { counts } = await measured('vitest', ['--typecheck.only'])
+    // Typecheck is not repeated: each type test runs once.
+    expect(counts).toEqual({ '[typecheck] tests/types.test-d.ts > a type test': [1, 0, 'stable'] })
+  })
+
+  it.each([
+    [['--watch'], '--watch: flakeproof vitest runs the tests once, as `vitest run`; leave it out'],
+    [['--config', 'broken.config.ts'], 'Vitest did not start: this config refuses to load'],
+  ])('refuses %j in a line, no stack, before any test runs', async (args, message) => {
+    const result = await wrapped('vitest', ['--flaky-repeat', '2', ...args])
+    expect(result.code).toBe(2)
+    // Vite names the config it failed to load on a line of its own first, as under `vitest run`.
+    expect(result.stderr.trim().split('\n').at(-1)).toContain(message)
+    expect(result.stderr).not.toMatch(/^\s+at /m)
+    expect(result.stdout).not.toMatch(/Test Files/)
+  })
+})
+
+describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT }, () => {
+  let native: CliResult
+  beforeAll(async () => {
+    native = await runNodeIn(dir, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--config', 'jest.config.cjs'])
+  }, RUN_TIMEOUT)
+
+  it('gives the config and the tests NODE_ENV=test, as Jest’s own bin does', async () => {
+    expect(native.code, native.stdout + native.stderr).toBe(0)
+    const { counts } = await measured('jest', ['--config', 'jest.config.cjs'])
+    expect(counts).toEqual({ 'jest/env.check.js > sees what jest gives its tests': [2, 0, 'stable'] })
+  })
+})
