@@ -21,7 +21,7 @@ export interface JestArgv {
 export interface JestPackage {
   getVersion(): string
   buildArgv(args: string[]): Promise<JestArgv>
-  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number } }>
+  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number; forceExit?: boolean } }>
 }
 export interface ReadConfigs {
   globalConfig: { rootDir: string; reporters?: Reporter[] }

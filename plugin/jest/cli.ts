@@ -74,9 +74,11 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   let onlyTests = true
   let failureCode = 1
   let testTimeMs = 0
-  const tally = ({ results, globalConfig }: { results: JestResults; globalConfig: { testFailureExitCode: number } }): void => {
+  let forceExit = false
+  const tally = ({ results, globalConfig }: { results: JestResults; globalConfig: { testFailureExitCode: number; forceExit?: boolean } }): void => {
     testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
     failureCode = globalConfig.testFailureExitCode
+    forceExit = globalConfig.forceExit === true
     failed ||= !results.success
     onlyTests &&= results.success || onlyTestsFailed(results)
   }
@@ -110,7 +112,7 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   const verdict = host[JEST_VERDICT] as JestRunVerdict | undefined
   const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
   const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests) ? 0 : failureCode
-  return { code, outDir, testTimeMs }
+  return { code, outDir, testTimeMs, forceExit }
 }
 
 /**

@@ -136,7 +136,9 @@ async function runRunner(command: RunnerCommand, args: string[]): Promise<number
   try {
     // Loaded only here: each runner is an optional peer dependency.
     const [adapter, { runWrapper }] = await Promise.all([command.load(), import('../session/wrapper.js')])
-    return await runWrapper(adapter, args)
+    const { code, forceExit } = await runWrapper(adapter, args)
+    if (forceExit) exitOnceWritten(code)
+    return code
   } catch (error) {
     // A plugin hands its errors to its runner without a stack, ours kept on them.
     const ours = flakeproofErrorIn(error)
@@ -268,6 +270,19 @@ function reportStopped(name: string, why: string, context: TerminalContext, opti
       `${logLine(`flakeproof ${name}: measured before it stopped (${label}): ${done} trials, ${failures} failed, rate ${percent(rate)}, ${+(confidence * 100).toFixed(4)}% interval [${percent(ci_low)}, ${percent(ci_high)}]`, process.env)}\n`,
     )
   }
+}
+
+/**
+ * `jest --forceExit` as Jest's CLI does it: the process ends with `code` whatever the tests left open
+ * (an in-band test's timer would keep it alive), once stdout and stderr have taken what was written.
+ */
+function exitOnceWritten(code: number): void {
+  let open = 2
+  const written = (): void => {
+    if (--open === 0) process.exit(code)
+  }
+  process.stdout.write('', written)
+  process.stderr.write('', written)
 }
 
 function usageError(message: string, command?: string): number {

@@ -5,7 +5,7 @@ import { MAX_TRIALS } from '../config/flags.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import { type BudgetPlan, CALIBRATION_RUNS, planBudgetRepeats } from '../core/time-budget.js'
 import { FlakeproofError } from '../errors.js'
-import type { RunOnce } from './runner-adapter.js'
+import type { RunOnce, WrapperEnd } from './runner-adapter.js'
 
 
 /**
@@ -14,7 +14,7 @@ import type { RunOnce } from './runner-adapter.js'
  * many repetitions as the budget holds (src/core/time-budget.ts). A selection in which a test failed
  * every calibration run is not repeated: that is a bug to fix, not a flake to measure.
  */
-export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: number, runOnce: RunOnce, log: (line: string) => void): Promise<number> {
+export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: number, runOnce: RunOnce, log: (line: string) => void): Promise<WrapperEnd> {
   const startedAt = Date.now()
   log(` flakeproof budget ${formatMs(budgetMs)}: timing ${CALIBRATION_RUNS} runs of the selection first`)
   // `budget` stays set: the reporter then knows this is the calibration and shows no verdicts.
@@ -31,9 +31,10 @@ export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: n
   const singleRunMs = calibration.testTimeMs / rate.trials
   const plan = planBudgetRepeats({ budgetMs, singleRunMs, tests: tests.length, runs: rate.trials, failedEveryRun: failedEveryRun.length, maxRepeat: MAX_TRIALS })
   for (const line of describePlan(plan, budgetMs, singleRunMs, tests.length, failedEveryRun)) log(line)
-  if (plan.kind === 'deterministic') return 1
+  if (plan.kind === 'deterministic') return { code: 1, forceExit: calibration.forceExit }
   process.exitCode = 0
-  return (await runOnce({ ...resolved, budget: undefined, repeat: plan.repeat })).code
+  const { code, forceExit } = await runOnce({ ...resolved, budget: undefined, repeat: plan.repeat })
+  return { code, forceExit }
 }
 
 // --- internal ---

@@ -9,7 +9,15 @@ export interface RunOutcome {
   outDir: string
   /** Time in tests and their hooks, summed over every file: what each repetition adds, without start-up. */
   testTimeMs: number
+  /**
+   * The runner ends its process once the run is done, whatever its tests left open (Jest's
+   * `forceExit`): an in-band test's timer or server would otherwise keep flakeproof from exiting.
+   */
+  forceExit?: boolean
 }
+
+/** How `flakeproof <runner>` ended: its exit code, and whether the process must end now (RunOutcome `forceExit`). */
+export type WrapperEnd = Pick<RunOutcome, 'code' | 'forceExit'>
 
 /** One whole run with the recording runner installed and these options (undefined: a plain run). */
 export type RunOnce = (options: ResolvedVitestOptions | undefined) => Promise<RunOutcome>

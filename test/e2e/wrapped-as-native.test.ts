@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process'
 import { symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { installedBin, project } from '../projects.js'
-import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { childEnv, type CliResult, readArtifact, ROOT, runNodeIn, settle, tempDir } from '../utils.js'
 
 /**
  * `flakeproof vitest` and `flakeproof jest` run Vitest and Jest from their APIs, in flakeproof's
@@ -12,7 +13,8 @@ import { type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils
  * and `jest` run, nor run as they do. Each test here passes under the runner's own CLI, and a wrapper
  * that skipped that step counted it broken (NODE_ENV was 'development' under Vitest, unset under
  * Jest), ran tests it was not asked for (`--exclude` replaced Vitest's node_modules exclusion) or
- * measured other tests than the ones asked for (`--typecheck.only` ran the runtime tests).
+ * measured other tests than the ones asked for (`--typecheck.only` ran the runtime tests), or never
+ * ended where the runner ends (`jest --forceExit`).
  */
 const ENV_TEST = [
   "import { expect, test } from 'vitest'",
@@ -39,6 +41,8 @@ const dir = project({
   // Jest's project: its config reads NODE_ENV as it loads, its test when it runs (named so Vitest's default include leaves it out).
   'jest.config.cjs': "module.exports = { testMatch: ['<rootDir>/jest/*.check.js'], testEnvironment: 'node', globals: { CONFIG_SAW: String(process.env.NODE_ENV) } }\n",
   'jest/env.check.js': "test('sees what jest gives its tests', () => {\n  expect([process.env.NODE_ENV, CONFIG_SAW]).toEqual(['test', 'test'])\n})\n",
+  // In band, a timer left running keeps the process alive after the run: `jest --forceExit` ends it.
+  'jest/leaves-a-timer.check.js': "test('leaves a timer running', () => {\n  setInterval(() => {}, 1000)\n})\n",
 })
 symlinkSync(join(ROOT, 'node_modules/typescript'), join(dir, 'node_modules/typescript'))
 
@@ -91,12 +95,29 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
 describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT }, () => {
   let native: CliResult
   beforeAll(async () => {
-    native = await runNodeIn(dir, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--config', 'jest.config.cjs'])
+    native = await runNodeIn(dir, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--config', 'jest.config.cjs', 'jest/env.check.js'])
   }, RUN_TIMEOUT)
 
   it('gives the config and the tests NODE_ENV=test, as Jest’s own bin does', async () => {
     expect(native.code, native.stdout + native.stderr).toBe(0)
-    const { counts } = await measured('jest', ['--config', 'jest.config.cjs'])
+    const { counts } = await measured('jest', ['--config', 'jest.config.cjs', 'jest/env.check.js'])
     expect(counts).toEqual({ 'jest/env.check.js > sees what jest gives its tests': [2, 0, 'stable'] })
+  })
+
+  it('ends the process under --forceExit once its files are written, whatever the tests left running', async () => {
+    const out = tempDir()
+    const child = spawn(process.execPath, [installedBin(), 'jest', '--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'jest.config.cjs', '--runInBand', '--forceExit'], {
+      cwd: dir,
+      env: { ...childEnv(), CI: 'true', NO_COLOR: '1' },
+    })
+    // A process that never ends is the failure: ended here, it says so instead of the test's timeout.
+    const hung = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const result = await settle(child)
+    clearTimeout(hung)
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([
+      ['jest/env.check.js > sees what jest gives its tests', 2, 0],
+      ['jest/leaves-a-timer.check.js > leaves a timer running', 2, 0],
+    ])
   })
 })
