@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { isOurs, type JestArgv, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
+import { refuseNotARun } from './_jest-args.js'
 import { idRootOf } from './_id-root.js'
 import { jestVersion } from './_version.js'
 
@@ -22,6 +23,7 @@ export const jestAdapter: RunnerAdapter = {
     // configs, transforms (babel's `env.test`) and tests read it, so without it they ran unlike `jest`.
     process.env.NODE_ENV ??= 'test'
     const jest = loadJest(process.cwd())
+    refuseNotARun(await jest.jest.buildArgv([...args]))
     return (options) => runJestOnce(jest, options, [...args], command)
   },
 }

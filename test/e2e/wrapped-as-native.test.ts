@@ -104,6 +104,16 @@ describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT
     expect(counts).toEqual({ 'jest/env.check.js > sees what jest gives its tests': [2, 0, 'stable'] })
   })
 
+  it.each([
+    [['--watchAll'], '--watchAll: flakeproof jest runs the tests once'],
+    [['--listTests'], '--listTests: listing the test files runs no test'],
+  ])('refuses %j in one line before any test runs', async (args, message) => {
+    const result = await wrapped('jest', ['--flaky-repeat', '2', '--config', 'jest.config.cjs', ...args])
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)])
+    expect(result.stdout + result.stderr).not.toMatch(/^Tests:/m)
+  })
+
   it('ends the process under --forceExit once its files are written, whatever the tests left running', async () => {
     const out = tempDir()
     const child = spawn(process.execPath, [installedBin(), 'jest', '--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'jest.config.cjs', '--runInBand', '--forceExit'], {
