@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
+import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ProcessEnding, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { isOurs, type JestArgv, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
 import { refuseNotARun } from './_jest-args.js'
@@ -76,11 +76,12 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   let onlyTests = true
   let failureCode = 1
   let testTimeMs = 0
-  let forceExit = false
+  let ending: ProcessEnding | undefined
   const tally = ({ results, globalConfig }: { results: JestResults; globalConfig: { testFailureExitCode: number; forceExit?: boolean } }): void => {
     testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
     failureCode = globalConfig.testFailureExitCode
-    forceExit = globalConfig.forceExit === true
+    // Jest's CLI (readResultsAndExit) exits at once under forceExit.
+    ending = globalConfig.forceExit === true ? { afterMs: 0 } : undefined
     failed ||= !results.success
     onlyTests &&= results.success || onlyTestsFailed(results)
   }
@@ -114,7 +115,7 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   const verdict = host[JEST_VERDICT] as JestRunVerdict | undefined
   const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
   const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests) ? 0 : failureCode
-  return { code, outDir, testTimeMs, forceExit }
+  return { code, outDir, testTimeMs, ending }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { FlakeproofError, flakeproofErrorIn, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
+import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
 import { setVitestEnv, vitestRunArgs } from './_vitest-start.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
@@ -38,6 +38,7 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
     throw new FlakeproofError(`Vitest did not start: ${firstLine(error)} (\`npx vitest run\` prints Vitest's own report)`, 'E_USAGE', { cause: error })
   })
   const outDir = resolve(vitest.config.root, resolved?.outDir ?? '.flakeproof')
+  const ending = closeTimeout(vitest.config.teardownTimeout)
   try {
     // Projects from their own config files never see a root plugin: install on the instance too.
     if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')
@@ -52,7 +53,19 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0)
   // Time in tests and their hooks, every module summed: what each repetition adds, without Vitest's start.
   const testTimeMs = vitest.state.getTestModules().reduce((sum, m) => sum + m.diagnostic().duration, 0)
-  return { code, outDir, testTimeMs }
+  return { code, outDir, testTimeMs, ending }
+}
+
+/**
+ * What `vitest run` does when something keeps its process alive after the run (a global setup's
+ * server, say): it warns and exits once its `teardownTimeout` has passed (Vitest's `exit`). Vitest's
+ * own timer is not set here: it starts at `close`, and a run's files are written after it.
+ */
+function closeTimeout(afterMs: number): ProcessEnding {
+  return {
+    afterMs,
+    warning: `[flakeproof] the process was still running ${afterMs} ms after the run (Vitest's teardownTimeout): something a test or a global setup started keeps it open; it ends now, as \`vitest run\` ends it (Vitest's "hanging-process" reporter names what holds it)`,
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import { acquireFileLock, acquireOutputLock, type OutputLock } from '../artifact
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
 import type { RunnerCommand } from './runner-commands.js'
+import type { ProcessEnding } from '../session/runner-adapter.js'
 import { FlakeproofError, flakeproofErrorIn } from '../errors.js'
 import { describeRate } from '../core/rate.js'
 import { logJson, logLine } from '../core/workflow-command.js'
@@ -136,8 +137,8 @@ async function runRunner(command: RunnerCommand, args: string[]): Promise<number
   try {
     // Loaded only here: each runner is an optional peer dependency.
     const [adapter, { runWrapper }] = await Promise.all([command.load(), import('../session/wrapper.js')])
-    const { code, forceExit } = await runWrapper(adapter, args)
-    if (forceExit) exitOnceWritten(code)
+    const { code, ending } = await runWrapper(adapter, args)
+    if (ending) endProcess(code, ending)
     return code
   } catch (error) {
     // A plugin hands its errors to its runner without a stack, ours kept on them.
@@ -273,9 +274,19 @@ function reportStopped(name: string, why: string, context: TerminalContext, opti
 }
 
 /**
- * `jest --forceExit` as Jest's CLI does it: the process ends with `code` whatever the tests left open
- * (an in-band test's timer would keep it alive), once stdout and stderr have taken what was written.
+ * The process ends with `code` as the runner's CLI ends it (RunOutcome `ending`): at once for `jest
+ * --forceExit`, or if it is still running `afterMs` later (`vitest run`'s teardownTimeout), whatever
+ * the tests or a global setup left open; once stdout and stderr have taken what was written.
  */
+function endProcess(code: number, { afterMs, warning }: ProcessEnding): void {
+  if (afterMs === 0) return exitOnceWritten(code)
+  // Unref'd: a process with nothing left open ends by itself, without the wait.
+  setTimeout(() => {
+    if (warning !== undefined) process.stderr.write(`${warning}\n`)
+    exitOnceWritten(code)
+  }, afterMs).unref()
+}
+
 function exitOnceWritten(code: number): void {
   let open = 2
   const written = (): void => {

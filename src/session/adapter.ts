@@ -8,7 +8,7 @@ export * from './worker.js'
 export { escapeRegExp, type HintContext, type Hints, hintsFor } from '../core/hints.js'
 
 // The adapter interface and the session it feeds.
-export type { RunnerAdapter, RunOnce, RunOutcome } from './runner-adapter.js'
+export type { ProcessEnding, RunnerAdapter, RunOnce, RunOutcome } from './runner-adapter.js'
 export { type RunEnd, type RunEnding, type RunShape, type SessionHost, type SessionSettings, type TestLocation, TestSession } from './test-session.js'
 export { type ProofSelection, selectProof } from './proof-selection.js'
 export { assignmentSeedOf } from './assignment-seed.js'

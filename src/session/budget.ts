@@ -31,10 +31,10 @@ export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: n
   const singleRunMs = calibration.testTimeMs / rate.trials
   const plan = planBudgetRepeats({ budgetMs, singleRunMs, tests: tests.length, runs: rate.trials, failedEveryRun: failedEveryRun.length, maxRepeat: MAX_TRIALS })
   for (const line of describePlan(plan, budgetMs, singleRunMs, tests.length, failedEveryRun)) log(line)
-  if (plan.kind === 'deterministic') return { code: 1, forceExit: calibration.forceExit }
+  if (plan.kind === 'deterministic') return { code: 1, ending: calibration.ending }
   process.exitCode = 0
-  const { code, forceExit } = await runOnce({ ...resolved, budget: undefined, repeat: plan.repeat })
-  return { code, forceExit }
+  const { code, ending } = await runOnce({ ...resolved, budget: undefined, repeat: plan.repeat })
+  return { code, ending }
 }
 
 // --- internal ---

@@ -10,14 +10,21 @@ export interface RunOutcome {
   /** Time in tests and their hooks, summed over every file: what each repetition adds, without start-up. */
   testTimeMs: number
   /**
-   * The runner ends its process once the run is done, whatever its tests left open (Jest's
-   * `forceExit`): an in-band test's timer or server would otherwise keep flakeproof from exiting.
+   * The runner's CLI ends its process this long after the run, whatever its tests or set-up left
+   * open: Jest's `forceExit` at once, `vitest run` after its `teardownTimeout`, with a warning.
+   * Without it an in-band test's timer or a global setup's server kept flakeproof running forever.
    */
-  forceExit?: boolean
+  ending?: ProcessEnding
 }
 
-/** How `flakeproof <runner>` ended: its exit code, and whether the process must end now (RunOutcome `forceExit`). */
-export type WrapperEnd = Pick<RunOutcome, 'code' | 'forceExit'>
+export interface ProcessEnding {
+  afterMs: number
+  /** Said on stderr when the process is still there to be ended after a wait. */
+  warning?: string
+}
+
+/** How `flakeproof <runner>` ended: its exit code, and how the runner's CLI would end the process. */
+export type WrapperEnd = Pick<RunOutcome, 'code' | 'ending'>
 
 /** One whole run with the recording runner installed and these options (undefined: a plain run). */
 export type RunOnce = (options: ResolvedVitestOptions | undefined) => Promise<RunOutcome>

@@ -14,6 +14,6 @@ export async function runWrapper(adapter: RunnerAdapter, args: readonly string[]
   const { rest } = extractVitestFlags(args)
   const runOnce = await adapter.prepare(rest, `flakeproof ${adapter.runner.name} ${args.join(' ')}`.trim())
   if (resolved?.budget !== undefined) return runWithBudget(resolved, resolved.budget, runOnce, (line) => process.stderr.write(`${line}\n`))
-  const { code, forceExit } = await runOnce(resolved)
-  return { code, forceExit }
+  const { code, ending } = await runOnce(resolved)
+  return { code, ending }
 }

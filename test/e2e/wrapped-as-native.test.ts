@@ -14,7 +14,7 @@ import { childEnv, type CliResult, readArtifact, ROOT, runNodeIn, settle, tempDi
  * that skipped that step counted it broken (NODE_ENV was 'development' under Vitest, unset under
  * Jest), ran tests it was not asked for (`--exclude` replaced Vitest's node_modules exclusion) or
  * measured other tests than the ones asked for (`--typecheck.only` ran the runtime tests), or never
- * ended where the runner ends (`jest --forceExit`).
+ * ended where the runner ends it (`jest --forceExit`, `vitest run` after its teardownTimeout).
  */
 const ENV_TEST = [
   "import { expect, test } from 'vitest'",
@@ -36,6 +36,10 @@ const dir = project({
   'tests/excluded.test.ts': "import { test } from 'vitest'\ntest('is left out by --exclude', () => { throw new Error('--exclude did not leave this file out') })\n",
   'tests/types.test-d.ts': "import { expectTypeOf, test } from 'vitest'\ntest('a type test', () => { expectTypeOf(1).toEqualTypeOf<number>() })\n",
   'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', skipLibCheck: true }, include: ['tests/*.test-d.ts'] }),
+  // A global setup that leaves a server listening: `vitest run` warns and exits after teardownTimeout.
+  'hanging.config.ts': "import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { include: ['hang/*.check.ts'], globalSetup: ['./hang/setup.js'], teardownTimeout: 500 } })\n",
+  'hang/setup.js': "import { createServer } from 'node:http'\nexport default function () {\n  createServer().listen(0)\n}\n",
+  'hang/a.check.ts': "import { test } from 'vitest'\ntest('runs beside a server left open', () => {})\n",
   // A dependency's own test file: Vitest's default excludes keep it out of every run.
   'node_modules/a-dependency/own.test.js': "import { test } from 'vitest'\ntest('a dependency test', () => { throw new Error('a test under node_modules ran') })\n",
   // Jest's project: its config reads NODE_ENV as it loads, its test when it runs (named so Vitest's default include leaves it out).
@@ -47,6 +51,14 @@ const dir = project({
 symlinkSync(join(ROOT, 'node_modules/typescript'), join(dir, 'node_modules/typescript'))
 
 const RUN_TIMEOUT = 120_000
+/** `flakeproof <runner> <args>`, killed if it has not ended in a minute: a process that never ends is the failure, said as such. */
+async function ended(runner: 'vitest' | 'jest', args: string[]): Promise<CliResult> {
+  const child = spawn(process.execPath, [installedBin(), runner, ...args], { cwd: dir, env: { ...childEnv(), CI: 'true', NO_COLOR: '1' } })
+  const hung = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  const result = await settle(child)
+  clearTimeout(hung)
+  return result
+}
 const vitest = (args: string[]): Promise<CliResult> => runNodeIn(dir, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...args])
 const wrapped = (runner: 'vitest' | 'jest', args: string[]): Promise<CliResult> => runNodeIn(dir, [installedBin(), runner, ...args])
 /** `flakeproof vitest --flaky-repeat 2 <args>` into a folder of its own: each test's [trials, failures, verdict]. */
@@ -77,6 +89,14 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
     const { counts } = await measured('vitest', ['--typecheck.only'])
     // Typecheck is not repeated: each type test runs once.
     expect(counts).toEqual({ '[typecheck] tests/types.test-d.ts > a type test': [1, 0, 'stable'] })
+  })
+
+  it('ends the process after teardownTimeout, with a warning, when a global setup left a server open', async () => {
+    const out = tempDir()
+    const result = await ended('vitest', ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'hanging.config.ts'])
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(result.stderr).toContain("the process was still running 500 ms after the run (Vitest's teardownTimeout)")
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([['hang/a.check.ts > runs beside a server left open', 2, 0]])
   })
 
   it.each([
@@ -116,14 +136,7 @@ describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT
 
   it('ends the process under --forceExit once its files are written, whatever the tests left running', async () => {
     const out = tempDir()
-    const child = spawn(process.execPath, [installedBin(), 'jest', '--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'jest.config.cjs', '--runInBand', '--forceExit'], {
-      cwd: dir,
-      env: { ...childEnv(), CI: 'true', NO_COLOR: '1' },
-    })
-    // A process that never ends is the failure: ended here, it says so instead of the test's timeout.
-    const hung = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    const result = await settle(child)
-    clearTimeout(hung)
+    const result = await ended('jest', ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'jest.config.cjs', '--runInBand', '--forceExit'])
     expect(result.code, result.stdout + result.stderr).toBe(0)
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([
       ['jest/env.check.js > sees what jest gives its tests', 2, 0],
