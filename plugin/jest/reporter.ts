@@ -77,6 +77,9 @@ interface JestTestResult {
 }
 interface AggregatedResult {
   wasInterrupted?: boolean
+  /** Files Jest meant to run, and the results of those it ran: fewer under `--bail`, which stops at a failed test. */
+  numTotalTestSuites?: number
+  testResults?: readonly unknown[]
 }
 
 /** Options of the reporter: flakeproof's Jest options, and how the run was started. */
@@ -300,7 +303,9 @@ export default class FlakeproofJestReporter {
       this._runErrors.push({ ...this._whereOf(test), error: 'Jest reported no result for this file (its worker may have died)' })
     }
     const collected = { modules: this._files, tests: new Set([...this._ids, ...(this._session.journal?.read().collected ?? [])]) }
-    const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted })
+    // Under --bail Jest reports the run here and then exits the process: the files it never ran are missing, not stable.
+    const everyFile = (aggregated.testResults?.length ?? 0) >= (aggregated.numTotalTestSuites ?? 0)
+    const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted && everyFile })
     if (this._buffered && this._unprinted > 0) {
       const line = `[flakeproof] console output of ${this._unprinted} cop${this._unprinted === 1 ? 'y' : 'ies'} kept in facts.jsonl, not printed: a test prints the output of its first failing copy only`
       process.stderr.write(`${logLine(line, process.env)}\n`)

@@ -18,6 +18,8 @@ export interface RunEndContext {
   /** Tests recovered from the journal: cut short by a crash or a stop. */
   unfinished: readonly ReportedTest[]
   runErrors: readonly RunError[]
+  /** The runner ended the run before every test ran (a --bail, an interruption), no error or cut test saying so. */
+  endedEarly?: boolean | undefined
   /** `--flaky-budget`'s calibration run: its verdicts on three repetitions are not shown. */
   calibration: boolean
   /** Repetitions asked for (the calibration's count). */
@@ -61,6 +63,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   for (const { project, file, error } of runErrors) {
     lines.push(pc.red(`  ✗ ${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`))
   }
+  if (context.endedEarly) lines.push(pc.red('  ✗ the run ended before every test ran (a --bail, or it was stopped): the tests it never reached are in none of these files'))
   if (result.proof) {
     const proven = Object.entries(result.proof.tests ?? {})
     for (const [id, p] of proven) {
@@ -78,7 +81,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   if (once > 0) lines.push(pc.dim(`  ${once} typecheck test(s) ran once: typecheck is not repeated`))
   const concerning = result.tests.filter((o: TestOutcome) => o.verdict !== 'stable')
   if (concerning.length > 0) lines.push(...renderTable(concerning, { ...context, conditions: result.conditions }))
-  else if (runErrors.length > 0 || unfinished.length > 0) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
+  else if (runErrors.length > 0 || unfinished.length > 0 || context.endedEarly) lines.push(pc.red('  no flaky or broken test among those that ran, but the run is incomplete (above)'))
   else lines.push(pc.green('  no flaky or broken test'))
   lines.push(...conditionLines(result.conditions))
   lines.push(...signatureLines(result.bundle))

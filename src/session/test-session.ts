@@ -537,7 +537,8 @@ export class TestSession implements RoundsReporter {
     const ticks = this._settings.mode === 'measure' ? runner.ticks?.[options.failOnFlaky ? 'failOnFlaky' : 'advisory'] : undefined
     // Vitest's logger writes to stdout, Jest's adapter to stderr: the width of whichever is a terminal.
     const width = terminalWidth(process.stdout.isTTY ? process.stdout : process.stderr, process.env)
-    const context = { unfinished, runErrors: result.runErrors, calibration, repeat: options.repeat ?? 1, rounds: this._of, confidence: options.confidence, hints: this.hints(), width, ticks }
+    const endedEarly = !complete && unfinished.length === 0 && result.runErrors.length === 0
+    const context = { unfinished, runErrors: result.runErrors, endedEarly, calibration, repeat: options.repeat ?? 1, rounds: this._of, confidence: options.confidence, hints: this.hints(), width, ticks }
     for (const line of renderRunEnd(result, context)) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.
     if (!calibration) {

@@ -13,7 +13,8 @@ import { childEnv, type CliResult, readArtifact, ROOT, runNodeIn, settle, tempDi
  * and `jest` run, nor run as they do. Each test here passes under the runner's own CLI, and a wrapper
  * that skipped that step counted it broken (NODE_ENV was 'development' under Vitest, unset under
  * Jest), ran tests it was not asked for (`--exclude` replaced Vitest's node_modules exclusion) or
- * measured other tests than the ones asked for (`--typecheck.only` ran the runtime tests), or never
+ * measured other tests than the ones asked for (`--typecheck.only` ran the runtime tests), called a
+ * run `--bail` cut short complete (Jest's), or never
  * ended where the runner ends it (`jest --forceExit`, `vitest run` after its teardownTimeout).
  */
 const ENV_TEST = [
@@ -40,6 +41,23 @@ const dir = project({
   'hanging.config.ts': "import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { include: ['hang/*.check.ts'], globalSetup: ['./hang/setup.js'], teardownTimeout: 500 } })\n",
   'hang/setup.js': "import { createServer } from 'node:http'\nexport default function () {\n  createServer().listen(0)\n}\n",
   'hang/a.check.ts': "import { test } from 'vitest'\ntest('runs beside a server left open', () => {})\n",
+  // --bail: a test failing its second call, in the file that runs first (by name for Vitest, the largest for Jest), and one the run never reaches.
+  'bail.config.ts': [
+    "import { defineConfig } from 'vitest/config'",
+    "import { BaseSequencer, type TestSpecification } from 'vitest/node'",
+    'class ByName extends BaseSequencer {',
+    '  async sort(files: TestSpecification[]) {',
+    '    return [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId))',
+    '  }',
+    '}',
+    "export default defineConfig({ test: { include: ['bail/*.check.ts'], sequence: { sequencer: ByName }, fileParallelism: false } })",
+    '',
+  ].join('\n'),
+  'bail/a.check.ts': "import { test } from 'vitest'\nlet calls = 0\ntest('fails its second call', () => {\n  if (++calls === 2) throw new Error('second call')\n})\n",
+  'bail/b.check.ts': "import { test } from 'vitest'\ntest('is never reached', () => {})\n",
+  'jest.bail.cjs': "module.exports = { testMatch: ['<rootDir>/bail/*.check.js'], testEnvironment: 'node' }\n",
+  'bail/a.check.js': `// Jest runs the largest file first when it has no timings.${' '.repeat(400)}\nlet calls = 0\ntest('fails its second call', () => {\n  if (++calls === 2) throw new Error('second call')\n})\n`,
+  'bail/b.check.js': "test('is never reached', () => {})\n",
   // A dependency's own test file: Vitest's default excludes keep it out of every run.
   'node_modules/a-dependency/own.test.js': "import { test } from 'vitest'\ntest('a dependency test', () => { throw new Error('a test under node_modules ran') })\n",
   // Jest's project: its config reads NODE_ENV as it loads, its test when it runs (named so Vitest's default include leaves it out).
@@ -99,6 +117,14 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.map((t) => [t.id, t.trials, t.failures])).toEqual([['hang/a.check.ts > runs beside a server left open', 2, 0]])
   })
 
+  it('says the run ended early under --bail, and calls it incomplete', async () => {
+    const out = tempDir()
+    const result = await wrapped('vitest', ['--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'bail.config.ts', '--bail', '1'])
+    expect(result.stdout + result.stderr).toContain('the run ended before every test ran (a --bail, or it was stopped)')
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect({ complete: rate.complete, ids: rate.tests?.map((t) => t.id) }).toEqual({ complete: false, ids: ['bail/a.check.ts > fails its second call'] })
+  })
+
   it.each([
     [['--watch'], '--watch: flakeproof vitest runs the tests once, as `vitest run`; leave it out'],
     [['--config', 'broken.config.ts'], 'Vitest did not start: this config refuses to load'],
@@ -122,6 +148,15 @@ describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT
     expect(native.code, native.stdout + native.stderr).toBe(0)
     const { counts } = await measured('jest', ['--config', 'jest.config.cjs', 'jest/env.check.js'])
     expect(counts).toEqual({ 'jest/env.check.js > sees what jest gives its tests': [2, 0, 'stable'] })
+  })
+
+  it('says the run ended early under --bail (Jest ends the process there), and calls it incomplete', async () => {
+    const out = tempDir()
+    const result = await wrapped('jest', ['--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'jest.bail.cjs', '--runInBand', '--bail'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('the run ended before every test ran (a --bail, or it was stopped)')
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect({ complete: rate.complete, tests: rate.tests?.map((t) => [t.id, t.trials, t.failures]) }).toEqual({ complete: false, tests: [['bail/a.check.js > fails its second call', 3, 1]] })
   })
 
   it.each([
