@@ -23,16 +23,17 @@ export const jestAdapter: RunnerAdapter = {
     // configs, transforms (babel's `env.test`) and tests read it, so without it they ran unlike `jest`.
     process.env.NODE_ENV ??= 'test'
     const jest = loadJest(process.cwd())
-    refuseNotARun(await jest.jest.buildArgv([...args]))
-    return (options) => runJestOnce(jest, options, [...args], command)
+    // Jest's parse of its arguments, once: each run (a budget's, the rounds') starts from it.
+    const argv = await jest.jest.buildArgv([...args])
+    refuseNotARun(argv)
+    return (options) => runJestOnce(jest, options, argv, command)
   },
 }
 
 // --- internal ---
 
 /** One Jest run with flakeproof's reporter and runner added, and these options. */
-async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: ResolvedVitestOptions | undefined, rest: string[], command: string): Promise<RunOutcome> {
-  const argv = await jest.buildArgv(rest)
+async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: ResolvedVitestOptions | undefined, argv: JestArgv, command: string): Promise<RunOutcome> {
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
   const ourOptions = { wrapped: { options: resolved }, command }
   // Whole-run rounds (docs/jest.md): runCLI again for each, so every round loads each test file
