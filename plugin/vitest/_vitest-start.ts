@@ -37,7 +37,25 @@ export function setVitestEnv(env: NodeJS.ProcessEnv): void {
   env.NODE_ENV ??= 'test'
 }
 
+/**
+ * The packages `vitest run` makes sure of before any test runs (its `startVitest` and
+ * `prepareVitest`): the coverage provider's when coverage is on, the root environment's. Missing,
+ * Vitest says "MISSING DEPENDENCY" in one line and exits 1, where running on ended in a stack trace
+ * (coverage) or a worker that failed to start per file (environment).
+ */
+export function packagesVitestNeeds(config: { coverage?: { enabled?: boolean; provider?: string }; environment?: string }): string[] {
+  const coverage = config.coverage?.enabled === true ? COVERAGE_PACKAGES[config.coverage.provider ?? 'v8'] : undefined
+  const environment = config.environment === undefined ? undefined : ENVIRONMENT_PACKAGES[config.environment]
+  return [coverage, environment].filter((name) => name !== undefined)
+}
+
 // --- internal ---
+
+/** Vitest's CoverageProviderMap: a custom provider is a module of the user's, not a package to check. */
+const COVERAGE_PACKAGES: Readonly<Record<string, string>> = { v8: '@vitest/coverage-v8', istanbul: '@vitest/coverage-istanbul' }
+
+/** Vitest's envPackageNames (getEnvPackageName); another name is `vitest-environment-<name>` or a path, which Vitest loads itself. */
+const ENVIRONMENT_PACKAGES: Readonly<Record<string, string>> = { jsdom: 'jsdom', 'happy-dom': 'happy-dom', 'edge-runtime': '@edge-runtime/vm' }
 
 /** Vitest's options for what is not one run of the tests, and what to do instead. */
 const NOT_A_RUN: ReadonlyArray<readonly [keyof CliOptions, string]> = [

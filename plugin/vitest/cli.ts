@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
 import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
-import { setVitestEnv, vitestRunArgs } from './_vitest-start.js'
+import { packagesVitestNeeds, setVitestEnv, vitestRunArgs } from './_vitest-start.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
@@ -39,6 +39,11 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
   })
   const outDir = resolve(vitest.config.root, resolved?.outDir ?? '.flakeproof')
   const ending = closeTimeout(vitest.config.teardownTimeout)
+  for (const name of packagesVitestNeeds(vitest.config)) {
+    if (await vitest.packageInstaller.ensureInstalled(name, vitest.config.root, vitest.version)) continue
+    await vitest.close()
+    return { code: 1, outDir, testTimeMs: 0, ending }
+  }
   try {
     // Projects from their own config files never see a root plugin: install on the instance too.
     if (resolved) installFlakeproof(vitest, resolved, override.command, 'runtime')

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process'
-import { symlinkSync } from 'node:fs'
+import { existsSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { stripAnsi } from '../../src/core/ansi.js'
 import { installedBin, project } from '../projects.js'
 import { childEnv, type CliResult, readArtifact, ROOT, runNodeIn, settle, tempDir } from '../utils.js'
 
@@ -123,6 +124,15 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
     expect(result.stdout + result.stderr).toContain('the run ended before every test ran (a --bail, or it was stopped)')
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect({ complete: rate.complete, ids: rate.tests?.map((t) => t.id) }).toEqual({ complete: false, ids: ['bail/a.check.ts > fails its second call'] })
+  })
+
+  it('stops where `vitest run` stops for a package it lacks, with Vitest\'s line and no stack', async () => {
+    const out = tempDir()
+    const result = await wrapped('vitest', ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--coverage'])
+    expect(result.code).toBe(1)
+    expect(stripAnsi(result.stderr)).toMatch(/MISSING DEPENDENCY\s+Cannot find dependency '@vitest\/coverage-v8'/)
+    expect(result.stdout + result.stderr).not.toMatch(/^\s+at |❯ /m)
+    expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })
 
   it.each([

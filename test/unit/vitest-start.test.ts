@@ -1,6 +1,6 @@
 import { parseCLI } from 'vitest/node'
 import { describe, expect, it } from 'vitest'
-import { setVitestEnv, vitestRunArgs } from '../../plugin/vitest/_vitest-start.js'
+import { packagesVitestNeeds, setVitestEnv, vitestRunArgs } from '../../plugin/vitest/_vitest-start.js'
 
 // What `vitest run` does between parsing and createVitest (Vitest's normalizeCliOptions and
 // prepareVitest, 3.2 to 5.x), on Vitest's own parser; test/e2e/wrapped-as-native.test.ts runs each
@@ -47,5 +47,20 @@ describe('setVitestEnv', () => {
     const env: NodeJS.ProcessEnv = { ...given }
     setVitestEnv(env)
     expect(env).toEqual(expected)
+  })
+})
+
+describe('packagesVitestNeeds: what `vitest run` checks is installed before any test runs', () => {
+  it.each([
+    [{}, []],
+    [{ coverage: { enabled: true, provider: 'v8' } }, ['@vitest/coverage-v8']],
+    [{ coverage: { enabled: true, provider: 'istanbul' }, environment: 'happy-dom' }, ['@vitest/coverage-istanbul', 'happy-dom']],
+    [{ coverage: { enabled: false, provider: 'v8' }, environment: 'jsdom' }, ['jsdom']],
+    // A custom provider and a path are the user's modules; `node` needs nothing.
+    [{ coverage: { enabled: true, provider: 'custom' }, environment: 'node' }, []],
+    [{ environment: 'edge-runtime' }, ['@edge-runtime/vm']],
+    [{ environment: './my-environment.ts' }, []],
+  ])('%j → %j', (config, expected) => {
+    expect(packagesVitestNeeds(config)).toEqual(expected)
   })
 })
