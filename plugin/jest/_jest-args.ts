@@ -1,20 +1,21 @@
 import { FlakeproofError } from '../../src/session/adapter.js'
-import type { JestArgv } from './_jest-load.js'
 
 /**
  * Refuses what Jest's CLI does instead of one run of the tests (watching, listing, showing the config,
  * clearing the cache, writing one): flakeproof measures one run, and under `--watchAll` the
- * process never ended. Checked on Jest's own parse of the arguments, before any test runs.
+ * process never ended. Checked on Jest's own parse of the arguments before any test runs, and on
+ * the config Jest read (`watch: true` there watches too), before its first test.
  */
-export function refuseNotARun(argv: JestArgv): void {
+export function refuseNotARun(values: Readonly<Record<string, unknown>>, where: 'arguments' | 'config'): void {
   for (const [flag, instead] of NOT_A_RUN) {
-    if (argv[flag] === true) throw new FlakeproofError(`--${flag}: ${instead}`, 'E_USAGE')
+    if (values[flag] !== true) continue
+    throw new FlakeproofError(`${where === 'config' ? `${flag}: true in the Jest config` : `--${flag}`}: ${instead}`, 'E_USAGE')
   }
 }
 
 // --- internal ---
 
-/** Jest's flags for what is not one run of the tests, and what to do instead. */
+/** Jest's options for what is not one run of the tests, and what to do instead (`init`: Jest 29's; Jest 30 refuses it itself). */
 const NOT_A_RUN: ReadonlyArray<readonly [string, string]> = [
   ['watch', 'flakeproof jest runs the tests once, as `jest` does without it; leave it out'],
   ['watchAll', 'flakeproof jest runs the tests once, as `jest` does without it; leave it out'],

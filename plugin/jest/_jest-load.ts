@@ -24,7 +24,7 @@ export interface JestPackage {
   runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number; forceExit?: boolean } }>
 }
 export interface ReadConfigs {
-  globalConfig: { rootDir: string; reporters?: Reporter[] }
+  globalConfig: { rootDir: string; reporters?: Reporter[]; watch?: boolean; watchAll?: boolean }
   configs: ProjectConfig[]
 }
 /** jest-config's exports, as @jest/core's runCLI reads them when it is called. */

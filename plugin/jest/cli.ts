@@ -25,7 +25,7 @@ export const jestAdapter: RunnerAdapter = {
     const jest = loadJest(process.cwd())
     // Jest's parse of its arguments, once: each run (a budget's, the rounds') starts from it.
     const argv = await jest.jest.buildArgv([...args])
-    refuseNotARun(argv)
+    refuseNotARun(argv, 'arguments')
     return (options) => runJestOnce(jest, options, argv, command)
   },
 }
@@ -52,6 +52,7 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   const readConfigs = config.readConfigs
   config.readConfigs = async (...args) => {
     const read = await readConfigs(...args)
+    refuseNotARun(read.globalConfig, 'config')
     rootDir = read.globalConfig.rootDir
     // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
     if (resolved?.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, resolveOutDir(rootDir, resolved), resolved)

@@ -293,9 +293,12 @@ export default class FlakeproofJestReporter {
   }
 
   onRunComplete(_contexts: unknown, aggregated: AggregatedResult): void {
+    // Under --bail Jest reports the run here and then exits the process: the files it never ran are
+    // missing, not stable, and the run ended early as an interrupted one did.
+    const interrupted = aggregated.wasInterrupted === true || (aggregated.testResults?.length ?? 0) < (aggregated.numTotalTestSuites ?? 0)
     if (this._enforced) {
       // finishEnforcedRun's lines are escaped for GitHub Actions already, its annotations left as commands.
-      for (const line of this._enforced.end(aggregated.wasInterrupted === true)) process.stdout.write(`${line}\n`)
+      for (const line of this._enforced.end(interrupted)) process.stdout.write(`${line}\n`)
       return
     }
     for (const [key, test] of this._started) {
@@ -303,9 +306,8 @@ export default class FlakeproofJestReporter {
       this._runErrors.push({ ...this._whereOf(test), error: 'Jest reported no result for this file (its worker may have died)' })
     }
     const collected = { modules: this._files, tests: new Set([...this._ids, ...(this._session.journal?.read().collected ?? [])]) }
-    // Under --bail Jest reports the run here and then exits the process: the files it never ran are missing, not stable.
-    const everyFile = (aggregated.testResults?.length ?? 0) >= (aggregated.numTotalTestSuites ?? 0)
-    const result = this._session.end({ collected, ending: { kind: 'stopped', cause: 'the Jest worker stopped' }, runErrors: this._runErrors, complete: !aggregated.wasInterrupted && everyFile })
+    const ending = interrupted ? ({ kind: 'interrupted' } as const) : ({ kind: 'stopped', cause: 'the Jest worker stopped' } as const)
+    const result = this._session.end({ collected, ending, runErrors: this._runErrors, complete: !interrupted })
     if (this._buffered && this._unprinted > 0) {
       const line = `[flakeproof] console output of ${this._unprinted} cop${this._unprinted === 1 ? 'y' : 'ies'} kept in facts.jsonl, not printed: a test prints the output of its first failing copy only`
       process.stderr.write(`${logLine(line, process.env)}\n`)
@@ -318,7 +320,7 @@ export default class FlakeproofJestReporter {
       proofFailed: result?.proof?.passed === false,
     }
     ;(globalThis as Record<symbol, unknown>)[JEST_VERDICT] = verdict
-    if (this._history && !aggregated.wasInterrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
+    if (this._history && !interrupted && this._everyday.length > 0) this._session.recordEveryday(this._everyday)
     // The run is over: `flakeproof jest` may start another in this process (a budget's).
     if (!this._watching && !this._session.roundsOpen) this._session.release()
   }

@@ -1,5 +1,5 @@
 import type { CliOptions, parseCLI } from 'vitest/node'
-import { FlakeproofError } from '../../src/session/adapter.js'
+import { FlakeproofError, stripAnsi } from '../../src/session/adapter.js'
 
 /**
  * What `vitest run <args>` does between parsing its arguments and `createVitest`, which a caller of
@@ -9,10 +9,17 @@ import { FlakeproofError } from '../../src/session/adapter.js'
  *   default `**\/node_modules/**` with them, and every test file under node_modules ran.
  * - A `file:line` filter turns `includeTaskLocation` on (else Vitest refuses the filter).
  * - `--typecheck.only` turns typecheck on (else the runtime tests ran in its place).
- * Modes that run no test, or never end, are refused: flakeproof measures one `vitest run`.
+ * - `--standalone` is dropped when files are named, as Vitest drops it.
+ * - `related <files>` runs the tests related to those files, as `vitest related --run`.
+ * Modes and commands that run no test, or never end, are refused: flakeproof measures one run.
  */
 export function vitestRunArgs(parse: typeof parseCLI, args: readonly string[]): { filter: string[]; options: CliOptions } {
-  const { filter, options } = parse(['vitest', 'run', ...args])
+  const [first, ...rest] = args
+  if (first !== undefined && NOT_A_RUN_COMMANDS.includes(first)) {
+    throw new FlakeproofError(`\`vitest ${first}\` is not one run of the tests; flakeproof vitest takes what \`vitest run\` takes (files, -t, --project, …)`, 'E_USAGE')
+  }
+  const { filter, options } = first === 'related' ? parse(['vitest', 'related', ...rest]) : parse(['vitest', 'run', ...args])
+  if (options.standalone === true && filter.length > 0) delete options.standalone
   for (const [flag, instead] of NOT_A_RUN) {
     const value = options[flag]
     if (value !== undefined && value !== false) throw new FlakeproofError(`--${flag}: ${instead}`, 'E_USAGE')
@@ -39,14 +46,34 @@ export function setVitestEnv(env: NodeJS.ProcessEnv): void {
 
 /**
  * The packages `vitest run` makes sure of before any test runs (its `startVitest` and
- * `prepareVitest`): the coverage provider's when coverage is on, the root environment's. Missing,
- * Vitest says "MISSING DEPENDENCY" in one line and exits 1, where running on ended in a stack trace
- * (coverage) or a worker that failed to start per file (environment).
+ * `prepareVitest`): the coverage provider's when coverage is on, which stops the run when missing
+ * (Vitest's "MISSING DEPENDENCY" line, exit 1; without the check, a stack trace), and the root
+ * environment's, which Vitest names as missing and runs on (each file then fails to start).
  */
-export function packagesVitestNeeds(config: { coverage?: { enabled?: boolean; provider?: string }; environment?: string }): string[] {
-  const coverage = config.coverage?.enabled === true ? COVERAGE_PACKAGES[config.coverage.provider ?? 'v8'] : undefined
-  const environment = config.environment === undefined ? undefined : ENVIRONMENT_PACKAGES[config.environment]
-  return [coverage, environment].filter((name) => name !== undefined)
+export function packagesVitestNeeds(config: { coverage?: { enabled?: boolean; provider?: string }; environment?: string }): { coverage?: string | undefined; environment?: string | undefined } {
+  return {
+    coverage: config.coverage?.enabled === true ? COVERAGE_PACKAGES[config.coverage.provider ?? 'v8'] : undefined,
+    environment: config.environment === undefined ? undefined : ENVIRONMENT_PACKAGES[config.environment],
+  }
+}
+
+/**
+ * Why `createVitest` threw, in one line: its message's first line; when that only announces the
+ * error (Vite's "Build failed with 1 error:"), the reason after it and where it is.
+ */
+export function startFailure(error: unknown): string {
+  const lines = stripAnsi(String(error instanceof Error ? error.message : error))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+  const [first = '', reason] = lines
+  if (!first.endsWith(':') || reason === undefined) return first
+  // rolldown draws the place in a frame below the reason (`╭─[ vitest.config.ts:2:22 ]`); esbuild starts the reason with it.
+  const where = lines
+    .slice(2)
+    .map((line) => /([\w./@-]+:\d+:\d+)/.exec(line)?.[1])
+    .find((place) => place !== undefined)
+  return where === undefined || reason.includes(where) ? `${first} ${reason}` : `${first} ${reason} (${where})`
 }
 
 // --- internal ---
@@ -56,6 +83,9 @@ const COVERAGE_PACKAGES: Readonly<Record<string, string>> = { v8: '@vitest/cover
 
 /** Vitest's envPackageNames (getEnvPackageName); another name is `vitest-environment-<name>` or a path, which Vitest loads itself. */
 const ENVIRONMENT_PACKAGES: Readonly<Record<string, string>> = { jsdom: 'jsdom', 'happy-dom': 'happy-dom', 'edge-runtime': '@edge-runtime/vm' }
+
+/** Vitest's commands other than `run` and `related`: a first argument Vitest would read as one, not as a file filter. */
+const NOT_A_RUN_COMMANDS: readonly string[] = ['watch', 'dev', 'bench', 'list', 'init']
 
 /** Vitest's options for what is not one run of the tests, and what to do instead. */
 const NOT_A_RUN: ReadonlyArray<readonly [keyof CliOptions, string]> = [

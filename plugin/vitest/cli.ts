@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
 import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
-import { packagesVitestNeeds, setVitestEnv, vitestRunArgs } from './_vitest-start.js'
+import { packagesVitestNeeds, setVitestEnv, startFailure, vitestRunArgs } from './_vitest-start.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**
@@ -26,7 +26,7 @@ export const vitestAdapter: RunnerAdapter = {
 /** One Vitest run with flakeproof's options installed: its exit code, and where the files went. */
 async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitestArgs: string[], command: string): Promise<RunOutcome> {
   const { createVitest, parseCLI } = await import('vitest/node')
-  // Parsed again for each round: Vitest may change the options it is given.
+  // Parsed again for each run (a budget's two): Vitest may change the options it is given.
   const { filter, options: cliOptions } = vitestRunArgs(parseCLI, vitestArgs)
   // Any flakeproof() already in the user's config resolves to these same options.
   const override: WrapperOverride = { options: resolved, command }
@@ -35,12 +35,13 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
   const vitest = await createVitest('test', cliOptions, { plugins: [flakeproof()] }).catch((error: unknown) => {
     // A config Vitest refuses (`vitest run` prints "Startup Error" and a stack): one line, exit 2.
     if (flakeproofErrorIn(error)) throw error
-    throw new FlakeproofError(`Vitest did not start: ${firstLine(error)} (\`npx vitest run\` prints Vitest's own report)`, 'E_USAGE', { cause: error })
+    throw new FlakeproofError(`Vitest did not start: ${startFailure(error)} (\`npx vitest run\` prints Vitest's own report)`, 'E_USAGE', { cause: error })
   })
   const outDir = resolve(vitest.config.root, resolved?.outDir ?? '.flakeproof')
   const ending = closeTimeout(vitest.config.teardownTimeout)
-  for (const name of packagesVitestNeeds(vitest.config)) {
-    if (await vitest.packageInstaller.ensureInstalled(name, vitest.config.root, vitest.version)) continue
+  const needs = packagesVitestNeeds(vitest.config)
+  if (needs.environment !== undefined) await vitest.packageInstaller.ensureInstalled(needs.environment, vitest.config.root)
+  if (needs.coverage !== undefined && !(await vitest.packageInstaller.ensureInstalled(needs.coverage, vitest.config.root, vitest.version))) {
     await vitest.close()
     return { code: 1, outDir, testTimeMs: 0, ending }
   }
@@ -63,8 +64,9 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
 
 /**
  * What `vitest run` does when something keeps its process alive after the run (a global setup's
- * server, say): it warns and exits once its `teardownTimeout` has passed (Vitest's `exit`). Vitest's
- * own timer is not set here: it starts at `close`, and a run's files are written after it.
+ * server, say): it warns and exits once its `teardownTimeout` has passed (Vitest's `exit`, which
+ * closes the instance and sets the timer). Here the wait starts when flakeproof is done (src/cli),
+ * not at Vitest's `close`: a budget runs Vitest twice in one process.
  */
 function closeTimeout(afterMs: number): ProcessEnding {
   return {
@@ -82,8 +84,4 @@ function reportAsVitestDoes(vitest: Vitest, error: unknown): void {
   if ((error as { code?: unknown }).code === 'VITEST_FILES_NOT_FOUND') return
   if ((error as { code?: unknown }).code === 'VITEST_GIT_NOT_FOUND') vitest.logger.error((error as Error).message)
   else vitest.logger.printError(error, { fullStack: true, type: 'Unhandled Error' })
-}
-
-function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split('\n')[0]?.trim() ?? ''
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import * as z from '../_zod.js'
 import { makeOutputFolder } from './_fs.js'
@@ -38,38 +38,67 @@ export function runMarkersDir(root: string): string {
 
 /**
  * Writes (or rewrites, as the files become known) this run's marker in the project `root`'s shared
- * folder, never through a symbolic link. Returns its path, and the first folder this made (to take
- * away when empty at the end). Another run that just removed the empty folder is met by one retry.
+ * folder, never through a symbolic link. Another run that just removed the empty folder is met by
+ * one retry. A run that makes `.flakeproof` itself says so in the shared folder (MADE_ROOT), for
+ * whichever run ends last to take it away: the one that made it may end first.
  * @throws FlakeproofError `E_OUTPUT`, `E_WRITE`
  */
-export function writeRunMarker(root: string, marker: RunMarker, path?: string): { path: string; made: string | undefined } {
+export function writeRunMarker(root: string, marker: RunMarker, path?: string): { path: string } {
   const dir = runMarkersDir(root)
   const at = path ?? join(dir, `${marker.pid}-${randomBytes(4).toString('hex')}.json`)
   const made = makeOutputFolder(dir, '.flakeproof/running', root)
+  if (made === dirname(dir)) noteMadeRoot(dir)
   try {
     writeTransientJson(at, RunMarkerSchema, marker)
   } catch {
-    makeOutputFolder(dir, '.flakeproof/running', root)
+    if (makeOutputFolder(dir, '.flakeproof/running', root) === dirname(dir)) noteMadeRoot(dir)
     writeTransientJson(at, RunMarkerSchema, marker)
   }
-  return { path: at, made }
+  return { path: at }
 }
 
 /**
- * Removes this run's marker (one already gone is no error), then the shared folder when no other
- * run's marker is left in it, and `made` (the folder the first marker made, `.flakeproof` itself in
- * a project that had none) when that is empty too: a run leaves the project as it found it.
+ * Removes this run's marker (one already gone is no error); the last run out then removes the
+ * shared folder, and `.flakeproof` when a run made it and it is empty: a project is left as it was
+ * found, whichever of two runs at once ends first (the maker ending first had left an empty
+ * `.flakeproof` behind).
  */
-export function removeRunMarker(path: string, made?: string): void {
+export function removeRunMarker(path: string): void {
   rmSync(path, { force: true })
   const dir = dirname(path)
-  for (const folder of [dir, ...(made !== undefined && made !== dir ? [made] : [])]) {
-    try {
-      rmdirSync(folder)
-    } catch {
-      // Not empty (another run's marker, the output folder's files), or gone already: left as it is.
-      return
-    }
+  let left: string[]
+  try {
+    left = readdirSync(dir)
+  } catch {
+    return
+  }
+  // Another run's marker: the last one out tidies.
+  if (left.some((name) => name !== MADE_ROOT)) return
+  const madeRoot = left.includes(MADE_ROOT)
+  try {
+    if (madeRoot) rmSync(join(dir, MADE_ROOT), { force: true })
+    rmdirSync(dir)
+  } catch {
+    // A run that began meanwhile: the note stays for it.
+    if (madeRoot) noteMadeRoot(dir)
+    return
+  }
+  try {
+    if (madeRoot) rmdirSync(dirname(dir))
+  } catch {
+    // The output folder's files, or the user's own: left as they are.
+  }
+}
+
+/** In the shared folder while `.flakeproof` is there because a run made it; not a marker (no `.json`). */
+export const MADE_ROOT = '.made-by-a-run'
+
+function noteMadeRoot(dir: string): void {
+  try {
+    // O_EXCL: never through a link planted under that name, and one already there is the same note.
+    writeFileSync(join(dir, MADE_ROOT), '', { flag: 'wx' })
+  } catch {
+    // Already noted; or unwritable, when the marker's own write says why.
   }
 }
 

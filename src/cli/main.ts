@@ -46,7 +46,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandSpec>>> = {
  * input (one line on stderr, no stack trace, before any trial), 3 the system stopped it (results
  * could not be written, or a trial could not be started; the measured numbers go to stderr), 130
  * interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP; anything else is a bug and shows its stack.
- * It sets process.exitCode rather than exiting, so a large JSON result is never cut short.
+ * It sets process.exitCode rather than exiting, so a large JSON result is never cut short; a runner
+ * command also exits where the runner's own CLI would (endProcess), once its output has gone out.
  */
 export async function runMain(argv: readonly string[]): Promise<void> {
   process.exitCode = await main(argv)
@@ -129,7 +130,6 @@ async function main(argv: readonly string[]): Promise<number> {
 
 /** `flakeproof <runner>`: its arguments belong to the runner and to its adapter, so they are passed on whole. */
 async function runRunner(command: RunnerCommand, args: string[]): Promise<number> {
-  const { name } = command.runner
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write((await import('./runner-commands.js')).renderRunnerHelp(command, helpWidth()))
     return 0
@@ -141,15 +141,25 @@ async function runRunner(command: RunnerCommand, args: string[]): Promise<number
     if (ending) endProcess(code, ending)
     return code
   } catch (error) {
-    // A plugin hands its errors to its runner without a stack, ours kept on them.
-    const ours = flakeproofErrorIn(error)
-    if (ours) return usageError(`${name}: ${ours.message}`, name)
-    const own = command.ownError?.(error)
-    if (!own) throw error
-    if ('usage' in own) return usageError(`${name}: ${own.usage}`, name)
-    process.stderr.write(`${own.message}\n`)
-    return own.code
+    const code = runnerError(command, error)
+    // A runner stopped by an error may still hold the process open (Vitest 3.2 leaves its Vite
+    // server up when a config throws), where its own CLI exits.
+    exitOnceWritten(code)
+    return code
   }
+}
+
+/** An error that stopped `flakeproof <runner>`, said in one line: its exit code. Any other error is a bug, thrown on. */
+function runnerError(command: RunnerCommand, error: unknown): number {
+  const { name } = command.runner
+  // A plugin hands its errors to its runner without a stack, ours kept on them.
+  const ours = flakeproofErrorIn(error)
+  if (ours) return usageError(`${name}: ${ours.message}`, name)
+  const own = command.ownError?.(error)
+  if (!own) throw error
+  if ('usage' in own) return usageError(`${name}: ${own.usage}`, name)
+  process.stderr.write(`${own.message}\n`)
+  return own.code
 }
 
 function parseOptions(spec: CommandSpec, given: string[]): unknown {

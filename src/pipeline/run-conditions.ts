@@ -49,8 +49,6 @@ export class RunConditionsSampler {
   private readonly _startedAt = new Date()
   private _files: string[] | null
   private _marker: string | undefined
-  /** The first folder the marker made, taken away at the end when empty. */
-  private _made: string | undefined
   private _markerFailed = false
   /** Files learnt since the marker was last written: written at the next sample (addFiles). */
   private _unwritten = false
@@ -144,7 +142,6 @@ export class RunConditionsSampler {
         this._marker,
       )
       this._marker = written.path
-      this._made ??= written.made
     } catch {
       // Without a marker other runs cannot see this one, nor this one count them: said as null.
       this._markerFailed = true
@@ -154,7 +151,7 @@ export class RunConditionsSampler {
   private _removeMarker(): void {
     if (this._marker === undefined) return
     try {
-      removeRunMarker(this._marker, this._made)
+      removeRunMarker(this._marker)
     } catch {
       // Left behind, it names a process that will be gone: the next run ignores and removes it.
     }

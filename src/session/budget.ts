@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { readJsonFile } from '../artifacts/read.js'
 import { RateFileSchema } from '../artifacts/schemas.js'
@@ -20,8 +21,11 @@ export async function runWithBudget(resolved: ResolvedVitestOptions, budgetMs: n
   // `budget` stays set: the reporter then knows this is the calibration and shows no verdicts.
   const calibration = await runOnce({ ...resolved, repeat: CALIBRATION_RUNS, observe: false })
   const ratePath = join(calibration.outDir, 'rate.json')
+  // A runner that stopped before any test (a package it lacks, a config it refused) said why itself.
+  if (calibration.code !== 0 && !existsSync(ratePath)) return { code: calibration.code, ending: calibration.ending }
   const rate = readJsonFile(ratePath, RateFileSchema, '--flaky-budget', 'The calibration run wrote no measurement; check that the selection has tests.')
   if (Date.parse(rate.started_at) < startedAt - 1000 || rate.trials === 0) {
+    if (calibration.code !== 0) return { code: calibration.code, ending: calibration.ending }
     throw new FlakeproofError(`--flaky-budget: no test ran in the calibration run, so there is nothing to time (${ratePath} is older); check the selection`, 'E_INPUT')
   }
   const tests = rate.tests ?? []

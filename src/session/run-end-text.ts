@@ -18,7 +18,7 @@ export interface RunEndContext {
   /** Tests recovered from the journal: cut short by a crash or a stop. */
   unfinished: readonly ReportedTest[]
   runErrors: readonly RunError[]
-  /** The runner ended the run before every test ran (a --bail, an interruption), no error or cut test saying so. */
+  /** The runner ended the run before every test ran: a --bail, or the user stopped it. */
   endedEarly?: boolean | undefined
   /** `--flaky-budget`'s calibration run: its verdicts on three repetitions are not shown. */
   calibration: boolean

@@ -509,7 +509,7 @@ export class TestSession implements RoundsReporter {
   }
 
   /** Writes the files, prints the end of the run, publishes it, and settles a proof. */
-  private _write({ collected, runErrors, complete }: RunEnd, unfinished: readonly ReportedTest[]): TestRunResult | undefined {
+  private _write({ collected, ending, runErrors, complete }: RunEnd, unfinished: readonly ReportedTest[]): TestRunResult | undefined {
     process.removeListener('exit', this._onExit)
     this._progress?.stop()
     this._progress = undefined
@@ -537,7 +537,7 @@ export class TestSession implements RoundsReporter {
     const ticks = this._settings.mode === 'measure' ? runner.ticks?.[options.failOnFlaky ? 'failOnFlaky' : 'advisory'] : undefined
     // Vitest's logger writes to stdout, Jest's adapter to stderr: the width of whichever is a terminal.
     const width = terminalWidth(process.stdout.isTTY ? process.stdout : process.stderr, process.env)
-    const endedEarly = !complete && unfinished.length === 0 && result.runErrors.length === 0
+    const endedEarly = ending.kind === 'interrupted'
     const context = { unfinished, runErrors: result.runErrors, endedEarly, calibration, repeat: options.repeat ?? 1, rounds: this._of, confidence: options.confidence, hints: this.hints(), width, ticks }
     for (const line of renderRunEnd(result, context)) this._log(line)
     // A budget's calibration (three repetitions, `budget` still set) is no measurement to publish.

@@ -34,6 +34,7 @@ const dir = project({
   // What the config saw as it loaded, handed to the tests.
   'vitest.config.ts': "import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { env: { CONFIG_SAW: `${process.env.NODE_ENV} ${process.env.VITEST}` } } })\n",
   'broken.config.ts': "throw new Error('this config refuses to load')\n",
+  'unparsable.config.ts': 'export default {\n  test: { include: [ }\n}\n',
   'tests/env.test.ts': ENV_TEST,
   'tests/excluded.test.ts': "import { test } from 'vitest'\ntest('is left out by --exclude', () => { throw new Error('--exclude did not leave this file out') })\n",
   'tests/types.test-d.ts': "import { expectTypeOf, test } from 'vitest'\ntest('a type test', () => { expectTypeOf(1).toEqualTypeOf<number>() })\n",
@@ -57,6 +58,7 @@ const dir = project({
   'bail/a.check.ts': "import { test } from 'vitest'\nlet calls = 0\ntest('fails its second call', () => {\n  if (++calls === 2) throw new Error('second call')\n})\n",
   'bail/b.check.ts': "import { test } from 'vitest'\ntest('is never reached', () => {})\n",
   'jest.bail.cjs': "module.exports = { testMatch: ['<rootDir>/bail/*.check.js'], testEnvironment: 'node' }\n",
+  'jest.watch.cjs': "module.exports = { testMatch: ['<rootDir>/jest/env.check.js'], testEnvironment: 'node', watchAll: true }\n",
   'bail/a.check.js': `// Jest runs the largest file first when it has no timings.${' '.repeat(400)}\nlet calls = 0\ntest('fails its second call', () => {\n  if (++calls === 2) throw new Error('second call')\n})\n`,
   'bail/b.check.js': "test('is never reached', () => {})\n",
   // A dependency's own test file: Vitest's default excludes keep it out of every run.
@@ -121,6 +123,8 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
   it('says the run ended early under --bail, and calls it incomplete', async () => {
     const out = tempDir()
     const result = await wrapped('vitest', ['--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'bail.config.ts', '--bail', '1'])
+    // Vitest's code for a run its bail ended.
+    expect(result.code).toBe(1)
     expect(result.stdout + result.stderr).toContain('the run ended before every test ran (a --bail, or it was stopped)')
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect({ complete: rate.complete, ids: rate.tests?.map((t) => t.id) }).toEqual({ complete: false, ids: ['bail/a.check.ts > fails its second call'] })
@@ -138,6 +142,8 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
   it.each([
     [['--watch'], '--watch: flakeproof vitest runs the tests once, as `vitest run`; leave it out'],
     [['--config', 'broken.config.ts'], 'Vitest did not start: this config refuses to load'],
+    // Where and why, not only "Build failed with 1 error:".
+    [['--config', 'unparsable.config.ts'], 'unparsable.config.ts:2'],
   ])('refuses %j in a line, no stack, before any test runs', async (args, message) => {
     const result = await wrapped('vitest', ['--flaky-repeat', '2', ...args])
     expect(result.code).toBe(2)
@@ -177,6 +183,12 @@ describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT
     expect(result.code).toBe(2)
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)])
     expect(result.stdout + result.stderr).not.toMatch(/^Tests:/m)
+  })
+
+  it('refuses watchAll in the config before its first test', async () => {
+    const result = await ended('jest', ['--flaky-repeat', '2', '--config', 'jest.watch.cjs'])
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('watchAll: true in the Jest config: flakeproof jest runs the tests once')])
   })
 
   it('ends the process under --forceExit once its files are written, whatever the tests left running', async () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { readOtherRunMarkers, runMarkersDir, writeRunMarker } from '../../src/artifacts/run-marker.js'
+import { MADE_ROOT, readOtherRunMarkers, removeRunMarker, runMarkersDir, writeRunMarker } from '../../src/artifacts/run-marker.js'
 import { concurrentRuns, describeWeakness, loadProcsToMatch, type RunStress, weakerConditions } from '../../src/core/proof-strength.js'
 import { judgeProofStrength } from '../../src/pipeline/proof-conditions.js'
 import { RunConditionsSampler } from '../../src/pipeline/run-conditions.js'
@@ -207,12 +207,13 @@ describe.skipIf(process.platform !== 'linux')('a marker whose pid a later proces
     const reusedOther = writeRunMarker(root, marker(live.pid as number, earlier(startOf(live.pid as number)))).path
     const sampler = new RunConditionsSampler({ root, runner: 'jest', files: ['/p/a.test.ts'], intervalMs: 60_000 })
     sampler.start()
-    const own = readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name)).filter((p) => ![running, reusedOwn, reusedOther].includes(p))
+    const markers = (): string[] => readdirSync(runMarkersDir(root)).filter((name) => name.endsWith('.json')).map((name) => join(runMarkersDir(root), name))
+    const own = markers().filter((p) => ![running, reusedOwn, reusedOther].includes(p))
     // This run's own marker carries its start.
     expect(own.map((p) => JSON.parse(readFileSync(p, 'utf8')).process_start)).toEqual([startOf(process.pid)])
     // This run and the live one; neither marker whose process started after it was written.
     expect(sampler.stop().concurrent_runs).toBe(2)
-    expect(readdirSync(runMarkersDir(root)).map((name) => join(runMarkersDir(root), name))).toEqual([running])
+    expect(markers()).toEqual([running])
   })
 })
 
@@ -221,8 +222,35 @@ describe('a run leaves the project as it found it', () => {
     const root = tempDir()
     const sampler = new RunConditionsSampler({ root, runner: 'command', files: ['npm test'], intervalMs: 60_000 })
     sampler.start()
-    expect(readdirSync(join(root, '.flakeproof/running'))).toHaveLength(1)
+    expect(readdirSync(join(root, '.flakeproof/running')).sort()).toEqual([MADE_ROOT, expect.stringMatching(/^\d+-[0-9a-f]+\.json$/)])
     expect(sampler.stop().concurrent_runs).toBe(1)
     expect(readdirSync(root)).toEqual([])
+  })
+
+  // Two runs at once in one project (two test files of this suite did so): the one that made .flakeproof ends first.
+  it.each([
+    ['the run that made .flakeproof ends first', ['first', 'second']],
+    ['the other run ends first', ['second', 'first']],
+  ])('takes .flakeproof away when %s', (_, order) => {
+    const root = tempDir()
+    const marker = { schema_version: 1 as const, pid: process.pid, started_at: '2026-12-01T00:00:00.000Z', runner: 'jest', files: null }
+    const runs = { first: writeRunMarker(root, marker).path, second: writeRunMarker(root, marker).path }
+    for (const run of order) removeRunMarker(runs[run as keyof typeof runs])
+    expect(readdirSync(root)).toEqual([])
+  })
+
+  it("keeps a .flakeproof the project had, empty or not, and the run's outputs in it", () => {
+    const root = tempDir()
+    mkdirSync(join(root, '.flakeproof'))
+    const marker = { schema_version: 1 as const, pid: process.pid, started_at: '2026-12-01T00:00:00.000Z', runner: 'jest', files: null }
+    removeRunMarker(writeRunMarker(root, marker).path)
+    expect(readdirSync(root)).toEqual(['.flakeproof'])
+    expect(readdirSync(join(root, '.flakeproof'))).toEqual([])
+    // Made by the run, holding what the run wrote there (its default output folder): left as it is.
+    const other = tempDir()
+    const path = writeRunMarker(other, marker).path
+    writeFileSync(join(other, '.flakeproof/rate.json'), '{}')
+    removeRunMarker(path)
+    expect(readdirSync(join(other, '.flakeproof'))).toEqual(['rate.json'])
   })
 })

@@ -1,6 +1,6 @@
 import { parseCLI } from 'vitest/node'
 import { describe, expect, it } from 'vitest'
-import { packagesVitestNeeds, setVitestEnv, vitestRunArgs } from '../../plugin/vitest/_vitest-start.js'
+import { packagesVitestNeeds, setVitestEnv, startFailure, vitestRunArgs } from '../../plugin/vitest/_vitest-start.js'
 
 // What `vitest run` does between parsing and createVitest (Vitest's normalizeCliOptions and
 // prepareVitest, 3.2 to 5.x), on Vitest's own parser; test/e2e/wrapped-as-native.test.ts runs each
@@ -16,6 +16,10 @@ describe('vitestRunArgs: the arguments of `flakeproof vitest` as `vitest run` ha
     [['--typecheck.only'], { typecheck: { only: true, enabled: true } }, []],
     [['--typecheck.only', '--typecheck.enabled=false'], { typecheck: { only: true, enabled: false } }, []],
     [['--watch=false'], { watch: false, run: true }, []],
+    // Vitest drops --standalone beside file filters (prepareVitest) and runs them.
+    [['--standalone', 'tests/a.test.ts'], { run: true }, ['standalone']],
+    // `vitest related --run <files>`: the tests that import them.
+    [['related', 'src/a.ts'], { related: ['src/a.ts'], passWithNoTests: true, run: true }, []],
   ])('%j → %j', (args, expected, unset) => {
     const { options } = vitestRunArgs(parseCLI, args)
     expect(options).toMatchObject(expected)
@@ -24,6 +28,7 @@ describe('vitestRunArgs: the arguments of `flakeproof vitest` as `vitest run` ha
 
   it('keeps the file filters as given', () => {
     expect(vitestRunArgs(parseCLI, ['tests/a.test.ts:12', 'b']).filter).toEqual(['tests/a.test.ts:12', 'b'])
+    expect(vitestRunArgs(parseCLI, ['related', 'src/a.ts']).filter).toEqual([])
   })
 
   it.each([
@@ -33,6 +38,12 @@ describe('vitestRunArgs: the arguments of `flakeproof vitest` as `vitest run` ha
     [['--mergeReports'], '--mergeReports: merging Vitest blob reports runs no test'],
     [['--mergeReports', 'blobs'], '--mergeReports: merging Vitest blob reports runs no test'],
     [['--clearCache'], "--clearCache: clearing Vitest's cache runs no test"],
+    [['--listTags'], '--listTags: listing tags runs no test'],
+    [['--listTags=json'], '--listTags: listing tags runs no test'],
+    // Vitest's other commands, which it reads before any file filter.
+    [['watch'], '`vitest watch` is not one run of the tests'],
+    [['bench', 'a.bench.ts'], '`vitest bench` is not one run of the tests'],
+    [['list'], '`vitest list` is not one run of the tests'],
   ])('refuses %j: not one run of the tests', (args, message) => {
     expect(() => vitestRunArgs(parseCLI, args)).toThrow(expect.objectContaining({ code: 'E_USAGE', message: expect.stringContaining(message) }))
   })
@@ -51,16 +62,34 @@ describe('setVitestEnv', () => {
 })
 
 describe('packagesVitestNeeds: what `vitest run` checks is installed before any test runs', () => {
+  const none = { coverage: undefined, environment: undefined }
   it.each([
-    [{}, []],
-    [{ coverage: { enabled: true, provider: 'v8' } }, ['@vitest/coverage-v8']],
-    [{ coverage: { enabled: true, provider: 'istanbul' }, environment: 'happy-dom' }, ['@vitest/coverage-istanbul', 'happy-dom']],
-    [{ coverage: { enabled: false, provider: 'v8' }, environment: 'jsdom' }, ['jsdom']],
+    [{}, none],
+    [{ coverage: { enabled: true, provider: 'v8' } }, { ...none, coverage: '@vitest/coverage-v8' }],
+    [{ coverage: { enabled: true, provider: 'istanbul' }, environment: 'happy-dom' }, { coverage: '@vitest/coverage-istanbul', environment: 'happy-dom' }],
+    [{ coverage: { enabled: false, provider: 'v8' }, environment: 'jsdom' }, { ...none, environment: 'jsdom' }],
     // A custom provider and a path are the user's modules; `node` needs nothing.
-    [{ coverage: { enabled: true, provider: 'custom' }, environment: 'node' }, []],
-    [{ environment: 'edge-runtime' }, ['@edge-runtime/vm']],
-    [{ environment: './my-environment.ts' }, []],
+    [{ coverage: { enabled: true, provider: 'custom' }, environment: 'node' }, none],
+    [{ environment: 'edge-runtime' }, { ...none, environment: '@edge-runtime/vm' }],
+    [{ environment: './my-environment.ts' }, none],
   ])('%j → %j', (config, expected) => {
     expect(packagesVitestNeeds(config)).toEqual(expected)
+  })
+})
+
+describe('startFailure: why Vitest did not start, in one line', () => {
+  it.each([
+    [new Error('this config refuses to load'), 'this config refuses to load'],
+    [new Error('first\nsecond'), 'first'],
+    // Vite's bundling error announces itself, then says where and what (esbuild and rolldown alike).
+    [new Error('Build failed with 1 error:\n\nvitest.config.ts:2:7: ERROR: Expected ";" but found "{"'), 'Build failed with 1 error: vitest.config.ts:2:7: ERROR: Expected ";" but found "{"'],
+    // Rolldown's (Vite 8), colours and frame as it prints them.
+    [
+      new Error('Build failed with 1 error:\n\n\u001b[31m[PARSE_ERROR] \u001b[0mUnexpected token\n   \u001b[38;5;246m╭\u001b[0m\u001b[38;5;246m─\u001b[0m\u001b[38;5;246m[\u001b[0m vitest.config.ts:2:22 \u001b[38;5;246m]\u001b[0m\n   │\n 2 │   test: { include: [ }\n'),
+      'Build failed with 1 error: [PARSE_ERROR] Unexpected token (vitest.config.ts:2:22)',
+    ],
+    ['a thrown string', 'a thrown string'],
+  ])('%s → %s', (error, line) => {
+    expect(startFailure(error)).toBe(line)
   })
 })
