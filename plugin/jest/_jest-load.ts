@@ -21,7 +21,15 @@ export interface JestArgv {
 export interface JestPackage {
   getVersion(): string
   buildArgv(args: string[]): Promise<JestArgv>
-  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: { testFailureExitCode: number; forceExit?: boolean } }>
+  runCLI(argv: JestArgv, projects: string[]): Promise<{ results: JestResults; globalConfig: JestGlobalConfig }>
+}
+/** What flakeproof reads of the global config runCLI used. */
+export interface JestGlobalConfig {
+  testFailureExitCode: number
+  forceExit?: boolean
+  detectOpenHandles?: boolean
+  /** Jest 30: how long after the run it says that something keeps the process open (0: never). */
+  openHandlesTimeout?: number
 }
 export interface ReadConfigs {
   globalConfig: { rootDir: string; reporters?: Reporter[]; watch?: boolean; watchAll?: boolean }

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ProcessEnding, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
-import { isOurs, type JestArgv, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
+import { isOurs, type JestArgv, type JestGlobalConfig, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
 import { refuseNotARun } from './_jest-args.js'
 import { idRootOf } from './_id-root.js'
 import { jestVersion } from './_version.js'
@@ -79,11 +79,10 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   let failureCode = 1
   let testTimeMs = 0
   let ending: ProcessEnding | undefined
-  const tally = ({ results, globalConfig }: { results: JestResults; globalConfig: { testFailureExitCode: number; forceExit?: boolean } }): void => {
+  const tally = ({ results, globalConfig }: { results: JestResults; globalConfig: JestGlobalConfig }): void => {
     testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
     failureCode = globalConfig.testFailureExitCode
-    // Jest's CLI (readResultsAndExit) exits at once under forceExit.
-    ending = globalConfig.forceExit === true ? { afterMs: 0 } : undefined
+    ending = openHandlesEnding(globalConfig)
     failed ||= !results.success
     onlyTests &&= results.success || onlyTestsFailed(results)
   }
@@ -118,6 +117,22 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
   const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests) ? 0 : failureCode
   return { code, outDir, testTimeMs, ending }
+}
+
+/**
+ * What Jest's CLI does once the run is over (readResultsAndExit): under forceExit it exits at once;
+ * else, unless it is looking for open handles, it says after `openHandlesTimeout` (Jest 30; one
+ * second in 29) that something keeps the process open, and waits on.
+ */
+function openHandlesEnding(globalConfig: JestGlobalConfig): ProcessEnding | undefined {
+  if (globalConfig.forceExit === true) return { afterMs: 0, exits: true }
+  const afterMs = globalConfig.openHandlesTimeout ?? 1000
+  if (globalConfig.detectOpenHandles === true || afterMs === 0) return undefined
+  return {
+    afterMs,
+    exits: false,
+    warning: `[flakeproof] the process is still running ${afterMs} ms after the run, as \`jest\` would say: something a test started (a timer, a server) keeps it open; \`--detectOpenHandles\` finds it, \`--forceExit\` ends the run there`,
+  }
 }
 
 /**

@@ -71,6 +71,7 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
 function closeTimeout(afterMs: number): ProcessEnding {
   return {
     afterMs,
+    exits: true,
     warning: `[flakeproof] the process was still running ${afterMs} ms after the run (Vitest's teardownTimeout): something a test or a global setup started keeps it open; it ends now, as \`vitest run\` ends it (Vitest's "hanging-process" reporter names what holds it)`,
   }
 }

@@ -286,14 +286,15 @@ function reportStopped(name: string, why: string, context: TerminalContext, opti
 /**
  * The process ends with `code` as the runner's CLI ends it (RunOutcome `ending`): at once for `jest
  * --forceExit`, or if it is still running `afterMs` later (`vitest run`'s teardownTimeout), whatever
- * the tests or a global setup left open; once stdout and stderr have taken what was written.
+ * the tests or a global setup left open, once stdout and stderr have taken what was written; or,
+ * as `jest` does, it says so after the wait and waits on.
  */
-function endProcess(code: number, { afterMs, warning }: ProcessEnding): void {
-  if (afterMs === 0) return exitOnceWritten(code)
+function endProcess(code: number, { afterMs, warning, exits }: ProcessEnding): void {
+  if (afterMs === 0 && exits) return exitOnceWritten(code)
   // Unref'd: a process with nothing left open ends by itself, without the wait.
   setTimeout(() => {
     if (warning !== undefined) process.stderr.write(`${warning}\n`)
-    exitOnceWritten(code)
+    if (exits) exitOnceWritten(code)
   }, afterMs).unref()
 }
 

@@ -10,17 +10,20 @@ export interface RunOutcome {
   /** Time in tests and their hooks, summed over every file: what each repetition adds, without start-up. */
   testTimeMs: number
   /**
-   * The runner's CLI ends its process this long after the run, whatever its tests or set-up left
-   * open: Jest's `forceExit` at once, `vitest run` after its `teardownTimeout`, with a warning.
-   * Without it an in-band test's timer or a global setup's server kept flakeproof running forever.
+   * What the runner's CLI does when its tests or set-up keep the process open after the run: Jest's
+   * `forceExit` ends it at once, `vitest run` after its `teardownTimeout` with a warning, `jest`
+   * warns after its `openHandlesTimeout` and waits on. Without it an in-band test's timer or a
+   * global setup's server kept flakeproof running forever, or silently.
    */
   ending?: ProcessEnding
 }
 
 export interface ProcessEnding {
   afterMs: number
-  /** Said on stderr when the process is still there to be ended after a wait. */
+  /** Said on stderr when the process is still there after the wait. */
   warning?: string
+  /** Whether the process then ends (with the run's code). */
+  exits: boolean
 }
 
 /** How `flakeproof <runner>` ended: its exit code, and how the runner's CLI would end the process. */

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { stripAnsi } from '../../src/core/ansi.js'
 import { installedBin, project } from '../projects.js'
-import { childEnv, type CliResult, readArtifact, ROOT, runNodeIn, settle, tempDir } from '../utils.js'
+import { childEnv, type CliResult, readArtifact, ROOT, runNodeIn, settle, tempDir, waitFor } from '../utils.js'
 
 /**
  * `flakeproof vitest` and `flakeproof jest` run Vitest and Jest from their APIs, in flakeproof's
@@ -199,5 +199,24 @@ describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT
       ['jest/env.check.js > sees what jest gives its tests', 2, 0],
       ['jest/leaves-a-timer.check.js > leaves a timer running', 2, 0],
     ])
+  })
+
+  it('says, as `jest` does, that something keeps the process open, and waits on without --forceExit', async () => {
+    const out = tempDir()
+    const child = spawn(process.execPath, [installedBin(), 'jest', '--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'jest.config.cjs', '--runInBand', '--openHandlesTimeout', '300'], {
+      cwd: dir,
+      env: { ...childEnv(), CI: 'true', NO_COLOR: '1' },
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const ended = new Promise<number | null>((done) => child.on('close', done))
+    try {
+      await waitFor('the warning', () => stderr.includes('the process is still running 300 ms after the run, as `jest` would say'))
+      // Its files were written before: what it waits on is the test's timer, not flakeproof.
+      expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests).toHaveLength(2)
+    } finally {
+      child.kill('SIGKILL')
+      await ended
+    }
   })
 })
