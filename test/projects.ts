@@ -35,6 +35,18 @@ export function stressTest(kind: 'esm' | 'cjs'): string {
   ].join('\n')
 }
 
+/**
+ * A copy of test/fixtures/<name> in a temporary folder, the repository's node_modules linked in: for a
+ * file whose runs must not meet another file's in the same fixture (each run's marker,
+ * `.flakeproof/running`, is in the project it runs in), or that change the fixture's files.
+ */
+export function fixtureCopy(name: string): string {
+  const dir = tempDir()
+  cpSync(join(ROOT, 'test/fixtures', name), dir, { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  return dir
+}
+
 /** A project with flakeproof installed as a package (`flakeproof/...` resolves to a copy of this build) and its runner linked in. */
 export function project(files: Record<string, string>): string {
   const dir = tempDir('flakeproof-stress-')

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import { assertReplaceable, CONDITION_ENV, FlakeproofError, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ProcessEnding, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startLoad } from '../../src/session/adapter.js'
+import { assertReplaceable, CONDITION_ENV, FlakeproofError, flakeproofErrorIn, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ProcessEnding, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startFailure, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { isOurs, type JestArgv, type JestGlobalConfig, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
 import { refuseNotARun } from './_jest-args.js'
@@ -51,7 +51,12 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   // project's runner is wrapped and the reporter added. Put back once the run ends.
   const readConfigs = config.readConfigs
   config.readConfigs = async (...args) => {
-    const read = await readConfigs(...args)
+    const read = await readConfigs(...args).catch((error: unknown) => {
+      // A config Jest cannot read (`jest` prints its stack): one line, exit 2, as `flakeproof vitest` says it.
+      // jest-validate's verdict on a config (an unknown option) is Jest's to say (runner-commands.ts `ownError`).
+      if (flakeproofErrorIn(error) || (error as object | undefined)?.constructor?.name === 'ValidationError') throw error
+      throw new FlakeproofError(`Jest did not start: ${startFailure(error)} (\`npx jest\` prints Jest's own report)`, 'E_USAGE', { cause: error })
+    })
     refuseNotARun(read.globalConfig, 'config')
     rootDir = read.globalConfig.rootDir
     // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.

@@ -1,5 +1,5 @@
 import type { CliOptions, parseCLI } from 'vitest/node'
-import { FlakeproofError, stripAnsi } from '../../src/session/adapter.js'
+import { FlakeproofError } from '../../src/session/adapter.js'
 
 /**
  * What `vitest run <args>` does between parsing its arguments and `createVitest`, which a caller of
@@ -55,25 +55,6 @@ export function packagesVitestNeeds(config: { coverage?: { enabled?: boolean; pr
     coverage: config.coverage?.enabled === true ? COVERAGE_PACKAGES[config.coverage.provider ?? 'v8'] : undefined,
     environment: config.environment === undefined ? undefined : ENVIRONMENT_PACKAGES[config.environment],
   }
-}
-
-/**
- * Why `createVitest` threw, in one line: its message's first line; when that only announces the
- * error (Vite's "Build failed with 1 error:"), the reason after it and where it is.
- */
-export function startFailure(error: unknown): string {
-  const lines = stripAnsi(String(error instanceof Error ? error.message : error))
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-  const [first = '', reason] = lines
-  if (!first.endsWith(':') || reason === undefined) return first
-  // rolldown draws the place in a frame below the reason (`╭─[ vitest.config.ts:2:22 ]`); esbuild starts the reason with it.
-  const where = lines
-    .slice(2)
-    .map((line) => /([\w./@-]+:\d+:\d+)/.exec(line)?.[1])
-    .find((place) => place !== undefined)
-  return where === undefined || reason.includes(where) ? `${first} ${reason}` : `${first} ${reason} (${where})`
 }
 
 // --- internal ---

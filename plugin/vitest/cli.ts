@@ -1,8 +1,8 @@
 import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome } from '../../src/session/adapter.js'
+import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, startFailure } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
-import { packagesVitestNeeds, setVitestEnv, startFailure, vitestRunArgs } from './_vitest-start.js'
+import { packagesVitestNeeds, setVitestEnv, vitestRunArgs } from './_vitest-start.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
 
 /**

@@ -18,6 +18,7 @@ export { attributeRedRun, failedOf } from './attribution-run.js'
 export { CONDITION_ENV, type FreshRounds, planRounds, type RoundsReporter } from './rounds.js'
 export { warning } from './run-end-text.js'
 export { runWrapper } from './wrapper.js'
+export { startFailure } from './start-failure.js'
 export { ownFile } from '../own-files.js'
 
 // What the runners are, and their options.

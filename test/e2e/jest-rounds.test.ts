@@ -1,8 +1,8 @@
-import { cpSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConditionsFileSchema } from '../../src/artifacts/conditions-schema.js'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { fixtureCopy } from '../projects.js'
 import { BIN, factsIn, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 /**
@@ -10,21 +10,10 @@ import { BIN, factsIn, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.j
  * one process, each run loading every test file anew. test/fixtures/jest-ci's counters live in its
  * test file, so they start at 1 in every round: 10 copies of `flaky` fail calls 5 and 10 in each round.
  */
-const FIXTURE = copyOfFixture()
+/** This file's own copy: test/e2e/jest-ci.test.ts runs in the fixture at the same time. */
+const FIXTURE = fixtureCopy('jest-ci')
 const FLAKY = 'tests/ci.test.js > flaky: fails every fifth call'
 const flakeproofJest = (args: string[]) => runNodeIn(FIXTURE, [BIN, 'jest', ...args])
-
-/**
- * This file's own copy of the fixture: test/e2e/jest-ci.test.ts runs in the fixture at the same time,
- * and each run's marker (`.flakeproof/running`, counted by the other as a run at once) is in the
- * project it runs in.
- */
-function copyOfFixture(): string {
-  const dir = tempDir()
-  cpSync(join(ROOT, 'test/fixtures/jest-ci'), dir, { recursive: true })
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  return dir
-}
 
 describe('--flaky-rounds 3 --flaky-divergence --flaky-shuffle --flaky-seed 5 --flaky-repeat 10', () => {
   it('runs 6 rounds (base and serial alternating, each reseeded), fresh module state in each', async () => {

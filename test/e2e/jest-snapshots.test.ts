@@ -1,9 +1,9 @@
-import { cpSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { SNAPSHOT_MODES, snapshotCounts, snapshotHashes, snapshotSummary } from '../jest-snapshot-files.js'
-import { BIN, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { fixtureCopy } from '../projects.js'
+import { BIN, readArtifact, ROOT, runNodeIn } from '../utils.js'
 
 /**
  * Snapshots under copies (issue 18, item 1), with Jest itself as the oracle: the same fixture is run
@@ -14,20 +14,13 @@ import { BIN, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
  * `toThrowErrorMatchingSnapshot` (named and inline), a custom serializer, a nested suite, one
  * snapshot not committed (written by the default run, a failure under `--ci`) and one obsolete entry.
  */
-const FIXTURE = join(ROOT, 'test/fixtures/jest-snapshots')
 const JEST = join(ROOT, 'node_modules/jest/bin/jest.js')
 
-function copyOfFixture(): string {
-  const dir = tempDir()
-  cpSync(FIXTURE, dir, { recursive: true })
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  return dir
-}
 
 describe.each(SNAPSHOT_MODES)('snapshots under %s: five copies of each test change what one plain Jest run changes, and nothing else', (_name, mode, changes) => {
   it('leaves the same files, the same summary and the same exit code', async () => {
-    const plain = copyOfFixture()
-    const repeated = copyOfFixture()
+    const plain = fixtureCopy('jest-snapshots')
+    const repeated = fixtureCopy('jest-snapshots')
     const before = snapshotHashes(plain)
     const native = await runNodeIn(plain, [JEST, ...mode])
     const measured = await runNodeIn(repeated, [BIN, 'jest', '--flaky-repeat', '5', '--flaky-fail-on-flaky', ...mode])

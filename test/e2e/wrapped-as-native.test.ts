@@ -58,6 +58,7 @@ const dir = project({
   'bail/a.check.ts': "import { test } from 'vitest'\nlet calls = 0\ntest('fails its second call', () => {\n  if (++calls === 2) throw new Error('second call')\n})\n",
   'bail/b.check.ts': "import { test } from 'vitest'\ntest('is never reached', () => {})\n",
   'jest.bail.cjs': "module.exports = { testMatch: ['<rootDir>/bail/*.check.js'], testEnvironment: 'node' }\n",
+  'jest.broken.cjs': "throw new Error('this config refuses to load')\n",
   'jest.watch.cjs': "module.exports = { testMatch: ['<rootDir>/jest/env.check.js'], testEnvironment: 'node', watchAll: true }\n",
   'bail/a.check.js': `// Jest runs the largest file first when it has no timings.${' '.repeat(400)}\nlet calls = 0\ntest('fails its second call', () => {\n  if (++calls === 2) throw new Error('second call')\n})\n`,
   'bail/b.check.js': "test('is never reached', () => {})\n",
@@ -176,10 +177,12 @@ describe('flakeproof jest runs the tests as `jest` does', { timeout: RUN_TIMEOUT
   })
 
   it.each([
-    [['--watchAll'], '--watchAll: flakeproof jest runs the tests once'],
-    [['--listTests'], '--listTests: listing the test files runs no test'],
+    [['--config', 'jest.config.cjs', '--watchAll'], '--watchAll: flakeproof jest runs the tests once'],
+    [['--config', 'jest.config.cjs', '--listTests'], '--listTests: listing the test files runs no test'],
+    // Where `jest` prints a stack.
+    [['--config', 'jest.broken.cjs'], 'Jest did not start: this config refuses to load'],
   ])('refuses %j in one line before any test runs', async (args, message) => {
-    const result = await wrapped('jest', ['--flaky-repeat', '2', '--config', 'jest.config.cjs', ...args])
+    const result = await wrapped('jest', ['--flaky-repeat', '2', ...args])
     expect(result.code).toBe(2)
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)])
     expect(result.stdout + result.stderr).not.toMatch(/^Tests:/m)
