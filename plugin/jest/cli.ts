@@ -4,6 +4,7 @@ import { assertReplaceable, CONDITION_ENV, FlakeproofError, flakeproofErrorIn, h
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { isOurs, type JestArgv, type JestGlobalConfig, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
 import { refuseNotARun } from './_jest-args.js'
+import { watchReporterErrors } from './_reporter-errors.js'
 import { idRootOf } from './_id-root.js'
 import { jestVersion } from './_version.js'
 
@@ -33,7 +34,7 @@ export const jestAdapter: RunnerAdapter = {
 // --- internal ---
 
 /** One Jest run with flakeproof's reporter and runner added, and these options. */
-async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: ResolvedVitestOptions | undefined, argv: JestArgv, command: string): Promise<RunOutcome> {
+async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, resolved: ResolvedVitestOptions | undefined, argv: JestArgv, command: string): Promise<RunOutcome> {
   const projects = argv.projects && argv.projects.length > 0 ? argv.projects : [process.cwd()]
   const ourOptions = { wrapped: { options: resolved }, command }
   // Whole-run rounds (docs/jest.md): runCLI again for each, so every round loads each test file
@@ -92,6 +93,8 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     onlyTests &&= results.success || onlyTestsFailed(results)
   }
   const host = globalThis as Record<symbol, unknown>
+  // A reporter's error (a coverage threshold) is never advisory, even beside failed copies.
+  const reporterErrors = watchReporterErrors(reporterBase)
   try {
     for (const round of rounds) {
       delete host[JEST_VERDICT]
@@ -100,16 +103,18 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
     }
     // Fresh-state evidence (src/pipeline/fresh-evidence.ts): the files of the tests whose single
     // switch chance explains too well, run again whole (a test may need its siblings), each run a new
-    // runCLI, so every file loaded anew.
+    // runCLI, so every file loaded anew. Without coverage: a report of these few files would replace
+    // the measured run's (coverageDirectory holds the last run's) and fail its thresholds.
     const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
     const evidence = shared?.session.roundsOpen ? shared.session.freshEvidence() : undefined
     const paths = [...new Set(evidence?.files.map((f) => resolve(idRootOf(rootDir), f.file)))]
     for (let k = 1; evidence && paths.length > 0 && k <= evidence.rounds && shared?.session.roundsOpen; k++) {
       host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k, of: evidence.rounds } } satisfies JestRounds
-      tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true }, projects))
+      tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true, coverage: false }, projects))
     }
   } finally {
     config.readConfigs = readConfigs
+    reporterErrors.stop()
     // Rounds cut short (an error of Jest's between them): what ran is written, incomplete.
     const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
     if (shared?.session.roundsOpen) {
@@ -120,7 +125,7 @@ async function runJestOnce({ jest, config, circus }: LoadedJest, resolved: Resol
   }
   const verdict = host[JEST_VERDICT] as JestRunVerdict | undefined
   const outDir = resolve(rootDir, resolved?.outDir ?? '.flakeproof')
-  const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests) ? 0 : failureCode
+  const code = verdict?.proofFailed ? 1 : !failed || (verdict?.advisory && onlyTests && !reporterErrors.failed) ? 0 : failureCode
   return { code, outDir, testTimeMs, ending }
 }
 
@@ -168,8 +173,8 @@ async function underCondition<T>(round: PlannedRound | undefined, resolved: Reso
 
 /**
  * Jest failed only because tests failed: a measurement's failed copies may then be advisory. A file
- * that could not run, a snapshot failure, or a failure with no failed test (a coverage threshold,
- * a reporter's error) keeps Jest's exit code: flakeproof only ever raises it.
+ * that could not run, a snapshot failure, or a failure with no failed test keeps Jest's exit code, as
+ * does a reporter's error beside failed tests (watchReporterErrors): flakeproof only ever raises it.
  */
 function onlyTestsFailed(results: JestResults): boolean {
   return results.numFailedTests > 0 && results.numRuntimeErrorTestSuites === 0 && !results.snapshot.failure

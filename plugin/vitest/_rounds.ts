@@ -39,6 +39,7 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       const evidence = reporter.roundsOpen ? reporter.freshEvidence() : undefined
       const files = new Set(evidence?.files.map((f) => JSON.stringify([f.project, f.file])))
       const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
+      if (evidence && again.length > 0) coverageOff(vitest)
       for (let k = 1; evidence && again.length > 0 && k <= evidence.rounds && reporter.roundsOpen; k++) {
         reporter.planFreshRound(k, evidence.rounds)
         await vitest.runTestSpecifications(again, true)
@@ -52,6 +53,18 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
 }
 
 // --- internal ---
+
+/**
+ * Coverage off for the runs that follow, the fresh-state rounds (this Vitest's last runs): a report
+ * of their few files would replace the measured run's (Vitest writes `reportsDirectory` anew each
+ * run) and fail its thresholds, exit 1. Vitest 4 and 5 have `disableCoverage`; 3.2 reads its
+ * provider from a field, where null is none.
+ */
+function coverageOff(vitest: Vitest): void {
+  const api: { disableCoverage?: () => void } = vitest
+  if (api.disableCoverage) api.disableCoverage.call(vitest)
+  else Object.assign(vitest, { coverageProvider: null })
+}
 
 interface Sequence {
   shuffle?: unknown

@@ -1,4 +1,5 @@
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
@@ -14,11 +15,13 @@ const LEAKS = 'tests/leaks.test.js > registers a handler once'
 
 describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
   const out = tempDir()
+  const coverage = tempDir()
   let result: CliResult
   const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
 
   beforeAll(async () => {
-    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere'], { FIXTURE_STATE: tempDir() })
+    // With coverage, whose threshold (every line of src/) the measured run meets through tests/counted.test.js alone.
+    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', '--coverage', '--coverageDirectory', coverage], { FIXTURE_STATE: tempDir() })
   }, 180_000)
 
   it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
@@ -40,4 +43,27 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-l
     expect(rateOf(LEAKS)?.verdict).toBe('non-idempotent')
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).complete).toBe(true)
   })
+
+  it('leaves the coverage report and its threshold to the measured run: the two runs anew are without coverage', () => {
+    // The measured run loaded src/double.js once (its `module.exports`) and called double 10 times; a
+    // report of the evidence runs' two files would have both at 0 and print Jest's unmet threshold, as it did before.
+    const report = JSON.parse(readFileSync(join(coverage, 'coverage-final.json'), 'utf8')) as Record<string, { s: Record<string, number> }>
+    expect(Object.keys(report).map((path) => relative(FIXTURE, path))).toEqual(['src/double.js'])
+    expect(Object.values(Object.values(report)[0]?.s ?? {})).toEqual([10, 1])
+    expect(`${result.stdout}${result.stderr}`).not.toContain('threshold')
+    // Every failed copy passed another: advisory.
+    expect(result.code, result.stderr).toBe(0)
+  })
+})
+
+describe('flakeproof jest --flaky-repeat 10 --coverage, a flaky test and an unmet coverage threshold', () => {
+  it('fails as `jest` fails: the flaky copies are advisory, the threshold is not', async () => {
+    const out = tempDir()
+    const args = [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', '--coverage', '--coverageDirectory', tempDir(), 'tests/first-ever.test.js']
+    const result = await runNodeIn(FIXTURE, args, { FIXTURE_STATE: tempDir() })
+    expect(readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === CHANCE)).toMatchObject({ trials: 10, failures: 1, verdict: 'flaky' })
+    // src/double.js is not covered by this file: Jest's own line, then its exit code (before, the flaky copies made it 0).
+    expect(result.stderr).toContain('Coverage for lines (0%) does not meet "global" threshold (100%)')
+    expect(result.code).toBe(1)
+  }, 180_000)
 })

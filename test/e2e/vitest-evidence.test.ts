@@ -1,4 +1,5 @@
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ObserverFileSchema, PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, tempDir } from '../utils.js'
@@ -12,11 +13,14 @@ const FOURTH = 'tests/every-fourth.test.ts > fails on every fourth call, whateve
 
 describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
   const out = tempDir()
+  const coverage = tempDir()
   let result: CliResult
   const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
 
   beforeAll(async () => {
-    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/first-ever.test.ts', 'tests/leaks.test.ts']
+    // With coverage and a threshold the measured run meets: src/fourth.ts is covered by every-fourth's file alone (flaky, no evidence asked).
+    const coverageArgs = ['--coverage.enabled', '--coverage.include=src/**', '--coverage.reporter=json', `--coverage.reportsDirectory=${coverage}`, '--coverage.thresholds.lines=100']
+    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...coverageArgs, 'tests/first-ever.test.ts', 'tests/leaks.test.ts', 'tests/every-fourth.test.ts']
     result = await runFlakeproofVitest(args, { FIXTURE_STATE: tempDir() }, FIXTURE)
   }, 120_000)
 
@@ -44,6 +48,18 @@ describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state
   it('never calls the state-leaking PFFFFFFFFF flaky: non-idempotent, with no policy entry', () => {
     expect(rateOf(LEAKS)).toMatchObject({ trials: 10, failures: 9, verdict: 'non-idempotent' })
     expect(readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[LEAKS]).toBeUndefined()
+  })
+
+  it('leaves the coverage report and its thresholds to the measured run: the fresh-state rounds of two files run without coverage', () => {
+    // The measured run executed isFourth 10 times; a report of the evidence rounds' two files would
+    // have it at 0 and fail the 100% threshold (exit 1), as it did before.
+    const report = JSON.parse(readFileSync(join(coverage, 'coverage-final.json'), 'utf8')) as Record<string, { s: Record<string, number> }>
+    expect(Object.keys(report).map((path) => relative(FIXTURE, path))).toEqual(['src/fourth.ts'])
+    expect(Object.values(Object.values(report)[0]?.s ?? {})).toEqual([10])
+    expect(`${result.stdout}${result.stderr}`).not.toContain('does not meet')
+    expect(rateOf(FOURTH)).toMatchObject({ trials: 10, failures: 2, verdict: 'flaky' })
+    // Every failed copy passed another: advisory.
+    expect(result.code, result.stderr).toBe(0)
   })
 })
 
