@@ -47,6 +47,8 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     process.stderr.write(`${logLine('[flakeproof] --flaky-divergence: Jest uses CPUs - 1 = 1 worker here, so parallel rounds run one file at a time (in a worker process); pass --maxWorkers=<n> (n >= 2) to run files side by side', process.env)}\n`)
   }
   let rootDir = process.cwd()
+  // Set once the measurement's own runs are done: the runs after are fresh-state evidence.
+  let evidenceRuns = false
   // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
   // and the projects may differ: runCLI reads the configs itself, so its read is where each
   // project's runner is wrapped and the reporter added. Put back once the run ends.
@@ -73,7 +75,12 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     })
     const reporters = (read.globalConfig.reporters ?? [['default', {}] as Reporter]).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
     // First: it caps the failure text of a file's copies before the default reporter prints it.
-    const globalConfig = { ...read.globalConfig, reporters: [[REPORTER, { ...ourOptions, runners }] as Reporter, ...reporters] }
+    const ours = [REPORTER, { ...ourOptions, runners }] as Reporter
+    // The fresh-state runs report to flakeproof alone: the user's reporters, coverage, `--json` and a
+    // results processor report the measured run, and these few files run again would replace it.
+    const globalConfig = evidenceRuns
+      ? { ...read.globalConfig, reporters: [ours], collectCoverage: false, json: false, testResultsProcessor: undefined }
+      : { ...read.globalConfig, reporters: [ours, ...reporters] }
     return { ...read, globalConfig, configs }
   }
   const rounds = plan.length > 1 ? plan : [plan[0]]
@@ -103,14 +110,15 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     }
     // Fresh-state evidence (src/pipeline/fresh-evidence.ts): the files of the tests whose single
     // switch chance explains too well, run again whole (a test may need its siblings), each run a new
-    // runCLI, so every file loaded anew. Without coverage: a report of these few files would replace
-    // the measured run's (coverageDirectory holds the last run's) and fail its thresholds.
+    // runCLI, so every file loaded anew; reported to flakeproof alone (readConfigs above), so no
+    // coverage report of these few files replaces the measured run's or fails its thresholds.
     const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
     const evidence = shared?.session.roundsOpen ? shared.session.freshEvidence() : undefined
     const paths = [...new Set(evidence?.files.map((f) => resolve(idRootOf(rootDir), f.file)))]
+    evidenceRuns = true
     for (let k = 1; evidence && paths.length > 0 && k <= evidence.rounds && shared?.session.roundsOpen; k++) {
       host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k, of: evidence.rounds } } satisfies JestRounds
-      tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true, coverage: false }, projects))
+      tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true }, projects))
     }
   } finally {
     config.readConfigs = readConfigs

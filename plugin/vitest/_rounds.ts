@@ -39,10 +39,14 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       const evidence = reporter.roundsOpen ? reporter.freshEvidence() : undefined
       const files = new Set(evidence?.files.map((f) => JSON.stringify([f.project, f.file])))
       const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
-      if (evidence && again.length > 0) coverageOff(vitest)
-      for (let k = 1; evidence && again.length > 0 && k <= evidence.rounds && reporter.roundsOpen; k++) {
-        reporter.planFreshRound(k, evidence.rounds)
-        await vitest.runTestSpecifications(again, true)
+      if (evidence && again.length > 0) {
+        coverageOff(vitest)
+        await onlyFlakeproofReports(vitest, reporter, async () => {
+          for (let k = 1; k <= evidence.rounds && reporter.roundsOpen; k++) {
+            reporter.planFreshRound(k, evidence.rounds)
+            await vitest.runTestSpecifications(again, true)
+          }
+        })
       }
       return first
     } finally {
@@ -53,6 +57,26 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
 }
 
 // --- internal ---
+
+/**
+ * Runs the fresh-state rounds with flakeproof's reporter alone, then gives Vitest its reporters back:
+ * the user's (a JUnit or JSON `outputFile`, a blob for `--merge-reports`, GitHub annotations, the
+ * terminal's summary) report the measured run, and these few files run again would replace or repeat
+ * it. Vitest 3.2 to 5 call every reporter from the one `reporters` list, changed here in place.
+ */
+async function onlyFlakeproofReports(vitest: Vitest, reporter: RoundsReporter, run: () => Promise<void>): Promise<void> {
+  // `Vitest.reporters` is not in Vitest's public types (as in plugin.ts installFlakeproof).
+  const reporters = (vitest as unknown as { reporters: unknown[] }).reporters
+  // Never without flakeproof's: it records the evidence.
+  if (!reporters.includes(reporter)) return run()
+  const all = [...reporters]
+  reporters.splice(0, reporters.length, reporter)
+  try {
+    await run()
+  } finally {
+    reporters.splice(0, reporters.length, ...all)
+  }
+}
 
 /**
  * Coverage off for the runs that follow, the fresh-state rounds (this Vitest's last runs): a report

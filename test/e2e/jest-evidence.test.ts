@@ -16,12 +16,15 @@ const LEAKS = 'tests/leaks.test.js > registers a handler once'
 describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
   const out = tempDir()
   const coverage = tempDir()
+  const reports = tempDir()
   let result: CliResult
   const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
 
   beforeAll(async () => {
-    // With coverage, whose threshold (every line of src/) the measured run meets through tests/counted.test.js alone.
-    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', '--coverage', '--coverageDirectory', coverage], { FIXTURE_STATE: tempDir() })
+    // With the user's reports: jest-junit's, `--json` to a file, and coverage, whose threshold (every line
+    // of src/) the measured run meets through tests/counted.test.js alone.
+    const reporting = ['--reporters=default', '--reporters=jest-junit', '--json', '--outputFile', join(reports, 'results.json'), '--coverage', '--coverageDirectory', coverage]
+    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...reporting], { FIXTURE_STATE: tempDir(), JEST_JUNIT_OUTPUT_DIR: reports })
   }, 180_000)
 
   it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
@@ -53,6 +56,16 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-l
     expect(`${result.stdout}${result.stderr}`).not.toContain('threshold')
     // Every failed copy passed another: advisory.
     expect(result.code, result.stderr).toBe(0)
+  })
+
+  it("leaves the user's reports to the measured run: jest-junit's and --json's hold its three files, the terminal one summary", () => {
+    // The two runs anew, reported as well, would replace both files with their two files and print a summary each.
+    const suites = [...readFileSync(join(reports, 'junit.xml'), 'utf8').matchAll(/<testsuite name="[^"]*"[^>]* tests="(\d+)"/g)].map((m) => m[1])
+    expect(suites).toEqual(['10', '10', '10'])
+    const json = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { testResults: { name: string }[] }
+    expect(json.testResults.map((r) => relative(FIXTURE, r.name)).sort()).toEqual(['tests/counted.test.js', 'tests/first-ever.test.js', 'tests/leaks.test.js'])
+    expect(result.stderr.match(/Test Suites: /g)).toHaveLength(1)
+    expect(result.stderr).toContain('fresh-state round 2 of 2')
   })
 })
 

@@ -14,13 +14,16 @@ const FOURTH = 'tests/every-fourth.test.ts > fails on every fourth call, whateve
 describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
   const out = tempDir()
   const coverage = tempDir()
+  const junit = join(tempDir(), 'junit.xml')
   let result: CliResult
   const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
 
   beforeAll(async () => {
-    // With coverage and a threshold the measured run meets: src/fourth.ts is covered by every-fourth's file alone (flaky, no evidence asked).
+    // With the user's own JUnit report, and coverage with a threshold the measured run meets:
+    // src/fourth.ts is covered by every-fourth's file alone (flaky, no evidence asked).
     const coverageArgs = ['--coverage.enabled', '--coverage.include=src/**', '--coverage.reporter=json', `--coverage.reportsDirectory=${coverage}`, '--coverage.thresholds.lines=100']
-    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...coverageArgs, 'tests/first-ever.test.ts', 'tests/leaks.test.ts', 'tests/every-fourth.test.ts']
+    const reporterArgs = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${junit}`]
+    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...coverageArgs, ...reporterArgs, 'tests/first-ever.test.ts', 'tests/leaks.test.ts', 'tests/every-fourth.test.ts']
     result = await runFlakeproofVitest(args, { FIXTURE_STATE: tempDir() }, FIXTURE)
   }, 120_000)
 
@@ -60,6 +63,18 @@ describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state
     expect(rateOf(FOURTH)).toMatchObject({ trials: 10, failures: 2, verdict: 'flaky' })
     // Every failed copy passed another: advisory.
     expect(result.code, result.stderr).toBe(0)
+  })
+
+  it("leaves the user's reporters to the measured run: the JUnit report holds its three files, the terminal one summary", () => {
+    // The fresh-state rounds' two files, reported as well, would replace the JUnit file and print a summary each.
+    const suites = [...readFileSync(junit, 'utf8').matchAll(/<testsuite name="([^"]+)"[^>]* tests="(\d+)"/g)].map((m) => [m[1], m[2]])
+    expect(suites.sort()).toEqual([
+      ['tests/every-fourth.test.ts', '1'],
+      ['tests/first-ever.test.ts', '1'],
+      ['tests/leaks.test.ts', '1'],
+    ])
+    expect(result.stdout.match(/Test Files /g)).toHaveLength(1)
+    expect(result.stdout).toContain('fresh-state round 2 of 2')
   })
 })
 
