@@ -25,8 +25,9 @@ export interface RunnerInfo {
   /** Where options are given in code, for errors: `flakeproof({...})`. */
   readonly optionsWhere: string
   /**
-   * What the runner's own marks and counts mean during a measurement, said once after its summary
-   * (they count each test once, however its repetitions went); by whether `--flaky-fail-on-flaky` is on.
+   * What the runner's own marks and counts mean during a measurement, said once at the top of
+   * flakeproof's summary (Vitest's count each test once, however its repetitions went; Jest's count
+   * every copy); by whether `--flaky-fail-on-flaky` is on.
    */
   readonly ticks?: { readonly advisory: string; readonly failOnFlaky: string }
   /** Why a capability it lacks cannot be had with this runner, when that is the runner's doing and not work still to do. */
@@ -57,6 +58,11 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
     title: 'Jest',
     can: ALL,
     optionsWhere: 'the flakeproof/jest/reporter options',
+    // Jest's summary follows flakeproof's, and counts each copy as a test of its own (a passed copy and a failed one of one test).
+    ticks: {
+      advisory: "Jest's Tests count below is of copies, each copy of a test counted as a test; flakeproof counts each test's copies, and a test that passed any copy does not fail the run",
+      failOnFlaky: "Jest's Tests count below is of copies, each copy of a test counted as a test; flakeproof counts each test's copies, and any failed copy fails the run",
+    },
   },
   playwright: {
     name: 'playwright',

@@ -66,6 +66,9 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-l
     expect(json.testResults.map((r) => relative(FIXTURE, r.name)).sort()).toEqual(['tests/counted.test.js', 'tests/first-ever.test.js', 'tests/leaks.test.js'])
     expect(result.stderr.match(/Test Suites: /g)).toHaveLength(1)
     expect(result.stderr).toContain('fresh-state round 2 of 2')
+    // Jest's summary after flakeproof's counts the 30 copies as 30 tests: said once, above it.
+    expect(result.stderr).toMatch(/Tests: +10 failed, 20 passed, 30 total/)
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain("Jest's Tests count below is of copies, each copy of a test counted as a test")
   })
 })
 
