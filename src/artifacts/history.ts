@@ -9,6 +9,7 @@ import { checkedHistoryRecord } from './_history-check.js'
 import { type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
 import { parseJsonLine } from './read.js'
 import { writeTextAtomic } from './write.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 export { type HistoryFile, HistoryFileSchema, type HistoryRecord, HistoryRecordSchema } from './history-schemas.js'
 
@@ -61,7 +62,7 @@ export function pruneHistory(dir: string, now: Date, limits: HistoryLimits, keep
         return []
       }
     })
-    .sort((a, b) => a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name))
+    .sort((a, b) => a.mtimeMs - b.mtimeMs || byCodeUnits(a.name, b.name))
   const oldest = now.getTime() - limits.maxAgeDays * 86_400_000
   const removed: string[] = []
   const keptBytes = keep === undefined ? 0 : sizeOf(join(dir, keep))

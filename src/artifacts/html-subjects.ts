@@ -1,6 +1,7 @@
 import type * as z from '../_zod.js'
 import type { ReportBundle } from './bundle.js'
 import { type IndependenceSchema, VerdictSchema } from './schemas.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 /** report.html is made from the same bundle as flaky_report.md. */
 export type HtmlBundle = ReportBundle
@@ -37,7 +38,7 @@ export function allSubjects({ rate }: HtmlBundle): Subject[] {
 export function concerningSubjects(bundle: HtmlBundle): Subject[] {
   return allSubjects(bundle)
     .filter((s) => s.verdict !== 'stable')
-    .sort((a, b) => b.ci_low - a.ci_low || b.failures - a.failures || a.id.localeCompare(b.id))
+    .sort((a, b) => b.ci_low - a.ci_low || b.failures - a.failures || byCodeUnits(a.id, b.id))
 }
 
 /**

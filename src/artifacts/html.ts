@@ -11,6 +11,7 @@ import { HTML_TEXT, type HtmlText } from './html-text.js'
 import type { ReportLanguage } from './report-notes.js'
 import { VerdictSchema } from './schemas.js'
 import { loadFlagOf } from './weakness-text.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 /**
  * report.html: the same bundle as flaky_report.md, drawn, in the report's language. One
@@ -180,7 +181,7 @@ function undrawnTable(bundle: HtmlBundle, rest: Subject[], t: HtmlText): string 
 function renderStable(bundle: HtmlBundle, t: HtmlText): string {
   const stable = allSubjects(bundle)
     .filter((s) => s.verdict === 'stable')
-    .sort((a, b) => a.id.localeCompare(b.id))
+    .sort((a, b) => byCodeUnits(a.id, b.id))
   const head = ['<section aria-labelledby="h-stable">', `<h2 id="h-stable">${t.stableTitle} <span class="count">${stable.length}</span></h2>`]
   if (stable.length === 0) return [...head, `<p data-empty="stable">${t.noStable}</p>`, '</section>'].join('\n')
   const items = stable.slice(0, STABLE_LISTED).map((s) => `<li data-item data-count data-id="${esc(s.id)}" data-verdict="stable"><code>${esc(s.id)}</code> <span class="muted">${s.trials}</span></li>`)

@@ -9,6 +9,7 @@ import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 type TestRate = NonNullable<RateFile['tests']>[number]
 
@@ -73,7 +74,7 @@ function headlineVerdict(test: TestRate, { conditions }: ReportBundle): string {
 
 function byConcern(a: TestRate, b: TestRate): number {
   const rank = (test: TestRate): number => CONCERN[test.verdict]
-  return rank(a) - rank(b) || b.failures - a.failures || a.id.localeCompare(b.id)
+  return rank(a) - rank(b) || b.failures - a.failures || byCodeUnits(a.id, b.id)
 }
 
 function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, t: Messages): string[] {

@@ -1,6 +1,7 @@
 import { hypergeometricUpperTail, hypergeometricUpperTailExact } from './fisher.js'
 import type { Fraction } from './fraction.js'
 import { isAllCaps } from './tokens.js'
+import { byCodeUnits } from './text-order.js'
 
 /**
  * Ranking predicates that are true mostly in failing trials, after Liblit et al., "Scalable
@@ -88,7 +89,7 @@ export function rankPredicates(trials: readonly TrialFacts[], limit = 12, alpha:
     }
   }
   return ranked
-    .sort((a, b) => b.importance - a.importance || b.increase - a.increase || a.predicate.localeCompare(b.predicate))
+    .sort((a, b) => b.importance - a.importance || b.increase - a.increase || byCodeUnits(a.predicate, b.predicate))
     .slice(0, limit)
 }
 

@@ -14,6 +14,7 @@ import { complement, fractionFromNumber } from '../core/fraction.js'
 import { describeRate } from '../core/rate.js'
 import { normaliseMessage } from '../core/signature.js'
 import { branchOf } from './history-record.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 /**
  * Whose failure is it (docs/attribution.md): each failed test of a red run against its past runs,
@@ -204,7 +205,7 @@ export function pastByTest(runs: readonly HistoryRun[]): Map<string, PastRecord[
       byTest.set(r.test_id, list)
     }
   }
-  for (const list of byTest.values()) list.sort((a, b) => a.at.localeCompare(b.at))
+  for (const list of byTest.values()) list.sort((a, b) => byCodeUnits(a.at, b.at))
   return byTest
 }
 

@@ -6,6 +6,7 @@ import { describeRate } from '../core/rate.js'
 import { hasNoRate } from '../core/verdict.js'
 import type { Confidence, TestOutcome } from './test-bundle.js'
 import { earlierTests, type RoundResult } from './test-rounds.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 type Comparison = ConditionsFile['tests'][string]['comparisons'][number]
 type OrderFinding = NonNullable<ConditionsFile['tests'][string]['order']>
@@ -182,7 +183,7 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[],
   const overall = complement(run.confidence.exact)
   const alpha = { num: overall.num, den: overall.den * BigInt(hypotheses) }
   let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined
-  for (const [culprit, first] of [...before].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [culprit, first] of [...before].sort(([a], [b]) => byCodeUnits(a, b))) {
     const after = countRounds(rounds.filter((r) => first.has(r.round)))
     const otherwise = countRounds(rounds.filter((r) => !first.has(r.round)))
     const { pValue, significant } = compareCounts(after, otherwise, alpha)

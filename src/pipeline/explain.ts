@@ -5,6 +5,7 @@ import { FlakeproofError } from '../errors.js'
 import { type HintContext, hintContextOf, type Hints, hintsFor } from '../core/hints.js'
 import { describeRate, type RateDescription } from '../core/rate.js'
 import { shellWord } from '../core/shell-words.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 /**
  * `flakeproof explain` (docs/attribution.md): one test's story from everything flakeproof kept of
@@ -64,7 +65,7 @@ export function findTest(query: string, sources: ExplainSources): string {
 export function explainTest(id: string, sources: ExplainSources): Story {
   const records = sources.runs
     .flatMap((run) => run.records.filter((r) => r.test_id === id))
-    .sort((a, b) => a.at.localeCompare(b.at))
+    .sort((a, b) => byCodeUnits(a.at, b.at))
   const failed = records.filter((r) => r.outcome !== 'passed')
   const branches = new Map<string | null, { runs: number; failures: number }>()
   for (const r of records) {
@@ -126,7 +127,7 @@ export function hintContextFor(id: string, sources: Pick<ExplainSources, 'runs' 
   if (rate && inRate && (inRate.trials > 1 || rate.reports !== undefined)) return hintContextOf(rate)
   const recorded = sources.runs
     .flatMap((run) => run.records.filter((r) => r.test_id === id && r.runner !== undefined))
-    .sort((a, b) => a.at.localeCompare(b.at))
+    .sort((a, b) => byCodeUnits(a.at, b.at))
     .at(-1)?.runner
   const named = recorded ?? (inRate ? rate?.runner?.name : undefined)
   if (named === 'jest') return { runner: 'jest', version: rate?.runner?.name === 'jest' ? rate.runner.version : undefined }

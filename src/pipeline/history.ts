@@ -11,6 +11,7 @@ import { type OutcomeGroup, splitByGroup } from '../core/uniform-groups.js'
 import { FlakeproofError } from '../errors.js'
 import { buildTestMeasurement, byConcern, type Confidence, outcomeOf } from './test-bundle.js'
 import type { TestTally } from './test-tally.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 export interface HistoryQuery {
   /** Runs that ended before this are left out; null: all. */
@@ -88,7 +89,7 @@ export function analyzeHistory(files: readonly HistoryRun[], query: HistoryQuery
     rounds: runs.length,
   })
   const flakes = new Map([...seen].map(([id, { observations }]) => [id, observations.filter((o) => o.flaky).length]))
-  const ranked = [...(bundle.rate.tests ?? [])].sort((a, b) => b.ci_low - a.ci_low || b.rate - a.rate || a.id.localeCompare(b.id))
+  const ranked = [...(bundle.rate.tests ?? [])].sort((a, b) => b.ci_low - a.ci_low || b.rate - a.rate || byCodeUnits(a.id, b.id))
   const fisherTables = newFisherTables()
   const found = new Map([...seen].map(([id, { observations }]) => [id, findChange(observations, fisherTables)]))
   const alpha = 1 - confidence.value
@@ -148,7 +149,7 @@ function selectRuns(files: readonly HistoryRun[], query: HistoryQuery): { file: 
     }))
     .filter((run) => run.records.length > 0)
     .map((run) => ({ ...run, at: new Date(run.records.reduce((latest, r) => Math.max(latest, timeOf(r.at)), Number.NEGATIVE_INFINITY)) }))
-    .sort((a, b) => a.at.getTime() - b.at.getTime() || a.file.localeCompare(b.file))
+    .sort((a, b) => a.at.getTime() - b.at.getTime() || byCodeUnits(a.file, b.file))
 }
 
 /**

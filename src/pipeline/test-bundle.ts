@@ -9,6 +9,7 @@ import { compareInterleaved } from './observe.js'
 import { buildRunsNeeded, choosePlanningBasis, type PlanningBasis, runsAt } from './plan.js'
 import { decidePolicy } from './policy.js'
 import type { TestTally } from './test-tally.js'
+import { byCodeUnits } from '../core/text-order.js'
 
 /**
  * Test mode's artifacts from the tallies of a run, with the same builders command mode uses (plan,
@@ -52,7 +53,7 @@ export function outcomeOf(tally: TestTally, rounds: number, confidence: Confiden
 /** By CONCERN, then by failures. */
 export function byConcern(a: TestOutcome, b: TestOutcome): number {
   const rank = (o: TestOutcome): number => CONCERN[o.verdict]
-  return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || a.tally.id.localeCompare(b.tally.id)
+  return rank(a) - rank(b) || b.tally.fast.failures - a.tally.fast.failures || byCodeUnits(a.tally.id, b.tally.id)
 }
 
 export interface TestMeasurement {
