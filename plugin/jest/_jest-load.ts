@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { FlakeproofError, ownFile } from '../../src/session/adapter.js'
 import { jestCliRun, jestModules } from './_jest-modules.js'
-import type { ReporterBase } from './_reporter-errors.js'
+import type { JestBaseReporter } from './_reporter-errors.js'
 
 /** The project's own Jest as flakeproof drives it: its entry points, its configs, flakeproof's files in them. */
 
@@ -62,7 +62,7 @@ export interface LoadedJest {
   /** The project's jest-circus/runner: a project using it needs no entry in the runners map. */
   circus: string
   /** Jest's BaseReporter, from the @jest/reporters its @jest/core runs (plugin/jest/_reporter-errors.ts). */
-  reporterBase: ReporterBase | undefined
+  reporterBase: JestBaseReporter | undefined
 }
 
 /** The project's Jest (not ours): `jest`, and `jest-config` as its runCLI resolves it. */
@@ -78,7 +78,7 @@ export function loadJest(cwd: string): LoadedJest {
   if (typeof jest.buildArgv !== 'function' || typeof jest.runCLI !== 'function' || typeof config.readConfigs !== 'function') {
     throw new FlakeproofError(`the Jest at ${dirname(modules.jest)} has no buildArgv/runCLI/readConfigs; flakeproof jest supports Jest 29 and 30`, 'E_USAGE')
   }
-  const { BaseReporter } = createRequire(modules.core)('@jest/reporters') as { BaseReporter?: ReporterBase }
+  const { BaseReporter } = createRequire(modules.core)('@jest/reporters') as { BaseReporter?: JestBaseReporter }
   return { jest, config, circus: modules.circus, reporterBase: typeof BaseReporter?.prototype?.getLastError === 'function' ? BaseReporter : undefined }
 }
 

@@ -1,5 +1,5 @@
 /** Jest's BaseReporter (`@jest/reporters`, 29 and 30): the coverage reporter and most others extend it. */
-export interface ReporterBase {
+export interface JestBaseReporter {
   prototype: { getLastError(): unknown }
 }
 
@@ -10,14 +10,14 @@ export interface ReporterBase {
  * each reporter's getLastError, which Jest asks once every reporter has finished the run
  * (ReporterDispatcher.hasErrors). Until `stop`, which puts Jest's method back.
  */
-export function watchReporterErrors(base: ReporterBase | undefined): { readonly failed: boolean; stop(): void } {
+export function watchReporterErrors(base: JestBaseReporter | undefined): { readonly failed: boolean; stop(): void } {
   let failed = false
   if (!base) return { failed, stop: () => {} }
   const proto = base.prototype
-  const own = Object.getOwnPropertyDescriptor(proto, 'getLastError')
-  const jests = proto.getLastError
+  const before = Object.getOwnPropertyDescriptor(proto, 'getLastError')
+  const getLastError = proto.getLastError
   proto.getLastError = function (this: unknown) {
-    const error: unknown = jests.call(this)
+    const error: unknown = getLastError.call(this)
     if (error) failed = true
     return error
   }
@@ -26,7 +26,7 @@ export function watchReporterErrors(base: ReporterBase | undefined): { readonly 
       return failed
     },
     stop() {
-      if (own) Object.defineProperty(proto, 'getLastError', own)
+      if (before) Object.defineProperty(proto, 'getLastError', before)
       else delete (proto as { getLastError?: unknown }).getLastError
     },
   }

@@ -76,10 +76,10 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     const reporters = (read.globalConfig.reporters ?? [['default', {}] as Reporter]).filter((r) => !isOurs(Array.isArray(r) ? r[0] : r, REPORTER))
     // First: it caps the failure text of a file's copies before the default reporter prints it.
     const ours = [REPORTER, { ...ourOptions, runners }] as Reporter
-    // The fresh-state runs report to flakeproof alone: the user's reporters, coverage, `--json` and a
-    // results processor report the measured run, and these few files run again would replace it.
+    // The fresh-state runs report to flakeproof alone: the user's reporters, coverage, `--json`, a
+    // results processor and notifications report the measured run, which these few files run again would replace.
     const globalConfig = evidenceRuns
-      ? { ...read.globalConfig, reporters: [ours], collectCoverage: false, json: false, testResultsProcessor: undefined }
+      ? { ...read.globalConfig, reporters: [ours], collectCoverage: false, json: false, testResultsProcessor: undefined, notify: false }
       : { ...read.globalConfig, reporters: [ours, ...reporters] }
     return { ...read, globalConfig, configs }
   }
@@ -96,6 +96,8 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     testTimeMs += results.testResults.reduce((sum, r) => sum + Math.max(0, (r.perfStats?.end ?? 0) - (r.perfStats?.start ?? 0)), 0)
     failureCode = globalConfig.testFailureExitCode
     ending = openHandlesEnding(globalConfig)
+    // A fresh-state run's outcome is evidence, in flakeproof's files: the exit code stays the measured run's.
+    if (evidenceRuns) return
     failed ||= !results.success
     onlyTests &&= results.success || onlyTestsFailed(results)
   }

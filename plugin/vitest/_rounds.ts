@@ -41,12 +41,19 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
       if (evidence && again.length > 0) {
         coverageOff(vitest)
-        await onlyFlakeproofReports(vitest, reporter, async () => {
-          for (let k = 1; k <= evidence.rounds && reporter.roundsOpen; k++) {
-            reporter.planFreshRound(k, evidence.rounds)
-            await vitest.runTestSpecifications(again, true)
-          }
-        })
+        // Their outcome is evidence, in flakeproof's files: the exit code stays the measured run's
+        // (Vitest sets 1 for a file or an error of theirs, which its reporters no longer show).
+        const code = process.exitCode
+        try {
+          await onlyFlakeproofReports(vitest, reporter, async () => {
+            for (let k = 1; k <= evidence.rounds && reporter.roundsOpen; k++) {
+              reporter.planFreshRound(k, evidence.rounds)
+              await vitest.runTestSpecifications(again, true)
+            }
+          })
+        } finally {
+          process.exitCode = code
+        }
       }
       return first
     } finally {

@@ -67,7 +67,8 @@ export const HTML_SCRIPT = `(() => {
         const x = key(a);
         const y = key(b);
         for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
-        return (a.dataset.id || '').localeCompare(b.dataset.id || '');
+        const [p, q] = [a.dataset.id || '', b.dataset.id || ''];
+        return p < q ? -1 : p > q ? 1 : 0;
       });
       for (const row of rows) body.appendChild(row);
     }

@@ -58,10 +58,11 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
     title: 'Jest',
     can: ALL,
     optionsWhere: 'the flakeproof/jest/reporter options',
-    // Jest's summary follows flakeproof's, and counts each copy as a test of its own (a passed copy and a failed one of one test).
+    // Jest's summary counts each copy as a test of its own (a passed copy and a failed one of one test).
+    // It follows flakeproof's, or precedes it when fresh-state runs come between: said without a place.
     ticks: {
-      advisory: "Jest's Tests count below is of copies, each copy of a test counted as a test; flakeproof counts each test's copies, and a test that passed any copy does not fail the run",
-      failOnFlaky: "Jest's Tests count below is of copies, each copy of a test counted as a test; flakeproof counts each test's copies, and any failed copy fails the run",
+      advisory: "Jest's own Tests count is of copies, each copy of a test counted as a test; flakeproof counts each test's copies, and a test that passed any copy does not fail the run",
+      failOnFlaky: "Jest's own Tests count is of copies, each copy of a test counted as a test; flakeproof counts each test's copies, and any failed copy fails the run",
     },
   },
   playwright: {

@@ -32,7 +32,7 @@ export interface RunEndContext {
   hints: Hints
   /** Columns of the terminal: every line fits, but a command (src/core/text-layout.ts `terminalWidth`). */
   width: number
-  /** What the runner's own ✓ and counts above meant in this measurement (RunnerInfo `ticks`), when it prints them. */
+  /** What the runner's own ✓ and counts meant in this measurement (RunnerInfo `ticks`), when it prints them. */
   ticks?: string | undefined
 }
 
@@ -52,7 +52,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
   // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
   if (context.calibration) return [...lines, title + pc.dim(`calibration: ${result.tests.length} test(s), ${context.repeat} runs each`)]
-  // Right under the runner's summary, before flakeproof's numbers that may contradict its ticks.
+  // First, before flakeproof's numbers that may contradict the runner's ticks and counts.
   if (context.ticks !== undefined && context.repeat > 1) lines.push(...wrap(context.ticks, context.width, 2, 2).map((line, i) => pc.dim(i === 0 ? `  ${line}` : line)))
   lines.push(title + pc.dim(`${result.tests.length} test(s), files in ${where}`))
   if (result.summary) lines.push(pc.dim(`  report: ${join(where, 'report.html')}`))

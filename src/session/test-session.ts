@@ -341,7 +341,13 @@ export class TestSession implements RoundsReporter {
    * rounds follow, holds them until the last of those ended); an earlier one keeps its errors for it.
    */
   end(end: RunEnd): TestRunResult | undefined {
-    if (this._freshRound > 0) return this._endFreshRound(end.ending.kind === 'interrupted')
+    if (this._freshRound > 0) {
+      // The runner's reporters are the measured run's: what went wrong outside a test in a fresh-state round is said here.
+      for (const { project, file, error } of end.runErrors) {
+        this._log(pc.yellow(`[flakeproof] fresh-state round ${this._freshRound}: ${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`), 'warn')
+      }
+      return this._endFreshRound(end.ending.kind === 'interrupted')
+    }
     if (end.ending.kind !== 'interrupted' && this._round < this._of) {
       this._endRound(end)
       return undefined

@@ -12,8 +12,10 @@ import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../
 const FIXTURE = join(ROOT, 'test/fixtures/jest-evidence')
 const CHANCE = 'tests/first-ever.test.js > failed once, by chance, on its first repetition'
 const LEAKS = 'tests/leaks.test.js > registers a handler once'
+const AFTER = 'tests/after-first.test.js > passes its first execution ever, and no other'
+const ONCE = 'tests/loads-once.test.js > passes its first copy in a process'
 
-describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
+describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leaking PFFFFFFFFF, one that fails every execution but its first ever, and a file that loads once', () => {
   const out = tempDir()
   const coverage = tempDir()
   const reports = tempDir()
@@ -30,11 +32,11 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-l
   it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
     // One failure among 10 repetitions sits at repetition 1 in 1 of C(10, 1) = 10 equally likely
     // orders; nine failures after a pass likewise in 1 of C(10, 9) = 10.
-    for (const id of [CHANCE, LEAKS]) expect(rateOf(id)?.independence).toMatchObject({ pattern: 'one-switch', switch_p_value: 0.1, switch_significant: false })
+    for (const id of [CHANCE, LEAKS, AFTER, ONCE]) expect(rateOf(id)?.independence).toMatchObject({ pattern: 'one-switch', switch_p_value: 0.1, switch_significant: false })
   })
 
-  it('gathers fresh-state evidence in 2 more runs of the two files, and decides each', () => {
-    expect(result.stderr).toContain('fresh-state evidence: 2 more rounds of 2 file(s)')
+  it('gathers fresh-state evidence in 2 more runs of the four files, and decides each', () => {
+    expect(result.stderr).toContain('fresh-state evidence: 2 more rounds of 4 file(s)')
     // 2 runs anew, 10 copies each: the first copies 2 of 2 passed; the later ones 18 of 18 passed
     // (chance) or 18 of 18 failed (state), against the first copies' 0 of 2.
     expect(rateOf(CHANCE)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 0 }, p_value: 1, decided: 'flaky' })
@@ -47,9 +49,27 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-l
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).complete).toBe(true)
   })
 
+  it('calls the PFFFFFFFFF that fresh runs fail throughout flaky, and its failed fresh runs change no exit code', () => {
+    // Fresh-first 2 of 2 failed against 18 of 18 after: what the later copies did, p = 1.
+    expect(rateOf(AFTER)).toMatchObject({ trials: 10, failures: 9, verdict: 'flaky' })
+    expect(rateOf(AFTER)?.fresh_evidence).toMatchObject({ fresh_first: { trials: 2, failures: 2 }, in_process: { trials: 18, failures: 18 }, p_value: 1, decided: 'flaky' })
+    // Every copy failed in each fresh run (Jest's own verdict there: failed); evidence, whose reporters
+    // no longer print: the measured run's flaky copies are advisory.
+    expect(result.code, result.stderr).toBe(0)
+  })
+
+  it('says what failed outside a test in a fresh run, which no reporter of Jest prints there, and leaves the exit code to the measured run', () => {
+    // loads-once.test.js cannot load again: no fresh execution, so the switch stays undetermined.
+    expect(rateOf(ONCE)).toMatchObject({ trials: 10, failures: 9, verdict: 'undetermined' })
+    expect(result.stderr).toContain('[flakeproof] fresh-state round 1: tests/loads-once.test.js: ')
+    expect(result.stderr).toContain('RELOADED: this file loads once ever')
+    // Jest fails each fresh run for the file that could not run (a runtime error, never advisory): evidence only.
+    expect(result.code, result.stderr).toBe(0)
+  })
+
   it('leaves the coverage report and its threshold to the measured run: the two runs anew are without coverage', () => {
     // The measured run loaded src/double.js once (its `module.exports`) and called double 10 times; a
-    // report of the evidence runs' two files would have both at 0 and print Jest's unmet threshold, as it did before.
+    // report of the evidence runs' four files would have both at 0 and print Jest's unmet threshold, as it did before.
     const report = JSON.parse(readFileSync(join(coverage, 'coverage-final.json'), 'utf8')) as Record<string, { s: Record<string, number> }>
     expect(Object.keys(report).map((path) => relative(FIXTURE, path))).toEqual(['src/double.js'])
     expect(Object.values(Object.values(report)[0]?.s ?? {})).toEqual([10, 1])
@@ -58,17 +78,18 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-l
     expect(result.code, result.stderr).toBe(0)
   })
 
-  it("leaves the user's reports to the measured run: jest-junit's and --json's hold its three files, the terminal one summary", () => {
-    // The two runs anew, reported as well, would replace both files with their two files and print a summary each.
+  it("leaves the user's reports to the measured run: jest-junit's and --json's hold its five files, the terminal one summary", () => {
+    // The two runs anew, reported as well, would replace both files with their four files and print a summary each.
     const suites = [...readFileSync(join(reports, 'junit.xml'), 'utf8').matchAll(/<testsuite name="[^"]*"[^>]* tests="(\d+)"/g)].map((m) => m[1])
-    expect(suites).toEqual(['10', '10', '10'])
+    expect(suites).toEqual(['10', '10', '10', '10', '10'])
     const json = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { testResults: { name: string }[] }
-    expect(json.testResults.map((r) => relative(FIXTURE, r.name)).sort()).toEqual(['tests/counted.test.js', 'tests/first-ever.test.js', 'tests/leaks.test.js'])
+    expect(json.testResults.map((r) => relative(FIXTURE, r.name)).sort()).toEqual(['tests/after-first.test.js', 'tests/counted.test.js', 'tests/first-ever.test.js', 'tests/leaks.test.js', 'tests/loads-once.test.js'])
     expect(result.stderr.match(/Test Suites: /g)).toHaveLength(1)
     expect(result.stderr).toContain('fresh-state round 2 of 2')
-    // Jest's summary after flakeproof's counts the 30 copies as 30 tests: said once, above it.
-    expect(result.stderr).toMatch(/Tests: +10 failed, 20 passed, 30 total/)
-    expect(result.stderr.replace(/\s+/g, ' ')).toContain("Jest's Tests count below is of copies, each copy of a test counted as a test")
+    // Jest's summary counts the 50 copies as 50 tests (28 failed: first-ever's first, nine each of
+    // leaks, after-first and loads-once): flakeproof's says so.
+    expect(result.stderr).toMatch(/Tests: +28 failed, 22 passed, 50 total/)
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain("Jest's own Tests count is of copies, each copy of a test counted as a test")
   })
 })
 

@@ -10,8 +10,9 @@ const FIXTURE = join(ROOT, 'test/fixtures/vitest-evidence')
 const CHANCE = 'tests/first-ever.test.ts > failed once, by chance, on its first repetition'
 const LEAKS = 'tests/leaks.test.ts > registers a handler once'
 const FOURTH = 'tests/every-fourth.test.ts > fails on every fourth call, whatever the gap'
+const AFTER = 'tests/after-first.test.ts > passes its first execution ever, and no other'
 
-describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state-leaking PFFFFFFFFF', () => {
+describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leaking PFFFFFFFFF and one that fails every execution but its first ever', () => {
   const out = tempDir()
   const coverage = tempDir()
   const junit = join(tempDir(), 'junit.xml')
@@ -23,23 +24,32 @@ describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state
     // src/fourth.ts is covered by every-fourth's file alone (flaky, no evidence asked).
     const coverageArgs = ['--coverage.enabled', '--coverage.include=src/**', '--coverage.reporter=json', `--coverage.reportsDirectory=${coverage}`, '--coverage.thresholds.lines=100']
     const reporterArgs = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${junit}`]
-    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...coverageArgs, ...reporterArgs, 'tests/first-ever.test.ts', 'tests/leaks.test.ts', 'tests/every-fourth.test.ts']
+    const args = ['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...coverageArgs, ...reporterArgs, 'tests/first-ever.test.ts', 'tests/leaks.test.ts', 'tests/every-fourth.test.ts', 'tests/after-first.test.ts']
     result = await runFlakeproofVitest(args, { FIXTURE_STATE: tempDir() }, FIXTURE)
   }, 120_000)
 
   it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
     // One failure among 10 repetitions sits at repetition 1 in 1 of C(10, 1) = 10 equally likely
     // orders; nine failures after a pass likewise in 1 of C(10, 9) = 10.
-    for (const id of [CHANCE, LEAKS]) expect(rateOf(id)?.independence).toMatchObject({ pattern: 'one-switch', switch_p_value: 0.1, switch_significant: false })
+    for (const id of [CHANCE, LEAKS, AFTER]) expect(rateOf(id)?.independence).toMatchObject({ pattern: 'one-switch', switch_p_value: 0.1, switch_significant: false })
   })
 
-  it('gathers fresh-state evidence within its budget: 2 more rounds of the two files', () => {
+  it('gathers fresh-state evidence within its budget: 2 more rounds of the three files', () => {
     // 2 rounds: were the switch real, fresh-first 2 of 2 against 18 of 18 the other way has
     // Fisher p = 1/C(20, 2) = 1/190 < 0.05; one round (1/10) could never decide.
     expect(rateOf(CHANCE)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 0 }, p_value: 1, decided: 'flaky' })
     expect(rateOf(LEAKS)?.fresh_evidence).toMatchObject({ rounds: 2, budget: 2, fresh_first: { trials: 2, failures: 0 }, in_process: { trials: 18, failures: 18 }, decided: 'non-idempotent' })
     expect(rateOf(LEAKS)?.fresh_evidence?.p_value).toBeCloseTo(1 / 190, 12)
-    expect(result.stdout).toContain('fresh-state evidence: 2 more rounds of 2 file(s)')
+    expect(result.stdout).toContain('fresh-state evidence: 2 more rounds of 3 file(s)')
+  })
+
+  it('calls the PFFFFFFFFF that fresh processes fail throughout flaky, and its failed fresh rounds change no exit code', () => {
+    // Fresh-first 2 of 2 failed against 18 of 18 after: what the later repetitions did, p = 1.
+    expect(rateOf(AFTER)).toMatchObject({ trials: 10, failures: 9, verdict: 'flaky' })
+    expect(rateOf(AFTER)?.fresh_evidence).toMatchObject({ fresh_first: { trials: 2, failures: 2 }, in_process: { trials: 18, failures: 18 }, p_value: 1, decided: 'flaky' })
+    // Vitest calls its file failed in each fresh round (every copy failed) and sets exit code 1 there:
+    // evidence, whose reporters no longer print; the measured run's flaky copies are advisory.
+    expect(result.code, result.stderr).toBe(0)
   })
 
   it('calls the chance FPPPPPPPPP flaky, with a retry budget, and keeps the measured counts', () => {
@@ -53,8 +63,8 @@ describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state
     expect(readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[LEAKS]).toBeUndefined()
   })
 
-  it('leaves the coverage report and its thresholds to the measured run: the fresh-state rounds of two files run without coverage', () => {
-    // The measured run executed isFourth 10 times; a report of the evidence rounds' two files would
+  it('leaves the coverage report and its thresholds to the measured run: the fresh-state rounds of three files run without coverage', () => {
+    // The measured run executed isFourth 10 times; a report of the evidence rounds' three files would
     // have it at 0 and fail the 100% threshold (exit 1), as it did before.
     const report = JSON.parse(readFileSync(join(coverage, 'coverage-final.json'), 'utf8')) as Record<string, { s: Record<string, number> }>
     expect(Object.keys(report).map((path) => relative(FIXTURE, path))).toEqual(['src/fourth.ts'])
@@ -65,10 +75,11 @@ describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP and a state
     expect(result.code, result.stderr).toBe(0)
   })
 
-  it("leaves the user's reporters to the measured run: the JUnit report holds its three files, the terminal one summary", () => {
-    // The fresh-state rounds' two files, reported as well, would replace the JUnit file and print a summary each.
+  it("leaves the user's reporters to the measured run: the JUnit report holds its four files, the terminal one summary", () => {
+    // The fresh-state rounds' three files, reported as well, would replace the JUnit file and print a summary each.
     const suites = [...readFileSync(junit, 'utf8').matchAll(/<testsuite name="([^"]+)"[^>]* tests="(\d+)"/g)].map((m) => [m[1], m[2]])
     expect(suites.sort()).toEqual([
+      ['tests/after-first.test.ts', '1'],
       ['tests/every-fourth.test.ts', '1'],
       ['tests/first-ever.test.ts', '1'],
       ['tests/leaks.test.ts', '1'],

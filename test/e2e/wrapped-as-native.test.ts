@@ -133,9 +133,10 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
 
   it('stops where `vitest run` stops for a package it lacks, with Vitest\'s line and no stack', async () => {
     const out = tempDir()
-    const result = await wrapped('vitest', ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--coverage'])
+    // istanbul's provider: the repository installs v8's (test/e2e/vitest-evidence.test.ts measures with coverage).
+    const result = await wrapped('vitest', ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--coverage.enabled', '--coverage.provider=istanbul'])
     expect(result.code).toBe(1)
-    expect(stripAnsi(result.stderr)).toMatch(/MISSING DEPENDENCY\s+Cannot find dependency '@vitest\/coverage-v8'/)
+    expect(stripAnsi(result.stderr)).toMatch(/MISSING DEPENDENCY\s+Cannot find dependency '@vitest\/coverage-istanbul'/)
     expect(result.stdout + result.stderr).not.toMatch(/^\s+at |❯ /m)
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })

@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { type ReporterBase, watchReporterErrors } from '../../plugin/jest/_reporter-errors.js'
+import { type JestBaseReporter, watchReporterErrors } from '../../plugin/jest/_reporter-errors.js'
 
 // Jest's own BaseReporter (the repository's Jest 30), which its coverage reporter extends: what
 // `flakeproof jest` watches so that an unmet coverage threshold beside failed copies is never advisory.
 // test/e2e/jest-evidence.test.ts runs it through the CLI on a real threshold.
-const { BaseReporter, CoverageReporter } = createRequire(import.meta.url)('@jest/reporters') as { BaseReporter: ReporterBase & (new () => Erring); CoverageReporter: ReporterBase }
+const { BaseReporter, CoverageReporter } = createRequire(import.meta.url)('@jest/reporters') as { BaseReporter: JestBaseReporter & (new () => Erring); CoverageReporter: JestBaseReporter }
 interface Erring {
   _setError(error: Error): void
   getLastError(): unknown
@@ -31,11 +31,11 @@ describe('watchReporterErrors', () => {
   })
 
   it("puts Jest's method back: the coverage reporter inherits BaseReporter's again", () => {
-    const jests = BaseReporter.prototype.getLastError
+    const getLastError = BaseReporter.prototype.getLastError
     watchReporterErrors(BaseReporter).stop()
     expect(Object.hasOwn(BaseReporter.prototype, 'getLastError')).toBe(true)
-    expect(BaseReporter.prototype.getLastError).toBe(jests)
-    expect(CoverageReporter.prototype.getLastError).toBe(jests)
+    expect(BaseReporter.prototype.getLastError).toBe(getLastError)
+    expect(CoverageReporter.prototype.getLastError).toBe(getLastError)
   })
 
   it('watches nothing without a BaseReporter (a Jest that has none)', () => {
