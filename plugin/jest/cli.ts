@@ -49,6 +49,8 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
   let rootDir = process.cwd()
   // Set once the measurement's own runs are done: the runs after are fresh-state evidence.
   let evidenceRuns = false
+  // A planned round after the first: GitHub shows 10 error annotations a step, so Jest's own come from the first only.
+  let laterRound = false
   // Jest's CLI flags would replace what each project sets (`--setupFilesAfterEnv`, `--testRunner`),
   // and the projects may differ: runCLI reads the configs itself, so its read is where each
   // project's runner is wrapped and the reporter added. Put back once the run ends.
@@ -80,7 +82,7 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     // results processor and notifications report the measured run, which these few files run again would replace.
     const globalConfig = evidenceRuns
       ? { ...read.globalConfig, reporters: [ours], collectCoverage: false, json: false, testResultsProcessor: undefined, notify: false }
-      : { ...read.globalConfig, reporters: [ours, ...reporters] }
+      : { ...read.globalConfig, reporters: [ours, ...reporters.filter((r) => !laterRound || (Array.isArray(r) ? r[0] : r) !== 'github-actions')] }
     return { ...read, globalConfig, configs }
   }
   const rounds = plan.length > 1 ? plan : [plan[0]]
@@ -105,7 +107,8 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
   // A reporter's error (a coverage threshold) is never advisory, even beside failed copies.
   const reporterErrors = watchReporterErrors(reporterBase)
   try {
-    for (const round of rounds) {
+    for (const [i, round] of rounds.entries()) {
+      laterRound = i > 0
       delete host[JEST_VERDICT]
       if (round && shares) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length, fresh: undefined } satisfies JestRounds
       tally(await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects)))

@@ -32,7 +32,9 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
       const specifications = await vitest.getRelevantTestSpecifications(filters)
       for (const round of plan.slice(1)) {
         if (!reporter.roundsOpen) break
-        await underCondition(vitest, round, plan.length, loadProcs, reporter, () => vitest.runTestSpecifications(specifications, true))
+        // GitHub shows 10 error annotations a step: the runner's own come from the first round only.
+        const run = () => vitest.runTestSpecifications(specifications, true)
+        await underCondition(vitest, round, plan.length, loadProcs, reporter, () => reportingTo(vitest, reporter, (r) => !isGithubActionsReporter(r), run))
       }
       // Fresh-state evidence: the files of the tests whose single switch chance explains too well,
       // run again whole (a test may need its siblings), each run with new workers.
@@ -45,7 +47,7 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
         // (Vitest sets 1 for a file or an error of theirs, which its reporters no longer show).
         const code = process.exitCode
         try {
-          await onlyFlakeproofReports(vitest, reporter, async () => {
+          await reportingTo(vitest, reporter, (r) => r === reporter, async () => {
             for (let k = 1; k <= evidence.rounds && reporter.roundsOpen; k++) {
               reporter.planFreshRound(k, evidence.rounds)
               await vitest.runTestSpecifications(again, true)
@@ -66,23 +68,32 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
 // --- internal ---
 
 /**
- * Runs the fresh-state rounds with flakeproof's reporter alone, then gives Vitest its reporters back:
- * the user's (a JUnit or JSON `outputFile`, a blob for `--merge-reports`, GitHub annotations, the
- * terminal's summary) report the measured run, and these few files run again would replace or repeat
- * it. Vitest 3.2 to 5 call every reporter from the one `reporters` list, changed here in place.
+ * Runs `run` with the reporters `keep` keeps, then gives Vitest all of them back. The fresh-state
+ * rounds keep flakeproof's alone: the user's (a JUnit or JSON `outputFile`, a blob for
+ * `--merge-reports`, GitHub annotations, the terminal's summary) report the measured run, and these
+ * few files run again would replace or repeat it. Vitest 3.2 to 5 call every reporter from the one
+ * `reporters` list, changed here in place; never without flakeproof's own, which records the run.
  */
-async function onlyFlakeproofReports(vitest: Vitest, reporter: RoundsReporter, run: () => Promise<void>): Promise<void> {
+async function reportingTo<T>(vitest: Vitest, ours: RoundsReporter, keep: (reporter: unknown) => boolean, run: () => Promise<T>): Promise<T> {
   // `Vitest.reporters` is not in Vitest's public types (as in plugin.ts installFlakeproof).
   const reporters = (vitest as unknown as { reporters: unknown[] }).reporters
-  // Never without flakeproof's: it records the evidence.
-  if (!reporters.includes(reporter)) return run()
   const all = [...reporters]
-  reporters.splice(0, reporters.length, reporter)
+  const kept = all.filter(keep)
+  if (!kept.includes(ours)) return run()
+  reporters.splice(0, reporters.length, ...kept)
   try {
-    await run()
+    return await run()
   } finally {
     reporters.splice(0, reporters.length, ...all)
   }
+}
+
+/**
+ * Vitest's `github-actions` reporter, which it adds by itself under GitHub Actions (3.2 to 5: the
+ * class keeps its name in Vitest's unminified build).
+ */
+function isGithubActionsReporter(reporter: unknown): boolean {
+  return (reporter as object | null)?.constructor?.name === 'GithubActionsReporter'
 }
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RateFileSchema } from '../../src/artifacts/schemas.js'
 import { TestFactSchema } from '../../src/artifacts/test-schemas.js'
-import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir } from '../utils.js'
+import { type CliResult, readArtifact, ROOT, runFlakeproofVitest, runVitest, tempDir, VITEST_FIXTURE } from '../utils.js'
 
 const FIXTURE = join(ROOT, 'test/fixtures/vitest-rounds')
 const SELF = 'tests/self-polluting.test.ts > registers a plugin once'
@@ -60,6 +60,18 @@ describe('flakeproof vitest --flaky-rounds 6 --flaky-repeat 3', () => {
     for (const k of [1, 2, 3, 4, 5]) expect(result.stdout).toContain(`[flakeproof] round ${k} of 6 done`)
     expect(result.stdout.match(/ flakeproof \d+ test\(s\)/g)).toHaveLength(1)
   })
+})
+
+describe('--flaky-rounds 2 under GitHub Actions (test/fixtures/vitest-flaky)', () => {
+  it("annotates a broken test with Vitest's own github-actions reporter once, from the first round, beside flakeproof's", async () => {
+    // GitHub shows 10 error annotations a step: one per round would crowd out the rest.
+    const args = ['--flaky-rounds', '2', '--flaky-repeat', '2', '--flaky-out', tempDir(), '--flaky-out-anywhere', '--config', 'vitest.plain.config.ts', 'tests/counter.test.ts']
+    const result = await runFlakeproofVitest(args, { GITHUB_ACTIONS: 'true' }, VITEST_FIXTURE)
+    const errors = result.stdout.split('\n').filter((line) => line.startsWith('::error '))
+    expect(errors.filter((line) => line.includes('title=tests/counter.test.ts > always fails,'))).toHaveLength(1)
+    expect(errors.filter((line) => line.includes('title=flakeproof%3A broken test always fails::'))).toHaveLength(1)
+    expect(result.stdout.match(/Test Files /g)).toHaveLength(2)
+  }, 120_000)
 })
 
 describe('rounds start each with fresh module state', { timeout: 60_000 }, () => {
