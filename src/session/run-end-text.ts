@@ -60,9 +60,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     const last = test.evidence.repetitions.at(-1)
     lines.push(pc.red(`  ✗ ${test.evidence.id}: ${last?.ok === false && last.error?.startsWith('the worker') ? last.error : 'stopped before all its repetitions ran'}`))
   }
-  for (const { project, file, error } of runErrors) {
-    lines.push(pc.red(`  ✗ ${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`))
-  }
+  for (const runError of runErrors) lines.push(pc.red(`  ✗ ${runErrorLine(runError)}`))
   if (context.endedEarly) lines.push(pc.red('  ✗ the run ended before every test ran (a --bail, or it was stopped): the tests it never reached are in none of these files'))
   if (result.proof) {
     const proven = Object.entries(result.proof.tests ?? {})
@@ -166,4 +164,9 @@ function proofFailure(proven: readonly { status: string; passed: boolean }[], un
   if (!proven.some((p) => !p.passed) && !complete) return ': the run is incomplete (above), so it proves nothing'
   if (proven.every((p) => p.status === 'not-selected')) return ': none of the tests it proves ran (a file, -t or project filter left them out); run them'
   return ''
+}
+
+/** A run error on one line: where (its project and file, or outside any file), then its first line. */
+export function runErrorLine({ project, file, error }: RunError): string {
+  return `${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`
 }

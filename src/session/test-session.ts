@@ -30,7 +30,7 @@ import { hintsOf } from './hints.js'
 import { publishEverydayToGithub } from '../pipeline/github.js'
 import { publishRun } from './publish.js'
 import type { FreshRounds, RoundsReporter } from './rounds.js'
-import { describeRound, renderRunEnd } from './run-end-text.js'
+import { describeRound, renderRunEnd, runErrorLine } from './run-end-text.js'
 import type { RunStress } from '../artifacts/conditions-schema.js'
 import type { ProofFile } from '../artifacts/schemas.js'
 import { RunConditionsSampler } from '../pipeline/run-conditions.js'
@@ -343,9 +343,7 @@ export class TestSession implements RoundsReporter {
   end(end: RunEnd): TestRunResult | undefined {
     if (this._freshRound > 0) {
       // The runner's reporters are the measured run's: what went wrong outside a test in a fresh-state round is said here.
-      for (const { project, file, error } of end.runErrors) {
-        this._log(pc.yellow(`[flakeproof] fresh-state round ${this._freshRound}: ${file === null ? 'outside any file' : `${project ? `[${project}] ` : ''}${file}`}: ${error.split('\n')[0]}`), 'warn')
-      }
+      for (const runError of end.runErrors) this._log(pc.yellow(`[flakeproof] fresh-state round ${this._freshRound}: ${runErrorLine(runError)}`), 'warn')
       return this._endFreshRound(end.ending.kind === 'interrupted')
     }
     if (end.ending.kind !== 'interrupted' && this._round < this._of) {
