@@ -35,6 +35,7 @@ import { ENVIRONMENT, isOurs, loadJest, RUNNER, SETUP } from './_jest-load.js'
 import { REPEAT_ENV, type RepeatOptions } from './_protocol.js'
 import { JestEnforcedRun } from './_enforced-run.js'
 import { cappedFailures } from './_failure-blocks.js'
+import { annotateOncePerTest } from './_annotations.js'
 import { idRootOf } from './_id-root.js'
 import { jestModules } from './_jest-modules.js'
 import { jestVersion } from './_version.js'
@@ -50,6 +51,8 @@ export interface JestGlobalConfig {
   verbose?: boolean
   silent?: boolean
   noStackTrace?: boolean
+  /** As Jest normalised them: `[name or path, options]`. */
+  reporters?: unknown[]
 }
 interface JestTest {
   path: string
@@ -154,6 +157,10 @@ export default class FlakeproofJestReporter {
   private readonly _buffered: boolean
   private readonly _noStackTrace: boolean
   private readonly _messageUtil: string | undefined
+  /** Where the project's `@jest/core` is, when its `github-actions` reporter is listed: its annotations are made once per test (_annotations.ts). */
+  private readonly _annotatingCore: string | undefined
+  /** Puts Jest's annotations back as they were, at the run's end. */
+  private _restoreAnnotations: (() => void) | undefined
   private readonly _watching: boolean
   /** Jest runs the files in this process (`--runInBand`, or one file): one worker. */
   private _inBand = false
@@ -179,7 +186,9 @@ export default class FlakeproofJestReporter {
     this._watching = globalConfig.watch === true || globalConfig.watchAll === true
     this._buffered = globalConfig.silent !== true
     this._noStackTrace = globalConfig.noStackTrace === true
-    this._messageUtil = jestModules(this._rootDir)?.messageUtil
+    const modules = jestModules(this._rootDir)
+    this._messageUtil = modules?.messageUtil
+    this._annotatingCore = (globalConfig.reporters ?? []).some((r) => (Array.isArray(r) ? r[0] : r) === 'github-actions') ? modules?.core : undefined
     this._history = !resolved && settled.history && !this._watching
     const host = {
       root: (): string => this._rootDir,
@@ -204,7 +213,7 @@ export default class FlakeproofJestReporter {
       // Copies run fast first, gapped ones after (plugin/jest/_repeat.ts): a cut-short one counts as fast.
       modeOf: () => (this._proving ? ('proof' as const) : ('fast' as const)),
     }
-    const common = { runners, circus: jestModules(this._rootDir)?.circus ?? '', idRoot: this._idRoot, run: `${process.pid}-${++runs}`, locate: inGithubActions(process.env) }
+    const common = { runners, circus: modules?.circus ?? '', idRoot: this._idRoot, run: `${process.pid}-${++runs}`, locate: inGithubActions(process.env) }
     if (resolved?.enforce) {
       // An enforced run records no measurement: the judgement and history are its files (plugin/jest/_enforced-run.ts).
       this._session = new TestSession(host, { ...base, mode: 'single', lockLabel: undefined, journal: false })
@@ -263,6 +272,7 @@ export default class FlakeproofJestReporter {
       process.env[REPEAT_ENV] = JSON.stringify({ ...deferred, journalDir: this._session.open().journal })
     }
     if (!this._enforced) this._session.begin()
+    if (this._measuring && !this._enforced && this._annotatingCore) this._restoreAnnotations = annotateOncePerTest(this._annotatingCore)
   }
 
   onTestFileStart(test: JestTest): void {
@@ -296,6 +306,8 @@ export default class FlakeproofJestReporter {
     // Under --bail Jest reports the run here and then exits the process: the files it never ran are
     // missing, not stable, and the run ended early as an interrupted one did.
     const interrupted = aggregated.wasInterrupted === true || (aggregated.testResults?.length ?? 0) < (aggregated.numTotalTestSuites ?? 0)
+    this._restoreAnnotations?.()
+    this._restoreAnnotations = undefined
     if (this._enforced) {
       // finishEnforcedRun's lines are escaped for GitHub Actions already, its annotations left as commands.
       for (const line of this._enforced.end(interrupted)) process.stdout.write(`${line}\n`)
