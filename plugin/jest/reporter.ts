@@ -14,6 +14,7 @@ import {
   type JournalTest,
   logLine,
   messageOf,
+  ONE_PARSE,
   oneLineError,
   type PlannedRound,
   type ProofSelection,
@@ -178,7 +179,7 @@ export default class FlakeproofJestReporter {
     if (!wrapped) inOneLine(() => refuseFlagsAfterSeparator(version))
     const resolved = wrapped ? wrapped.options : inOneLine(() => resolveRunnerOptions(RUNNERS.jest, rest, [], process.env, version))
     if (!wrapped && resolved) inOneLine(() => refuseWrapperOnly(resolved))
-    const settled = resolved ?? VitestOptionsSchema.parse(rest)
+    const settled = resolved ?? VitestOptionsSchema.parse(rest, ONE_PARSE)
     this._measuring = resolved !== undefined
     this._proving = resolved?.proof === true
     this._failOnFlaky = resolved?.failOnFlaky === true

@@ -8,6 +8,7 @@ import {
   inOneLine,
   loadEnforcement,
   logLine,
+  ONE_PARSE,
   oneLineError,
   type ResolvedVitestOptions,
   resolveRunnerOptions,
@@ -65,7 +66,7 @@ export default class FlakeproofPlaywrightReporter implements Reporter {
         'flakeproof: a reporter cannot make Playwright repeat or prove tests; run `npx flakeproof playwright --flaky-repeat 20` (or --flaky-proof), which adds this reporter itself',
       )
     }
-    this._options = resolved ?? VitestOptionsSchema.parse(configured)
+    this._options = resolved ?? VitestOptionsSchema.parse(configured, ONE_PARSE)
     this._command = this._task.task === 'local' ? this._task.command : ''
     this._enforcement = this._active && this._task.task === 'local' && this._options.enforce ? inOneLine(() => loadEnforcement(this._root, this._options)) : undefined
   }

@@ -6,6 +6,7 @@ import {
   hintsFor,
   type FreshRounds,
   messageOf,
+  ONE_PARSE,
   oneLineError,
   type PlannedRound,
   type ProofSelection,
@@ -59,7 +60,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
 
   constructor(options: ReporterOptions = {}) {
     const { runnerMode, proving, command, assignmentSeed, ...rest } = options
-    const parsed = VitestOptionsSchema.safeParse(rest)
+    const parsed = VitestOptionsSchema.safeParse(rest, ONE_PARSE)
     if (!parsed.success) throw new FlakeproofError(`flakeproof/reporter: ${parsed.error.issues[0]?.message ?? 'invalid options'}`, 'E_USAGE')
     this._options = { ...parsed.data, runnerMode, proving, command }
     if (!runnerMode && !measuringInThisProcess()) refuseRepetitionAlone(rest)

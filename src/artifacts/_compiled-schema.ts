@@ -15,7 +15,7 @@ const entries = new WeakMap<z.ZodType, Entry>()
 /**
  * `schema` compiled by zod (z.compile, zod >= 4.5): a generated validator that gives the same
  * result and the same issues as the schema, falling back to the ordinary parser for any input that
- * fails, so error messages are unchanged. Memoised per schema; test/unit/compiled-schema.test.ts
+ * fails, so error messages are unchanged. Memoised per schema; test/unit/fast-fact-reading.test.ts
  * feeds both the same seeded random and mutated lines and asserts identical results.
  */
 export function compiledSchema<S extends z.ZodType>(schema: S): S {

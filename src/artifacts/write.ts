@@ -12,9 +12,8 @@ import {
   writeSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type * as z from '../_zod.js'
+import * as z from '../_zod.js'
 import { FlakeproofError } from '../errors.js'
-import { compiledSchema } from './_compiled-schema.js'
 import { CREATE_NEW, describeKind, makeOutputFolder, nonRegularKind, reasonOf, siblingName } from './_fs.js'
 
 /*
@@ -251,17 +250,9 @@ export function noteWritten(path: string): void {
 
 const openLogs = new Set<string[]>()
 
-/**
- * `schema.parse(value)` through the schema compiled by zod (memoised): an artifact is parsed once,
- * where the ordinary parser's first parse of each object schema generates a fast path that only
- * many parses repay, while compiling the whole schema costs less than that first parse saves (a
- * wrapped run's rate.json, policy.json, runs_needed.json, only_when_fail.json and summary.json:
- * 1141 → 1069 million instructions, docs/benchmarks.md). The same output and issues as the schema
- * (_compiled-schema.ts; test/unit/compiled-artifacts.test.ts feeds both the artifacts a run writes,
- * and mutations of them).
- */
+/** `schema.parse(value)` of an artifact, which a process parses once: interpreted (z.ONE_PARSE). */
 function parseOnce<S extends z.ZodType>(schema: S, value: z.input<S>): z.output<S> {
-  return compiledSchema(schema).parse(value)
+  return schema.parse(value, z.ONE_PARSE)
 }
 
 /** `durable`: fsynced before the rename, so a crash leaves the old file or the new one whole. */

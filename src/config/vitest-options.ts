@@ -128,7 +128,7 @@ export type FlagGroup = keyof typeof FLAG_GROUPS
  * each with the schema's default, laid out for `width` columns.
  */
 export function renderVitestFlags(width: number, names: readonly string[] = Object.keys(VITEST_FLAGS)): string[] {
-  const defaults = VitestOptionsSchema.parse({}) as Record<string, unknown>
+  const defaults = VitestOptionsSchema.parse({}, z.ONE_PARSE) as Record<string, unknown>
   const flags = Object.entries(VITEST_FLAGS).filter(([flag]) => names.includes(flag))
   const label = (flag: string, placeholder: string): string => (placeholder ? `${flag} ${placeholder}` : flag)
   // One label column for every group, so the help reads as one table under its headings.
@@ -215,7 +215,7 @@ export function resolveVitestOptions(
   const flags = extractVitestFlags(args)
   Object.assign(merged, flags.options)
   Object.assign(sources, flags.sources)
-  const result = VitestOptionsSchema.safeParse(merged)
+  const result = VitestOptionsSchema.safeParse(merged, z.ONE_PARSE)
   if (!result.success) throw explain(result.error, merged, sources)
   const options = withOneKindOfRun(result.data, sources)
   // Shuffling reseeds each round: with one round it would compare nothing, and measure as a plain run.

@@ -32,6 +32,8 @@ export {
   resolveOutDir,
   VitestOptionsSchema,
 } from '../config/vitest-options.js'
+// Options are parsed once per run: interpreted (src/_zod.ts).
+export { ONE_PARSE } from '../_zod.js'
 export { FLAKEPROOF_ERROR, FlakeproofError, flakeproofErrorIn, inOneLine, isFlakeproofError, oneLineError } from '../errors.js'
 
 // The output folder, before a run: held for the run, the journal's place, a path that must be writable.
