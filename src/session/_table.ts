@@ -133,7 +133,9 @@ function nextSteps(outcomes: readonly TestOutcome[], context: TableContext): str
   const broken = first('broken')
   if (broken) {
     const { project, file, name } = broken.tally
-    steps.push({ text: 'broken: it fails every time, a plain bug; run it alone and read the error:', command: hints.runTest({ project, file, name }, false) })
+    // Its file whole, once: a test alone (`-t`) meets other state than in the run, and repetitions
+    // of the tests before it can leave state (a counter, an id) that fails every one of its own.
+    steps.push({ text: 'broken: it failed every repetition; run its file as usual and read the error (if the test passes there, the repetitions broke it with state they leave):', command: hints.runTest({ project, file, name }, true) })
   }
   if (first('flaky')) steps.push({ text: 'flaky: find the cause in report.html; once fixed, prove it (its green runs):', command: hints.again('--flaky-proof') })
   const again = (context.rounds ?? 1) > 1 ? `--flaky-rounds ${context.rounds} --flaky-repeat ${repeat}` : `--flaky-repeat ${repeat}`

@@ -57,10 +57,10 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
       '    matters (observer.json says whether it is one).',
       '',
       '  next:',
-      '    broken: it fails every time, a plain bug; run it alone and read the error:',
-      // 6 + 83 > 80: broken between words with ` \`, so it still runs when pasted whole.
-      '      npx vitest run tests/deeply/nested/folder/cart.test.ts \\',
-      "        -t '^checkout keeps the total$'",
+      '    broken: it failed every repetition; run its file as usual and read the error',
+      '      (if the test passes there, the repetitions broke it with state they',
+      '      leave):',
+      '      npx vitest run tests/deeply/nested/folder/cart.test.ts',
       '    flaky: find the cause in report.html; once fixed, prove it (its green runs):',
       '      npx flakeproof vitest --flaky-proof',
     ])
@@ -79,15 +79,15 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
       '',
     ])
     // Only a command's one word may be wider than the terminal (a path cannot be broken and still run).
-    expect(lines.filter((line) => line.length > 40)).toEqual(['        tests/deeply/nested/folder/cart.test.ts \\'])
+    expect(lines.filter((line) => line.length > 40)).toEqual(['        tests/deeply/nested/folder/cart.test.ts'])
     expect(lines.slice(-12)).toEqual([
-      '  next:',
-      '    broken: it fails every time, a plain',
-      '      bug; run it alone and read the',
-      '      error:',
+      '    broken: it failed every repetition;',
+      '      run its file as usual and read the',
+      '      error (if the test passes there,',
+      '      the repetitions broke it with',
+      '      state they leave):',
       '      npx jest \\',
-      '        tests/deeply/nested/folder/cart.test.ts \\',
-      "        -t '^checkout keeps the total$'",
+      '        tests/deeply/nested/folder/cart.test.ts',
       '    flaky: find the cause in',
       '      report.html; once fixed, prove it',
       '      (its green runs):',
@@ -100,7 +100,7 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     const lines = render([BROKEN, FLAKY, outcome({ id: 'a.test.ts > p', name: 'p', verdict: 'partial', fast: [1, 3], ci: [0.1, 0.9], greenRuns: 5 })], at(80, hintsFor({ runner: 'jest' })))
     expect(lines.filter((line) => line.includes('vitest'))).toEqual([])
     expect(lines.filter((line) => line.startsWith('      npx'))).toEqual([
-      '      npx jest tests/deeply/nested/folder/cart.test.ts \\',
+      '      npx jest tests/deeply/nested/folder/cart.test.ts',
       '      npx flakeproof jest --flaky-proof',
       '      npx flakeproof jest --flaky-repeat 200',
     ])
