@@ -6,14 +6,14 @@
  * own (docs/benchmarks.md, "Where the time goes"). A member missing here is a type error where used.
  */
 export { array, boolean, compile, enum, iso, literal, NEVER, number, object, record, string, toJSONSchema, union } from 'zod'
-export type { infer, input, output, RefinementCtx, ZodError, ZodOptional, ZodType } from 'zod'
+export type { infer, input, output, RefinementCtx, ZodError, ZodOptional, ZodSafeParseResult, ZodType } from 'zod'
 
 /**
- * The parse options for a value a process parses once (an artifact, a config, a command's flags).
- * zod's first parse of each object schema otherwise generates and compiles its fast path
- * (`new Function`), which only many parses of that schema repay: interpreted, the nine artifact
- * parses of a wrapped run take half the time (44 → 22 ms, docs/benchmarks.md). The same result and
- * issues, only the path differs (test/unit/one-parse.test.ts). Not for lines of a file: there the
- * fast path, or the compiled schema (artifacts/_compiled-schema.ts), pays.
+ * The parse options for a small value a process parses once (options, a command's flags, an artifact
+ * of a few tests). zod's first parse of each object schema otherwise generates and compiles its
+ * fast path (`new Function`), which only many parses of that schema repay (docs/benchmarks.md,
+ * "Artifacts parsed once"). The same result and issues, only the path differs
+ * (test/unit/one-parse.test.ts). Not for lines of a file, nor a large artifact: there the fast path,
+ * or the compiled schema, pays (artifacts/_compiled-schema.ts).
  */
 export const ONE_PARSE = { jitless: true } as const

@@ -273,7 +273,7 @@ export default class FlakeproofJestReporter {
       process.env[REPEAT_ENV] = JSON.stringify({ ...deferred, journalDir: this._session.open().journal })
     }
     if (!this._enforced) this._session.begin()
-    if (this._measuring && !this._enforced && this._annotatingCore) this._restoreAnnotations = annotateOncePerTest(this._annotatingCore)
+    if (this._measuring && !this._enforced && this._annotatingCore) this._restoreAnnotations = annotateOncePerTest(this._annotatingCore, { flaky: this._proving || this._failOnFlaky })
   }
 
   onTestFileStart(test: JestTest): void {

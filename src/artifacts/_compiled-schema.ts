@@ -41,3 +41,31 @@ function entryOf(schema: z.ZodType): Entry {
   }
   return entry
 }
+
+/**
+ * Records in a whole artifact above which its schema is compiled to parse it. Compiling costs ~40
+ * ms whatever the size, zod's interpreter (z.ONE_PARSE) ~0.13 ms a test: a run's five artifacts
+ * parse in 22–33 ms interpreted and 42–56 compiled at 100 tests, 74–82 and 44–54 at 500
+ * (docs/benchmarks.md, "Artifacts parsed once").
+ */
+export const COMPILE_FROM_RECORDS = 200
+
+/**
+ * `schema.safeParse(value)` of a whole artifact, which a process reads or writes once: interpreted
+ * while it holds few records, through the compiled schema once it holds many. Either way the same
+ * result and issues (test/unit/one-parse.test.ts).
+ */
+export function safeParseWhole<S extends z.ZodType>(schema: S, value: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return recordsIn(value) > COMPILE_FROM_RECORDS ? compiledSchema(schema).safeParse(value) : schema.safeParse(value, z.ONE_PARSE)
+}
+
+/** The records an artifact holds: its largest top-level list or map (tests, runs, signatures). */
+function recordsIn(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0
+  let most = 0
+  for (const field of Object.values(value)) {
+    const n = Array.isArray(field) ? field.length : typeof field === 'object' && field !== null ? Object.keys(field).length : 0
+    if (n > most) most = n
+  }
+  return most
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import * as z from '../_zod.js'
+import type * as z from '../_zod.js'
 import { FlakeproofError } from '../errors.js'
-import { lineSchema } from './_compiled-schema.js'
+import { lineSchema, safeParseWhole } from './_compiled-schema.js'
 import { type Fact, FactSchema } from './schemas.js'
 
 /**
@@ -17,7 +17,7 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, flag:
   } catch (error) {
     throw new FlakeproofError(`${flag} ${path}: not valid JSON${whereJsonBroke(text, error)}. ${hint}`, 'E_INPUT')
   }
-  const result = schema.safeParse(data, z.ONE_PARSE)
+  const result = safeParseWhole(schema, data)
   if (!result.success) {
     throw new FlakeproofError(`${flag} ${path}: ${describeIssues(result.error)}. ${hint}`, 'E_INPUT')
   }

@@ -12,7 +12,8 @@ import {
   writeSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
-import * as z from '../_zod.js'
+import type * as z from '../_zod.js'
+import { safeParseWhole } from './_compiled-schema.js'
 import { FlakeproofError } from '../errors.js'
 import { CREATE_NEW, describeKind, makeOutputFolder, nonRegularKind, reasonOf, siblingName } from './_fs.js'
 
@@ -250,9 +251,11 @@ export function noteWritten(path: string): void {
 
 const openLogs = new Set<string[]>()
 
-/** `schema.parse(value)` of an artifact, which a process parses once: interpreted (z.ONE_PARSE). */
+/** `schema.parse(value)` of an artifact, which a process parses once (_compiled-schema.ts safeParseWhole). */
 function parseOnce<S extends z.ZodType>(schema: S, value: z.input<S>): z.output<S> {
-  return schema.parse(value, z.ONE_PARSE)
+  const result = safeParseWhole(schema, value)
+  if (!result.success) throw result.error
+  return result.data
 }
 
 /** `durable`: fsynced before the rename, so a crash leaves the old file or the new one whole. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ONE_PARSE } from '../_zod.js'
+import * as z from '../_zod.js'
 import { acquireFileLock, acquireOutputLock, type OutputLock } from '../artifacts/lock.js'
 import { assertReplaceable } from '../artifacts/write.js'
 import { stripAnsi } from '../core/ansi.js'
@@ -180,7 +180,7 @@ function parseOptions(spec: CommandSpec, given: string[]): unknown {
   refuseRepeatedFlags(parsed.tokens)
   const values = spec.positionals ? { ...parsed.values, [spec.positionals]: parsed.positionals } : parsed.values
   const input = spec.name === 'schema' ? { name: parsed.positionals[0] } : withRest(spec, values, rest)
-  const result = spec.schema.safeParse(input, ONE_PARSE)
+  const result = spec.schema.safeParse(input, z.ONE_PARSE)
   // Each message names its flag, the value received and a fix; the first one is the one to act on.
   if (!result.success) throw new Error(result.error.issues[0]?.message ?? 'invalid flags')
   return result.data

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ONE_PARSE } from '../_zod.js'
+import * as z from '../_zod.js'
 import { ATTRIBUTION_FILE, type AttributionEntry, type AttributionFile, AttributionFileSchema } from '../artifacts/attribution-schema.js'
 import { attributionText } from '../artifacts/attribution-text.js'
 import { type CommittedPolicy, CommittedPolicySchema } from '../artifacts/committed-policy-schema.js'
@@ -68,17 +68,10 @@ export function attributeFailures(failed: readonly FailedTest[], runs: readonly 
     }
     tests[id] = { ...entry, text: attributionText(entry, settings.confidence) }
   }
-  const file = {
-    schema_version: 1,
-    at: settings.now.toISOString(),
-    confidence: settings.confidence,
-    base,
-    current_branch: settings.currentBranch,
-    history_runs: runs.length,
-    policy: settings.policy?.path ?? null,
-    tests,
-  }
-  return AttributionFileSchema.parse(file, ONE_PARSE)
+  return AttributionFileSchema.parse(
+    { schema_version: 1, at: settings.now.toISOString(), confidence: settings.confidence, base, current_branch: settings.currentBranch, history_runs: runs.length, policy: settings.policy?.path ?? null, tests },
+    z.ONE_PARSE,
+  )
 }
 
 /** Where an everyday run's attribution reads from and writes to. */

@@ -11,7 +11,7 @@ import type { PipelineContext } from './context.js'
 import { countTrials, type TrialCounts } from './count-trials.js'
 import { type SampledConditions, type SamplerSettings, whileSampling } from './run-conditions.js'
 import type { MeasuredUnder, RunStress } from '../artifacts/conditions-schema.js'
-import { ONE_PARSE } from '../_zod.js'
+import * as z from '../_zod.js'
 
 export interface TrialSettings {
   command: string
@@ -38,7 +38,7 @@ export async function measureCommand(
   const { result: counts, sampled } = await whileSampling(commandSampler(settings), () => countTrials(settings, context, label, paths.facts, paths.keptFacts, settings.signature))
   const rate = { ...buildRateFile(settings, confidence, counts), measured_under: commandMeasuredUnder(settings, sampled) }
   if (label === 'measure') explainIndependence(rate, context)
-  return paths.rate === undefined ? RateFileSchema.parse(rate, ONE_PARSE) : writeRateFile(paths.rate, rate)
+  return paths.rate === undefined ? RateFileSchema.parse(rate, z.ONE_PARSE) : writeRateFile(paths.rate, rate)
 }
 
 /**

@@ -71,7 +71,7 @@ describe('--flaky-rounds 2 over a file that fails to load (test/fixtures/jest-fl
     const result = await runNodeIn(fixture, [BIN, 'jest', ...args], { GITHUB_ACTIONS: 'true' })
     expect(result.code).toBe(1)
     // GitHub shows 10 error annotations a step: Jest's own come from the first round only, and
-    // once per test there (1, not one per failed copy: 6), beside flakeproof's one for the test.
+    // once per test there (1, not one per failed copy of that round: 3), beside flakeproof's one.
     const output = `${result.stdout}\n${result.stderr}`
     expect(output.split('\n').filter((line) => line.startsWith('::error ') && line.includes('title=always fails::'))).toHaveLength(1)
     expect(output).toContain('title=flakeproof%3A broken test always fails::')

@@ -4,16 +4,17 @@ import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import { ONE_PARSE } from '../../src/_zod.js'
+import { COMPILE_FROM_RECORDS, compiledSchema, safeParseWhole } from '../../src/artifacts/_compiled-schema.js'
 import { RunMarkerSchema } from '../../src/artifacts/run-marker.js'
 import { OnlyWhenFailFileSchema, PolicyFileSchema, RateFileSchema, RunsNeededFileSchema, SummaryFileSchema } from '../../src/artifacts/schemas.js'
 import { seeded } from '../seeded.js'
 
 /**
- * writeJsonAtomic and readJsonFile parse each artifact with zod's interpreted path (ONE_PARSE,
- * src/_zod.ts), where a reader parsing many values takes zod's generated fast path: the two must
- * accept, refuse and return exactly the same, on the artifacts a run writes and on seeded mutations
- * of them (a value replaced anywhere in the tree, a key dropped or added). A zod upgrade that parts
- * them fails here.
+ * writeJsonAtomic and readJsonFile parse a whole artifact with zod's interpreter (ONE_PARSE,
+ * src/_zod.ts) or, once it holds many records, its compiled schema (safeParseWhole), where other
+ * readers take zod's generated fast path: all three must accept, refuse and return exactly the
+ * same, on the artifacts a run writes and on seeded mutations of them (a value replaced anywhere in
+ * the tree, a key dropped or added). A zod upgrade that parts them fails here.
  */
 
 type Random = () => number
@@ -51,7 +52,7 @@ function mutated(random: Random, valid: unknown): unknown {
   return copy
 }
 
-describe('artifacts parsed once (ONE_PARSE, interpreted) give exactly what the fast path gives', () => {
+describe('artifacts parsed once, interpreted or compiled, give exactly what the fast path gives', () => {
   it.each([
     { name: 'rate.json', schema: RateFileSchema as z.ZodType, value: fixture('recorded-runs/vitest-basic', 'rate.json'), seed: 11 },
     { name: 'rate.json (jest, observe)', schema: RateFileSchema as z.ZodType, value: fixture('recorded-runs/jest-basic-observe', 'rate.json'), seed: 12 },
@@ -66,27 +67,46 @@ describe('artifacts parsed once (ONE_PARSE, interpreted) give exactly what the f
       seed: 17,
     },
   ])('$name: the artifact as written, then 400 seeded mutations', ({ schema, value, seed }) => {
+    const compiled = compiledSchema(schema)
+    expect(compiled).not.toBe(schema)
     // The artifact as a run wrote it parses, and gives back the same bytes.
     expect(JSON.stringify(schema.parse(value, ONE_PARSE), null, 2)).toBe(JSON.stringify(value, null, 2))
+    expect(JSON.stringify(compiled.parse(value), null, 2)).toBe(JSON.stringify(value, null, 2))
     const random = seeded(seed)
     let accepted = 0
     for (let i = 0; i < 400; i++) {
       const input = mutated(random, value)
-      // The first parse of each object schema above generated its fast path: these take it.
+      // The first `quick` parse generates each object schema's fast path; the ones after take it.
       const slow = schema.safeParse(input, ONE_PARSE)
-      const quick = schema.safeParse(input)
-      // `expect` is reached only on a difference: comparing 400 trees through it would dominate the test.
-      if (quick.success !== slow.success) expect(quick.success, JSON.stringify(input)).toBe(slow.success)
-      if (slow.success) {
-        accepted++
-        const [a, b] = [JSON.stringify(quick.data, null, 2), JSON.stringify(slow.data, null, 2)]
-        if (a !== b) expect(a).toBe(b)
-      } else if (!isDeepStrictEqual(quick.error?.issues, slow.error.issues)) {
-        expect(quick.error?.issues).toEqual(slow.error.issues)
+      for (const quick of [schema.safeParse(input), compiled.safeParse(input)]) {
+        // `expect` is reached only on a difference: comparing 400 trees through it would dominate the test.
+        if (quick.success !== slow.success) expect(quick.success, JSON.stringify(input)).toBe(slow.success)
+        if (slow.success) {
+          const [a, b] = [JSON.stringify(quick.data, null, 2), JSON.stringify(slow.data, null, 2)]
+          if (a !== b) expect(a).toBe(b)
+        } else if (!isDeepStrictEqual(quick.error?.issues, slow.error.issues)) {
+          expect(quick.error?.issues).toEqual(slow.error.issues)
+        }
       }
+      if (slow.success) accepted++
     }
     // Both outcomes are exercised, or the comparison proves nothing.
     expect(accepted).toBeGreaterThan(20)
     expect(accepted).toBeLessThan(380)
+  })
+})
+
+describe('safeParseWhole', () => {
+  // rate.json of the recorded Vitest run with its tests copied under new ids, to either side of the threshold.
+  const rate = fixture('recorded-runs/vitest-basic', 'rate.json') as { tests: { id: string }[] }
+  const withTests = (n: number): unknown => ({ ...rate, tests: Array.from({ length: n }, (_, i) => ({ ...rate.tests[i % rate.tests.length], id: `t${i}` })) })
+
+  it.each([COMPILE_FROM_RECORDS, COMPILE_FROM_RECORDS + 1])('%i tests: what the schema gives, and its first issue on a broken one', (n) => {
+    const value = withTests(n)
+    expect(safeParseWhole(RateFileSchema, value)).toEqual(RateFileSchema.safeParse(value))
+    const broken = { ...(value as object), trials: 'many' }
+    const refused = safeParseWhole(RateFileSchema, broken)
+    expect(refused.success).toBe(false)
+    expect(refused.error?.issues).toEqual(RateFileSchema.safeParse(broken).error?.issues)
   })
 })

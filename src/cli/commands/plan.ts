@@ -1,5 +1,5 @@
 import { assertWritable, writeJsonAtomic } from '../../artifacts/write.js'
-import { ONE_PARSE } from '../../_zod.js'
+import * as z from '../../_zod.js'
 import { PLAN } from '../../config/options.js'
 import { computeRunsNeeded } from '../../core/planning.js'
 import { buildRunsNeeded, choosePlanningBasis, explainUnplannable } from '../../pipeline/plan.js'
@@ -28,7 +28,7 @@ export const plan = defineCommand({
     const [{ readJsonFile }, { RateFileSchema, RunsNeededFileSchema }] = await Promise.all([import('../../artifacts/read.js'), artifactSchemas()])
     const rate = readJsonFile(from, RateFileSchema, '--from', 'Pass a rate.json written by `flakeproof measure`.')
     const runsNeeded = buildRunsNeeded(choosePlanningBasis(rate, `--from ${from}`), rate, o.confidence)
-    print(o.out === undefined ? RunsNeededFileSchema.parse(runsNeeded, ONE_PARSE) : writeJsonAtomic(o.out, RunsNeededFileSchema, runsNeeded))
+    print(o.out === undefined ? RunsNeededFileSchema.parse(runsNeeded, z.ONE_PARSE) : writeJsonAtomic(o.out, RunsNeededFileSchema, runsNeeded))
     return 0
   },
 })
