@@ -23,7 +23,14 @@ export interface TableContext {
 }
 
 /**
- * The terminal summary, worst first: per test a row (verdict, "failures of repetitions", interval,
+ * Rows the terminal lists, worst first: a run with hundreds of concerning tests (a rule tester's
+ * cases, each non-idempotent) printed a row and an error per test, pages of them. The rest are
+ * counted by verdict on one line; report.html and flaky_report.md list every one.
+ */
+export const TABLE_ROWS = 25
+
+/**
+ * The terminal summary, worst first (the first TABLE_ROWS): per test a row (verdict, "failures of repetitions", interval,
  * the green runs a fix needs, the gapped repetitions), then its id on a line of its own (cut from the
  * left when wider than the terminal, so the test's own name stays), then its first error. After the
  * rows, what the row's terms mean in words, and one next step per verdict shown, in the runner's
@@ -34,7 +41,8 @@ export interface TableContext {
 export function renderTable(outcomes: readonly TestOutcome[], context: TableContext): string[] {
   if (outcomes.length === 0) return []
   const { width, conditions } = context
-  const rows = outcomes.map(({ tally, verdict, ci, greenRuns }) => {
+  const shown = outcomes.slice(0, TABLE_ROWS)
+  const rows = shown.map(({ tally, verdict, ci, greenRuns }) => {
     const order = conditions?.tests[tally.id]?.order
     const ordered = order?.tag === 'order-dependent'
     const onlyAfter = ordered && order.otherwise.failures === 0
@@ -48,7 +56,7 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
   })
   const widthOf = (key: 'verdict' | 'counts' | 'interval' | 'runs' | 'slow'): number => Math.max(...rows.map((r) => r[key].length))
   const lines: string[] = []
-  outcomes.forEach(({ tally }, index) => {
+  shown.forEach(({ tally }, index) => {
     const r = rows[index] as (typeof rows)[number]
     const head = [paint(r.verdict, r.verdict.toUpperCase().padEnd(widthOf('verdict'))), r.counts.padStart(widthOf('counts')), r.interval.padEnd(widthOf('interval'))]
     // An empty column is left out, not painted: a colour code around nothing is trailing junk that trimEnd keeps.
@@ -63,7 +71,16 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
     const error = firstLine(tally.errors[0])
     if (error !== '' && r.verdict !== 'stable') lines.push(pc.dim(`    ${fromRight(error, width - 4)}`))
   })
-  return [...lines, ...legend(outcomes, context), ...nextSteps(outcomes, context)]
+  const hidden = outcomes.slice(TABLE_ROWS)
+  if (hidden.length > 0) lines.push(...paragraph(`… and ${hidden.length} more (${countsByVerdict(hidden)}): report.html and flaky_report.md list every one`, width, 2, 4).map((line) => pc.dim(line)))
+  return [...lines, ...legend(shown, context), ...nextSteps(outcomes, context)]
+}
+
+/** `3 flaky, 140 non-idempotent`: how many of each verdict, worst first as `outcomes` are sorted. */
+function countsByVerdict(outcomes: readonly TestOutcome[]): string {
+  const counts = new Map<string, number>()
+  for (const { verdict } of outcomes) counts.set(verdict, (counts.get(verdict) ?? 0) + 1)
+  return [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ')
 }
 
 // --- internal ---

@@ -9,6 +9,7 @@ import type { RunError } from '../artifacts/test-schemas.js'
 import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
 import { shellLines, wrap } from '../core/text-layout.js'
+import type { Verdict } from '../core/verdict.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
 import { renderTable } from './_table.js'
@@ -42,6 +43,9 @@ export interface RunEndContext {
  * found, for each non-idempotent test its cause and how to measure it afresh, and for each
  * undetermined one the switch seen, what fresh-state rounds found and the run that would decide it.
  */
+/** Tests of each verdict whose cause and next command the terminal explains (undetermined, non-idempotent): flaky_report.md explains every one. */
+export const EXPLAINED = 5
+
 export function renderRunEnd(result: TestRunResult, context: RunEndContext): string[] {
   const { unfinished, runErrors } = context
   const lines = ['']
@@ -84,7 +88,17 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   lines.push(...conditionLines(result.conditions))
   lines.push(...signatureLines(result.bundle))
   const said = (text: string, first: number, rest: number): string[] => wrap(text, context.width, rest, first).map((line, i) => pc.dim(i === 0 ? `${' '.repeat(first)}${line}` : line))
+  // The tests to explain (undetermined, non-idempotent): the first few of each; flaky_report.md explains every one.
+  const explained = new Map<Verdict, number>()
+  let unexplained = 0
   for (const { tally, verdict } of concerning) {
+    if (verdict !== 'undetermined' && verdict !== 'non-idempotent') continue
+    const nth = (explained.get(verdict) ?? 0) + 1
+    explained.set(verdict, nth)
+    if (nth > EXPLAINED) {
+      unexplained++
+      continue
+    }
     // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
     const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''
     if (verdict === 'undetermined') {
@@ -95,7 +109,6 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
       if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
       continue
     }
-    if (verdict !== 'non-idempotent') continue
     lines.push('', ...said(`non-idempotent: ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
@@ -107,6 +120,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
       if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
     }
   }
+  if (unexplained > 0) lines.push('', ...said(`… and ${unexplained} more explained in flaky_report.md, each with its command`, 2, 4))
   return lines
 }
 

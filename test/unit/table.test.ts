@@ -3,7 +3,9 @@ import { stripAnsi } from '../../src/core/ansi.js'
 import type { ConditionsFile } from '../../src/artifacts/conditions-schema.js'
 import { hintsFor } from '../../src/core/hints.js'
 import type { TestOutcome } from '../../src/pipeline/test-run.js'
-import { renderTable, type TableContext } from '../../src/session/_table.js'
+import { renderTable, TABLE_ROWS, type TableContext } from '../../src/session/_table.js'
+import { EXPLAINED, renderRunEnd } from '../../src/session/run-end-text.js'
+import type { TestRunResult } from '../../src/pipeline/test-run.js'
 
 interface Given {
   id: string
@@ -127,5 +129,32 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
 
   it('renders nothing for no test', () => {
     expect(renderTable([], at(80))).toEqual([])
+  })
+})
+
+describe('a run with many concerning tests (mobx: 145 rule-tester cases, each non-idempotent)', () => {
+  // Sorted worst first, as a run's outcomes are: 2 flaky, then 30 non-idempotent.
+  const switched = { runs: 2, expected_runs: 2.6, p_value: 0.8, method: 'exact', pattern: 'one-switch', switch_at: 2, switched_to: 'failed', period: null, switch_p_value: 0.2, switch_significant: false, period_p_value: null }
+  const many = [
+    ...[1, 2].map((i) => outcome({ id: `a.test.ts > flaky ${i}`, name: `flaky ${i}`, verdict: 'flaky', fast: [1, 5], ci: [0.036, 0.624], greenRuns: 14 })),
+    ...Array.from({ length: 30 }, (_, i) => {
+      const o = outcome({ id: `rules.test.ts > case ${i}`, name: `case ${i}`, file: 'rules.test.ts', verdict: 'non-idempotent', fast: [4, 5], ci: [0.376, 0.964], greenRuns: null })
+      return { ...o, tally: { ...o.tally, independence: switched } } as TestOutcome
+    }),
+  ]
+
+  it(`lists the first ${TABLE_ROWS} and counts the rest by verdict`, () => {
+    const lines = render(many, at(120))
+    expect(lines.filter((line) => /^ {2}(FLAKY|NON-IDEMPOTENT) /.test(line))).toHaveLength(TABLE_ROWS)
+    expect(lines).toContain('  … and 7 more (7 non-idempotent): report.html and flaky_report.md list every one')
+    // The next steps still come from every test, shown or not.
+    expect(lines).toContain('    flaky: find the cause in report.html; once fixed, prove it (its green runs):')
+  })
+
+  it(`explains the first ${EXPLAINED} non-idempotent tests, and says where the others are`, () => {
+    const result = { dir: process.cwd(), unchanged: false, tests: many, summary: undefined, proof: undefined, conditions: undefined, bundle: undefined } as unknown as TestRunResult
+    const lines = renderRunEnd(result, { unfinished: [], runErrors: [], calibration: false, repeat: 5, confidence: 0.95, hints: VITEST, width: 80 }).map(stripAnsi)
+    expect(lines.filter((line) => line.startsWith('  non-idempotent: '))).toHaveLength(EXPLAINED)
+    expect(lines).toContain(`  … and ${30 - EXPLAINED} more explained in flaky_report.md, each with its command`)
   })
 })
