@@ -65,7 +65,7 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
     // The green runs and the gapped count join the row when they fit, else they follow the id.
     const fits = stripAnsi(`  ${[...head, ...tail].join('  ')}`).trimEnd().length <= width
     lines.push(`  ${(fits ? [...head, ...tail] : head).join('  ')}`.trimEnd())
-    lines.push(`    ${fromLeft(tally.id.replace(/\r?\n/g, '\\n'), width - 4)}`)
+    lines.push(`    ${fromLeft(shownId(tally.id), width - 4)}`)
     const rest = [r.runs, r.slow].filter((part) => part !== '').join('  ')
     if (!fits && rest !== '') lines.push(pc.dim(`    ${rest}`))
     const error = firstLine(tally.errors[0])
@@ -74,6 +74,11 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
   const hidden = outcomes.slice(TABLE_ROWS)
   if (hidden.length > 0) lines.push(...paragraph(`… and ${hidden.length} more (${countsByVerdict(hidden)}): report.html and flaky_report.md list every one`, width, 2, 4).map((line) => pc.dim(line)))
   return [...lines, ...legend(shown, context), ...nextSteps(outcomes, context)]
+}
+
+/** A test's id on one line: a name with line breaks (a rule tester's case is its code) shows them as `\n`. */
+export function shownId(id: string): string {
+  return id.replace(/\r?\n/g, '\\n')
 }
 
 /** `3 flaky, 140 non-idempotent`: how many of each verdict, worst first as `outcomes` are sorted. */

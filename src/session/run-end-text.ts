@@ -12,7 +12,7 @@ import { shellLines, wrap } from '../core/text-layout.js'
 import type { Verdict } from '../core/verdict.js'
 import type { ReportedTest } from '../pipeline/test-evidence.js'
 import type { TestOutcome, TestRunResult } from '../pipeline/test-run.js'
-import { renderTable } from './_table.js'
+import { renderTable, shownId } from './_table.js'
 import { signatureLines } from './attribution-run.js'
 
 export interface RunEndContext {
@@ -102,14 +102,14 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
     const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''
     if (verdict === 'undetermined') {
-      lines.push('', ...said(`undetermined: ${tally.id}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${evidence}`, 2, 4))
+      lines.push('', ...said(`undetermined: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${evidence}`, 2, 4))
       const subject = { test: { project: tally.project, file: tally.file, name: tally.name }, switchAt: tally.independence.switch_at, trials: tally.fast.trials }
       const [advice = '', command] = INDEPENDENCE_TEXT.en.decide(context.hints.decide(subject), (c) => `${MARK}${c}${MARK}`).split(MARK)
       if (advice !== '') lines.push(...said(advice, 4, 6))
       if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
       continue
     }
-    lines.push('', ...said(`non-idempotent: ${tally.id}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
+    lines.push('', ...said(`non-idempotent: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
     else {

@@ -138,7 +138,8 @@ describe('a run with many concerning tests (mobx: 145 rule-tester cases, each no
   const many = [
     ...[1, 2].map((i) => outcome({ id: `a.test.ts > flaky ${i}`, name: `flaky ${i}`, verdict: 'flaky', fast: [1, 5], ci: [0.036, 0.624], greenRuns: 14 })),
     ...Array.from({ length: 30 }, (_, i) => {
-      const o = outcome({ id: `rules.test.ts > case ${i}`, name: `case ${i}`, file: 'rules.test.ts', verdict: 'non-idempotent', fast: [4, 5], ci: [0.376, 0.964], greenRuns: null })
+      // A rule tester's case is named by its code, line breaks and all.
+      const o = outcome({ id: `rules.test.ts > case\n${i}`, name: `case\n${i}`, file: 'rules.test.ts', verdict: 'non-idempotent', fast: [4, 5], ci: [0.376, 0.964], greenRuns: null })
       return { ...o, tally: { ...o.tally, independence: switched } } as TestOutcome
     }),
   ]
@@ -155,6 +156,7 @@ describe('a run with many concerning tests (mobx: 145 rule-tester cases, each no
     const result = { dir: process.cwd(), unchanged: false, tests: many, summary: undefined, proof: undefined, conditions: undefined, bundle: undefined } as unknown as TestRunResult
     const lines = renderRunEnd(result, { unfinished: [], runErrors: [], calibration: false, repeat: 5, confidence: 0.95, hints: VITEST, width: 80 }).map(stripAnsi)
     expect(lines.filter((line) => line.startsWith('  non-idempotent: '))).toHaveLength(EXPLAINED)
+    expect(lines.filter((line) => line.startsWith('  non-idempotent: rules.test.ts > case\\n0: Passed repetition 1'))).toHaveLength(1)
     expect(lines).toContain(`  … and ${30 - EXPLAINED} more explained in flaky_report.md, each with its command`)
   })
 })
