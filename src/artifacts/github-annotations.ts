@@ -40,7 +40,7 @@ export function renderAnnotations(bundle: Partial<ReportBundle>, locate: (test: 
     const firstError = onlyWhenFail?.tests?.[test.id]?.errors_on_failure[0]
     const message = [
       `${test.id} failed ${counts(test)}.`,
-      test.verdict === 'broken' ? 'It failed every repetition: fix it as a normal bug.' : required === undefined ? '' : `A fix must pass ${required} runs in a row.`,
+      test.verdict === 'broken' ? 'It failed every repetition: fix it as a normal bug, unless it passes when its file runs as usual (then the repetitions broke it).' : required === undefined ? '' : `A fix must pass ${required} runs in a row.`,
       firstError === undefined ? '' : `First error: ${stripAnsi(firstError).split('\n')[0]?.slice(0, 300)}`,
     ]
     annotations.push({

@@ -113,7 +113,7 @@ function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partia
   }
   if (broken.length > 0) {
     // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
-    const advice = attribution ? 'One run: the last column says whose failure each one is (docs/attribution.md).' : 'Broken tests failed every repetition: fix them as normal bugs.'
+    const advice = attribution ? 'One run: the last column says whose failure each one is (docs/attribution.md).' : 'Broken tests failed every repetition: fix them as normal bugs. One that passes when its file runs as usual was broken by the repetitions, with state they leave.'
     lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', advice, '')
   }
   if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')

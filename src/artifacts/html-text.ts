@@ -76,7 +76,7 @@ const EN = {
     },
     broken: {
       title: 'Broken tests',
-      about: 'Failed every repetition: a deterministic failure, not a flake. Fix it; no retry helps.',
+      about: 'Failed every repetition: a deterministic failure, not a flake. Fix it; no retry helps. One that passes when its file runs as usual was broken by the repetitions, with state they leave.',
     },
     partial: {
       title: 'Partial evidence',

@@ -50,7 +50,7 @@ describe('renderGithubSummary', () => {
       | --- | --- | --- | --- |
       | \`tests/a.test.ts > always fails\` | 20 of 20 | 100.0% | 83.9% – 100.0% |
 
-      Broken tests failed every repetition: fix them as normal bugs.
+      Broken tests failed every repetition: fix them as normal bugs. One that passes when its file runs as usual was broken by the repetitions, with state they leave.
 
       ### Quarantined (1)
 
@@ -96,7 +96,7 @@ describe('renderAnnotations', () => {
 
   it.each([
     ['a warning for the flaky test, at its line, with its runs required', '::warning file=tests/a.test.ts,line=7,title=flakeproof%3A flaky test cart > fails | sometimes::tests/a.test.ts > cart > fails | sometimes failed 5 of 20 times (rate 25.0%25, interval 11.2%25 – 46.9%25). A fix must pass 11 runs in a row.'],
-    ['an error for the broken test', '::error file=tests/a.test.ts,line=7,title=flakeproof%3A broken test always fails::tests/a.test.ts > always fails failed 20 of 20 times (rate 100.0%25, interval 83.9%25 – 100.0%25). It failed every repetition: fix it as a normal bug.'],
+    ['an error for the broken test', '::error file=tests/a.test.ts,line=7,title=flakeproof%3A broken test always fails::tests/a.test.ts > always fails failed 20 of 20 times (rate 100.0%25, interval 83.9%25 – 100.0%25). It failed every repetition: fix it as a normal bug, unless it passes when its file runs as usual (then the repetitions broke it).'],
     ['an error for the failed proof', '::error file=tests/a.test.ts,line=7,title=flakeproof%3A proof failed cart > fails | sometimes::tests/a.test.ts > cart > fails | sometimes: proof failed: 1 of 11 runs failed (11 required).'],
   ])('%s', (_, line) => {
     expect(lines).toContain(line)
