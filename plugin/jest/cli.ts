@@ -113,16 +113,20 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
       if (round && shares) host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds | undefined), round, of: rounds.length, fresh: undefined } satisfies JestRounds
       tally(await underCondition(round, resolved, () => jest.runCLI(withCondition(argv, round, resolved?.divergence === true), projects)))
     }
-    // Fresh-state evidence (src/pipeline/fresh-evidence.ts): the files of the tests whose single
-    // switch chance explains too well, run again whole (a test may need its siblings), each run a new
-    // runCLI, so every file loaded anew; reported to flakeproof alone (readConfigs above), so no
+    // Evidence rounds (src/pipeline/fresh-evidence.ts, plain-evidence.ts): the files of the tests
+    // whose single switch chance explains too well, and of those that failed every repetition, run
+    // again whole (a test may need its siblings), each run a new runCLI, so every file loaded anew; a
+    // plain round runs each test once. Reported to flakeproof alone (readConfigs above), so no
     // coverage report of these few files replaces the measured run's or fails its thresholds.
     const shared = (host[JEST_ROUNDS] as JestRounds | undefined)?.shared
     const evidence = shared?.session.roundsOpen ? shared.session.freshEvidence() : undefined
-    const paths = [...new Set(evidence?.files.map((f) => resolve(idRootOf(rootDir), f.file)))]
     evidenceRuns = true
-    for (let k = 1; evidence && paths.length > 0 && k <= evidence.rounds && shared?.session.roundsOpen; k++) {
-      host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k, of: evidence.rounds } } satisfies JestRounds
+    for (const [k, round] of (evidence?.rounds ?? []).entries()) {
+      if (!shared?.session.roundsOpen) break
+      const paths = [...new Set(round.files.map((f) => resolve(idRootOf(rootDir), f.file)))]
+      // No path would make Jest run every file: never an evidence round.
+      if (paths.length === 0) continue
+      host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k + 1, plain: round.plain } } satisfies JestRounds
       tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true }, projects))
     }
   } finally {

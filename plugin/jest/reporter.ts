@@ -112,8 +112,8 @@ export const JEST_VERDICT = Symbol.for('flakeproof.jest.verdict')
 export interface JestRounds {
   round: PlannedRound
   of: number
-  /** A fresh-state round (1-based) of `of` after the planned ones, when the measurement asked for them. */
-  fresh: { round: number; of: number } | undefined
+  /** An evidence round (1-based) after the planned ones, when the measurement asked for them; a plain one runs each test once. */
+  fresh: { round: number; plain: boolean } | undefined
   shared?: { session: TestSession; journalDir: string; proof: ProofSelection | undefined }
 }
 export const JEST_ROUNDS = Symbol.for('flakeproof.jest.rounds')
@@ -236,15 +236,15 @@ export default class FlakeproofJestReporter {
       // The wrapper's loop of runs can run fresh-state rounds after the planned ones: the session says whether this run may ask.
       if (!rounds.shared) this._session.expectFreshEvidence()
       rounds.shared ??= { session: this._session, journalDir, proof }
-      if (rounds.fresh) this._session.planFreshRound(rounds.fresh.round, rounds.fresh.of)
+      if (rounds.fresh) this._session.planFreshRound(rounds.fresh.round)
       else this._session.planRound(rounds.round, rounds.of)
     }
     process.once('exit', () => this._session.release())
     // Workers start after onRunStart (Jest's TestScheduler makes them then), and inherit this.
     const repeat: RepeatOptions = {
       mode: proof ? 'proof' : 'measure',
-      repeat: proof ? 1 : (resolved.repeat ?? 1),
-      slowRepeat: resolved.observe && !proof ? resolved.slowRepeat : 0,
+      repeat: proof || rounds?.fresh?.plain ? 1 : (resolved.repeat ?? 1),
+      slowRepeat: resolved.observe && !proof && !rounds?.fresh?.plain ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
       assignmentSeed,
       proofRuns: proof?.runs ?? {},

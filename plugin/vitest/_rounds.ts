@@ -36,21 +36,25 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
         const run = () => vitest.runTestSpecifications(specifications, true)
         await underCondition(vitest, round, plan.length, loadProcs, reporter, () => reportingTo(vitest, reporter, (r) => !isGithubActionsReporter(r), run))
       }
-      // Fresh-state evidence: the files of the tests whose single switch chance explains too well,
-      // run again whole (a test may need its siblings), each run with new workers.
+      // Evidence rounds: the files of the tests whose single switch chance explains too well, and of
+      // those that failed every repetition, run again whole (a test may need its siblings), each run
+      // with new workers; a plain round runs each test once, as an ordinary run does.
       const evidence = reporter.roundsOpen ? reporter.freshEvidence() : undefined
-      const files = new Set(evidence?.files.map((f) => JSON.stringify([f.project, f.file])))
-      const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
-      if (evidence && again.length > 0) {
+      if (evidence && evidence.rounds.length > 0) {
         coverageOff(vitest)
         // Their outcome is evidence, in flakeproof's files: the exit code stays the measured run's
         // (Vitest sets 1 for a file or an error of theirs, which its reporters no longer show).
         const code = process.exitCode
         try {
           await reportingTo(vitest, reporter, (r) => r === reporter, async () => {
-            for (let k = 1; k <= evidence.rounds && reporter.roundsOpen; k++) {
-              reporter.planFreshRound(k, evidence.rounds)
-              await vitest.runTestSpecifications(again, true)
+            for (const [k, round] of evidence.rounds.entries()) {
+              if (!reporter.roundsOpen) break
+              const files = new Set(round.files.map((f) => JSON.stringify([f.project, f.file])))
+              const again = specifications.filter((s) => files.has(JSON.stringify([s.project.name, relativeFile(s.project.config.root, s.moduleId)])))
+              // None of its files among this run's: endRounds() below writes what the others gathered.
+              if (again.length === 0) continue
+              reporter.planFreshRound(k + 1)
+              await (round.plain ? plainly(vitest, () => vitest.runTestSpecifications(again, true)) : vitest.runTestSpecifications(again, true))
             }
           })
         } finally {
@@ -85,6 +89,27 @@ async function reportingTo<T>(vitest: Vitest, ours: RoundsReporter, keep: (repor
     return await run()
   } finally {
     reporters.splice(0, reporters.length, ...all)
+  }
+}
+
+/**
+ * Runs `run` with every project's workers told to run each test once (no repetitions, no gapped
+ * ones): a plain run, as `vitest run` makes, recorded by flakeproof's runner. Vitest hands each run's
+ * new workers the provided context as it is then.
+ */
+async function plainly<T>(vitest: Vitest, run: () => Promise<T>): Promise<T> {
+  const saved = vitest.projects.map((p) => p.getProvidedContext().flakeproof)
+  vitest.projects.forEach((p, i) => {
+    const options = saved[i]
+    if (options) p.provide('flakeproof', { ...options, repeat: 1, slowRepeat: 0 })
+  })
+  try {
+    return await run()
+  } finally {
+    vitest.projects.forEach((p, i) => {
+      const options = saved[i]
+      if (options) p.provide('flakeproof', options)
+    })
   }
 }
 

@@ -145,8 +145,8 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
     return this._session.freshEvidence()
   }
 
-  planFreshRound(round: number, of: number): void {
-    this._session.planFreshRound(round, of)
+  planFreshRound(round: number): void {
+    this._session.planFreshRound(round)
   }
 
   // --- internal ---

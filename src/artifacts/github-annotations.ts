@@ -40,7 +40,11 @@ export function renderAnnotations(bundle: Partial<ReportBundle>, locate: (test: 
     const firstError = onlyWhenFail?.tests?.[test.id]?.errors_on_failure[0]
     const message = [
       `${test.id} failed ${counts(test)}.`,
-      test.verdict === 'broken' ? 'It failed every repetition: fix it as a normal bug, unless it passes when its file runs as usual (then the repetitions broke it).' : required === undefined ? '' : `A fix must pass ${required} runs in a row.`,
+      test.verdict === 'broken'
+        ? (test.plain_evidence?.plain.trials ?? 0) > 0
+          ? 'It failed every repetition, and every run of its file as usual: fix it as a normal bug.'
+          : 'It failed every repetition: fix it as a normal bug, unless it passes when its file runs as usual (then the repetitions broke it).'
+        : (test.plain_evidence?.note ?? (required === undefined ? '' : `A fix must pass ${required} runs in a row.`)),
       firstError === undefined ? '' : `First error: ${stripAnsi(firstError).split('\n')[0]?.slice(0, 300)}`,
     ]
     annotations.push({

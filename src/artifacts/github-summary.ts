@@ -113,7 +113,12 @@ function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partia
   }
   if (broken.length > 0) {
     // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
-    const advice = attribution ? 'One run: the last column says whose failure each one is (docs/attribution.md).' : 'Broken tests failed every repetition: fix them as normal bugs. One that passes when its file runs as usual was broken by the repetitions, with state they leave.'
+    const confirmed = broken.every((t) => (t.plain_evidence?.plain.trials ?? 0) > 0)
+    const advice = attribution
+      ? 'One run: the last column says whose failure each one is (docs/attribution.md).'
+      : confirmed
+        ? 'Broken tests failed every repetition, and every run of their files as usual: fix them as normal bugs.'
+        : 'Broken tests failed every repetition: fix them as normal bugs. One that passes when its file runs as usual was broken by the repetitions, with state they leave.'
     lines.push(`### Broken (${broken.length})`, '', ...capped(broken, (rows) => table(header, rows.map(row))), '', advice, '')
   }
   if (partial.length > 0) lines.push(`### Stopped before all repetitions ran (${partial.length})`, '', ...capped(partial, (rows) => table(header, rows.map(row))), '')

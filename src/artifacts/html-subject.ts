@@ -124,6 +124,14 @@ function independenceNote(bundle: HtmlBundle, s: Subject, t: HtmlText): string {
   const testMode = bundle.rate.tests !== undefined
   const unit = testMode ? 'repetition' : 'trial'
   const { independence } = s
+  // Failed every repetition; plain runs of its file decided what that means (docs/contracts.md §5).
+  const tested = s.verdict === 'broken' || s.verdict === 'non-idempotent' || s.verdict === 'undetermined' ? bundle.rate.tests?.find((x) => x.id === s.id) : undefined
+  const plain = tested?.plain_evidence
+  if (tested && plain && s.verdict !== 'broken') {
+    const measure = escWithCode((code) => freshAdviceFor(t.independence, hintContextOf(bundle.rate), tested, bundle.conditions?.tests[tested.id]?.tags, code))
+    return `<p class="warn">${esc(t.independence.plain(plain))} ${measure}</p>`
+  }
+  if (plain && plain.plain.trials > 0) return `<p class="note">${esc(t.independence.plain(plain))}</p>`
   if (!independence) return ''
   if (s.verdict === 'non-idempotent') {
     const test = bundle.rate.tests?.find((x) => x.id === s.id)

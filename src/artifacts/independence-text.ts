@@ -1,12 +1,16 @@
 import type { Independence } from '../core/independence.js'
 import { type HintContext, hintsFor, needsItsFile, type UndeterminedSubject } from '../core/hints.js'
 import { doubleQuoted } from '../core/shell-words.js'
+import type { PlainEvidence } from './test-schemas.js'
 
 /**
  * What the runs test found, in words, for the report, the CLI's notes and the terminal table.
  * One sentence each: the cause of a non-idempotent verdict, how to measure it properly instead,
  * and the clue that clustered or regular failures give.
  */
+
+/** Plain-run evidence as its numbers say it: rate.json's `plain_evidence` without its note. */
+export type PlainFinding = Omit<PlainEvidence, 'note'>
 
 /** Command mode measures trials; test mode measures repetitions. */
 export type Unit = 'trial' | 'repetition'
@@ -38,6 +42,8 @@ export interface IndependenceText {
   clue: (independence: Independence, unit: Unit) => string | null
   /** The runs test in one line, whatever it found. */
   summary: (independence: Independence, unit: Unit) => string
+  /** A test that failed every repetition: what plain runs of its file found (src/pipeline/plain-evidence.ts), from its numbers. */
+  plain: (evidence: PlainFinding) => string
   notTested: (jobs: number) => string
   noNumber: (unit: Unit) => string
 }
@@ -77,6 +83,16 @@ const EN: IndependenceText = {
     if (i.pattern !== 'regular') return null
     const period = i.period === null ? '' : `, exactly every ${i.period} ${unit}s`
     return `Failures were spread too evenly (${i.runs} runs of equal outcomes where ${expected(i)} are expected by chance, runs test p = ${p(i)})${period}: a clue (a counter, a cycle); the interval assumes independent ${unit}s.`
+  },
+  plain: (e) => {
+    const passed = e.plain.trials - e.plain.failures
+    const counts = `${passed} of ${e.plain.trials} plain run${e.plain.trials === 1 ? '' : 's'} of its file passed it, against ${e.measured.trials - e.measured.failures} of ${e.measured.trials} measured copies; p = ${e.p_value.toPrecision(3)}`
+    if (e.decided === 'non-idempotent') {
+      return `It failed every repetition, yet passes when its file runs as usual (${counts}): the repetitions, its own or those of the tests before it, leave state that fails it, so the count measures that state, not a chance of failing.`
+    }
+    if (e.decided === 'undetermined') return `It failed every repetition, and passed some plain runs of its file (${counts}): too few to say whether the repetitions break it or it fails this often anyway.`
+    if (e.plain.trials === 0) return `No plain run of its file executed it (${e.rounds} of ${e.budget} runs gathered): it stays broken as measured.`
+    return `It failed every plain run of its file too (${counts}): broken, not broken by the repetitions.`
   },
   summary: (i, unit) =>
     EN.clue(i, unit) ??
@@ -121,6 +137,15 @@ const KO: IndependenceText = {
     const period = i.period === null ? '' : `, 정확히 ${i.period}번마다 실패`
     return `실패가 너무 고르게 퍼져 있습니다 (같은 결과의 연속 구간 ${i.runs}개, 우연이라면 ${expected(i)}개 예상, 연속 검정 p = ${p(i)})${period}: 카운터나 주기의 단서입니다. 구간 추정은 ${u}끼리 독립이라고 가정합니다.`
   },
+  plain: (e) => {
+    const counts = `파일을 평소처럼 ${e.plain.trials}번 실행해서 ${e.plain.trials - e.plain.failures}번 통과, 측정한 반복은 ${e.measured.trials}번 중 ${e.measured.trials - e.measured.failures}번 통과; p = ${e.p_value.toPrecision(3)}`
+    if (e.decided === 'non-idempotent') {
+      return `모든 반복에서 실패했지만 파일을 평소처럼 실행하면 통과합니다 (${counts}): 이 테스트나 앞선 테스트의 반복이 남긴 상태 때문에 실패하므로, 이 실패율은 실패할 확률이 아니라 그 상태를 잴 뿐입니다.`
+    }
+    if (e.decided === 'undetermined') return `모든 반복에서 실패했고, 파일을 평소처럼 실행했을 때 일부는 통과했습니다 (${counts}): 반복 때문에 실패하는지, 원래 이만큼 자주 실패하는지 판정하기에는 너무 적습니다.`
+    if (e.plain.trials === 0) return `파일을 평소처럼 실행했을 때 이 테스트는 실행되지 않았습니다 (${e.budget}번 중 ${e.rounds}번 수집): 측정한 대로 항상 실패로 둡니다.`
+    return `파일을 평소처럼 실행해도 매번 실패했습니다 (${counts}): 반복 때문이 아니라 원래 실패하는 테스트입니다.`
+  },
   summary: (i, unit) =>
     KO.clue(i, unit) ??
     (i.pattern === 'one-switch'
@@ -141,11 +166,12 @@ export const INDEPENDENCE_TEXT = { en: EN, ko: KO }
 export function freshAdviceFor(
   text: IndependenceText,
   context: HintContext,
-  test: { project: string; file: string; name: string; independence?: Independence | null | undefined },
+  test: { project: string; file: string; name: string; independence?: Independence | null | undefined; plain_evidence?: unknown },
   tags: readonly string[] | undefined,
   code?: CodeFormat,
 ): string {
-  const whole = needsItsFile({ independence: test.independence, tags })
+  // Decided by plain runs of its file: what breaks it is the tests before it, so the file runs whole.
+  const whole = test.plain_evidence !== undefined || needsItsFile({ independence: test.independence, tags })
   const hints = hintsFor(context)
   if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, whole), code)
   return text.freshRun(hints.freshRun(test, whole), whole, code)

@@ -78,7 +78,13 @@ function byConcern(a: TestRate, b: TestRate): number {
 }
 
 function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, t: Messages): string[] {
-  const { independence } = test
+  const { independence, plain_evidence: plain } = test
+  // Failed every repetition; plain runs of its file decided what that means (docs/contracts.md §5).
+  if (plain && test.verdict !== 'broken') {
+    const measure = freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
+    return [`- ${code(test.id)}: **${test.verdict === 'non-idempotent' ? t.nonIdempotent : t.undetermined}**. ${t.independence.plain(plain)} ${measure}`]
+  }
+  if (plain && plain.plain.trials > 0) return [`- ${code(test.id)}: ${t.independence.plain(plain)}`]
   if (!independence) return []
   const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {

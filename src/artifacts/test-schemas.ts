@@ -55,6 +55,19 @@ export const FreshEvidenceSchema = z
   .describe('A single switch too likely by chance to decide alone (independence.switch_significant false), decided from fresh processes (docs/contracts.md §5).')
 export type FreshEvidence = z.infer<typeof FreshEvidenceSchema>
 
+export const PlainEvidenceSchema = z
+  .object({
+    rounds: count.describe('Plain runs of its file (no repetitions, each in fresh processes) after the measurement.'),
+    budget: count.describe('Plain runs planned: the fewest whose passing every time would be significant against the measured copies.'),
+    plain: counts.describe('Its execution in each plain run.'),
+    measured: counts.describe('Its measured copies (fast repetitions), every one failed.'),
+    p_value: probability.describe("Fisher's exact test, two-sided, plain against measured."),
+    decided: z.enum(['non-idempotent', 'broken', 'undetermined']),
+    note: z.string(),
+  })
+  .describe('A test that failed every repetition, run again as usual to tell a broken test from one the repetitions break (docs/contracts.md §5).')
+export type PlainEvidence = z.infer<typeof PlainEvidenceSchema>
+
 export const GroupSplitSchema = z
   .object({
     by: z.enum(['origin', 'commit']).describe('origin: the merged folders; commit: the commits of its history.'),
@@ -78,6 +91,7 @@ export const TestRateSchema = z.object({
     .optional()
     .describe('Whole-run rounds only: the first execution of the test in each round, with fresh module state (what one ordinary run sees); failure_rounds are 1-based.'),
   fresh_evidence: FreshEvidenceSchema.optional(),
+  plain_evidence: PlainEvidenceSchema.optional(),
   split: GroupSplitSchema.optional(),
   other_failures: OtherFailuresSchema.optional(),
   compared_with_history: HistoryComparisonSchema.optional(),

@@ -18,6 +18,9 @@ export type Dependence = 'non-idempotent' | 'undetermined' | null
 /** What fresh-state executions decided of a suggestive switch (src/pipeline/fresh-evidence.ts). */
 export type FreshDecision = 'non-idempotent' | 'flaky' | 'undetermined'
 
+/** What plain runs of its file decided of a test that failed every repetition (src/pipeline/plain-evidence.ts). */
+export type PlainDecision = 'non-idempotent' | 'broken' | 'undetermined'
+
 /**
  * A single switch is `non-idempotent` when its shape alone is unlikely by chance; otherwise what
  * fresh-state evidence decided, and `undetermined` when there is none. Any other order: no dependence.
@@ -30,11 +33,14 @@ export function dependenceOf(independence: Pick<Independence, 'pattern' | 'switc
   return fresh ?? 'undetermined'
 }
 
-/** The verdict for a subject measured over `trials` complete trials, in the order they ran. */
-export function computeVerdict(failures: number, trials: number, dependence: Dependence = null): Verdict {
+/**
+ * The verdict for a subject measured over `trials` complete trials, in the order they ran; one that
+ * failed them all is what plain runs of it decided, when they ran.
+ */
+export function computeVerdict(failures: number, trials: number, dependence: Dependence = null, plain?: PlainDecision): Verdict {
   if (trials === 0) return 'partial'
   if (failures === 0) return 'stable'
-  if (failures === trials) return 'broken'
+  if (failures === trials) return plain ?? 'broken'
   return dependence ?? 'flaky'
 }
 

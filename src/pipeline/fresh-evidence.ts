@@ -2,6 +2,7 @@ import type { FreshEvidence } from '../artifacts/test-schemas.js'
 import { compareCounts } from '../core/difference.js'
 import { complement, type Fraction } from '../core/fraction.js'
 import type { Independence } from '../core/independence.js'
+import { decideFromPlain } from './plain-evidence.js'
 import type { Repetition } from '../core/repetition.js'
 import type { TestOutcome } from './test-bundle.js'
 
@@ -79,12 +80,15 @@ export function decideFromFresh(independence: Independence, rounds: readonly (re
 export interface FreshRounds {
   budget: number
   byTest: ReadonlyMap<string, readonly (readonly Repetition[])[]>
+  /** Plain runs of the files of tests that failed every repetition (plain-evidence.ts): the tests asked for, and the same for them. */
+  plain?: { asked: ReadonlySet<string>; budget: number; byTest: ReadonlyMap<string, readonly (readonly Repetition[])[]> }
 }
 
 /**
  * The outcomes once fresh-state evidence is weighed: each suspect decided from its fresh rounds
- * (none gathered: still `undetermined`, with a note saying so). Without `fresh` (a runner that
- * cannot run fresh processes, merge, history) suspects stay `undetermined` as they are.
+ * (none gathered: still `undetermined`, with a note saying so), each test plain runs were asked for
+ * from those. Without `fresh` (a runner that cannot run fresh processes, merge, history) suspects
+ * stay as they are.
  */
 export function withFreshEvidence(
   outcomes: readonly TestOutcome[],
@@ -94,7 +98,9 @@ export function withFreshEvidence(
 ): TestOutcome[] {
   if (!fresh) return [...outcomes]
   const suspects = new Set(suspectsOf(outcomes))
+  const { plain } = fresh
   return outcomes.map((o) => {
+    if (plain?.asked.has(o.tally.id)) return decide({ ...o.tally, plainEvidence: decideFromPlain(o.tally.fast, plain.byTest.get(o.tally.id) ?? [], plain.budget, confidence) })
     if (!suspects.has(o)) return o
     const freshEvidence = decideFromFresh(o.tally.independence, fresh.byTest.get(o.tally.id) ?? [], fresh.budget, confidence)
     return decide({ ...o.tally, freshEvidence })

@@ -43,7 +43,7 @@ interface TestPlan {
 export function outcomeOf(tally: TestTally, rounds: number, confidence: Confidence): TestOutcome {
   const rate = describeRate(tally.fast.failures, tally.fast.trials, confidence.value)
   const short = tally.cut || (tally.fast.trials < rounds && !tally.once)
-  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, dependenceOf(tally.independence, tally.freshEvidence?.decided))
+  const verdict = short ? 'partial' : computeVerdict(tally.fast.failures, tally.fast.trials, dependenceOf(tally.independence, tally.freshEvidence?.decided), tally.plainEvidence?.decided)
   // A non-idempotent or undetermined test's rate is no probability: no runs needed, no policy (omitted from their maps).
   const basis = tally.fast.trials === 0 || hasNoRate(verdict) ? undefined : choosePlanningBasis(rate)
   const plan = basis && { rate, basis, runs: runsAt(basis.rate, confidence.exact) }
@@ -126,6 +126,7 @@ export function buildTestMeasurement(m: TestMeasurement): ReportBundle {
       independence: tally.independence,
       ...(tally.fresh ? { fresh: { ...describeRate(tally.fresh.failures, tally.fresh.trials, confidence.value), failure_rounds: tally.fresh.failureTrials } } : {}),
       ...(tally.freshEvidence ? { fresh_evidence: tally.freshEvidence } : {}),
+      ...(tally.plainEvidence ? { plain_evidence: tally.plainEvidence } : {}),
       ...(tally.split ? { split: tally.split } : {}),
     })),
     ...(m.runErrors.length > 0 ? { run_errors: [...m.runErrors] } : {}),

@@ -31,8 +31,20 @@ import { toFactLines } from './test-facts.js'
 import { earlierTests, type RoundResult, tallyRounds } from './test-rounds.js'
 import { type TestTally, tallyTest } from './test-tally.js'
 import { freshRoundsBudget, type FreshRounds, suspectsOf, withFreshEvidence } from './fresh-evidence.js'
+import { brokenSuspectsOf, plainRoundsBudget } from './plain-evidence.js'
 
 export type { Collected, TestOutcome } from './test-bundle.js'
+
+/**
+ * The evidence rounds a measurement asks for, in order: `rounds` fresh-state rounds of the files of
+ * `tests` (their measured repetitions), then `plain` runs of the files of `plainTests` (each test once).
+ */
+export interface FreshEvidenceRequest {
+  rounds: number
+  tests: { id: string; project: string; file: string }[]
+  plain: number
+  plainTests: { id: string; project: string; file: string }[]
+}
 
 /** The fresh-state executions gathered as evidence after a measurement: one line each, apart from its facts. */
 export const EVIDENCE_FACTS = 'evidence_facts.jsonl'
@@ -111,7 +123,14 @@ export class TestRunRecorder {
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
   /** Fresh-state rounds run after the measurement for its suspects (fresh-evidence.ts): their budget and repetitions. */
-  private _fresh: { budget: number; byTest: Map<string, Repetition[][]>; facts: JsonLinesWriter<typeof TestFactSchema> } | undefined
+  private _fresh:
+    | {
+        budget: number
+        byTest: Map<string, Repetition[][]>
+        facts: JsonLinesWriter<typeof TestFactSchema>
+        plain: { asked: ReadonlySet<string>; budget: number; byTest: Map<string, Repetition[][]> }
+      }
+    | undefined
   /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
   private readonly _twins: RunError[] = []
   private readonly _startedAt = new Date()
@@ -155,30 +174,47 @@ export class TestRunRecorder {
   }
 
   /**
-   * After the measurement, before finish: the tests whose single switch chance explains too well to
-   * decide alone, and the fresh-state rounds that would decide them (fresh-evidence.ts). The runner
-   * adapter runs those rounds of their files and hands each result to `recordFreshEvidence`; one that
-   * cannot leaves them `undetermined`. Nothing to gather: undefined.
+   * After the measurement, before finish: the evidence that would decide what the measurement alone
+   * cannot (fresh-evidence.ts, plain-evidence.ts) — tests whose single switch chance explains too
+   * well, run again in `rounds` fresh-state rounds of their files with the measured repetitions;
+   * then tests that failed every repetition, their files run as usual (each test once) in `plain`
+   * more. The runner adapter runs those rounds, in that order, and hands each result to
+   * `recordFreshEvidence`; one that cannot leaves them as measured. Nothing to gather: undefined.
    */
-  freshEvidenceRequest(): { rounds: number; tests: { id: string; project: string; file: string }[] } | undefined {
+  freshEvidenceRequest(): FreshEvidenceRequest | undefined {
     if (this._settings.mode !== 'measure') return undefined
-    const suspects = suspectsOf(this._outcomes())
-    if (suspects.length === 0) return undefined
+    const outcomes = this._outcomes()
+    const suspects = suspectsOf(outcomes)
     const perRound = Math.max(1, Math.floor(this._settings.repeat / (this._settings.wholeRuns ?? 1)))
-    const rounds = freshRoundsBudget(perRound, complement(this._settings.confidence.exact))
-    this._fresh = { budget: rounds, byTest: new Map(), facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema, isAcceptedTestFact) }
-    return { rounds, tests: suspects.map(({ tally }) => ({ id: tally.id, project: tally.project, file: tally.file })) }
+    const broken = brokenSuspectsOf(outcomes, perRound)
+    if (suspects.length === 0 && broken.length === 0) return undefined
+    const alpha = complement(this._settings.confidence.exact)
+    const rounds = suspects.length === 0 ? 0 : freshRoundsBudget(perRound, alpha)
+    const plainRounds = broken.length === 0 ? 0 : plainRoundsBudget(Math.min(...broken.map((o) => o.tally.fast.trials)), alpha)
+    this._fresh = {
+      budget: rounds,
+      byTest: new Map(),
+      facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema, isAcceptedTestFact),
+      plain: { asked: new Set(broken.map((o) => o.tally.id)), budget: plainRounds, byTest: new Map() },
+    }
+    const where = ({ tally }: TestOutcome): { id: string; project: string; file: string } => ({ id: tally.id, project: tally.project, file: tally.file })
+    return { rounds, tests: suspects.map(where), plain: plainRounds, plainTests: broken.map(where) }
   }
 
-  /** One test's results in fresh-state round `round` (1-based) of the evidence asked for: kept apart from the measurement. */
+  /**
+   * One test's results in evidence round `round` (1-based) of those asked for — the fresh-state
+   * rounds, then the plain ones: kept apart from the measurement.
+   */
   recordFreshEvidence(test: ReportedTest, round: number): void {
     const fresh = this._fresh
     if (!fresh) return
-    const earlier = fresh.byTest.get(test.evidence.id) ?? []
+    const plain = round > fresh.budget
+    const byTest = plain ? fresh.plain.byTest : fresh.byTest
+    const earlier = byTest.get(test.evidence.id) ?? []
     const before = earlier.reduce((sum, r) => sum + r.length, 0)
     fresh.facts.appendAll(toFactLines(test, { before, round }))
     earlier.push(test.evidence.repetitions.filter((r) => r.mode === 'fast'))
-    fresh.byTest.set(test.evidence.id, earlier)
+    byTest.set(test.evidence.id, earlier)
   }
 
   /**
@@ -203,7 +239,7 @@ export class TestRunRecorder {
       return { tests: [], summary: undefined, proof: undefined, dir: this._dir, unchanged: true, runErrors }
     }
     const { confidence, lang } = this._settings
-    const fresh: FreshRounds | undefined = this._fresh && { budget: this._fresh.budget, byTest: this._fresh.byTest }
+    const fresh: FreshRounds | undefined = this._fresh && { budget: this._fresh.budget, byTest: this._fresh.byTest, plain: this._fresh.plain }
     const measured = this._outcomes()
     const asked = this._asked()
     const outcomes = withFreshEvidence(measured, fresh, (tally) => outcomeOf(tally, asked, confidence), confidence.exact).sort(byConcern)

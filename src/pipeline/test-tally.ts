@@ -4,7 +4,7 @@ import type { RankedPredicate } from '../core/isolation.js'
 import { rankPredicates, type TrialFacts } from '../core/isolation.js'
 import { isMeaningfulWord } from '../core/plain-words.js'
 import { discriminateTokens, memoWordsInOrder } from '../core/tokens.js'
-import type { FreshEvidence } from '../artifacts/test-schemas.js'
+import type { FreshEvidence, PlainEvidence } from '../artifacts/test-schemas.js'
 import type { Repetition, ReportedTest } from './test-evidence.js'
 
 /** Categorical facts a caller knows of one execution; undefined: not observed (test-rounds.ts). */
@@ -42,6 +42,8 @@ export interface TestTally {
   fresh?: Tally
   /** A suggestive switch decided from fresh processes after the measurement (fresh-evidence.ts). */
   freshEvidence?: FreshEvidence
+  /** Failed every repetition: what plain runs of its file after the measurement decided (plain-evidence.ts). */
+  plainEvidence?: PlainEvidence
   /** Its outcome followed the merged folder or the commit, unlikely by chance: no flake rate (it is `partial`). */
   split?: { by: 'origin' | 'commit'; failing: string[]; passing: string[]; p_value: number }
 }

@@ -132,7 +132,8 @@ function paragraph(text: string, width: number, first: number, rest: number): st
 /** The row's short terms in words, each once, only when a row shows it. */
 function legend(outcomes: readonly TestOutcome[], { width, confidence }: TableContext): string[] {
   const lines: string[] = []
-  const planned = outcomes.find((o) => o.verdict === 'flaky' && o.greenRuns !== null) ?? outcomes.find((o) => o.greenRuns !== null)
+  // A broken row shows no green runs: the legend explains only what a row shows.
+  const planned = outcomes.find((o) => o.verdict === 'flaky' && o.greenRuns !== null) ?? outcomes.find((o) => o.greenRuns !== null && o.verdict !== 'broken')
   const chance = `${Math.round((1 - confidence) * 1000) / 10}%`
   if (planned) {
     const n = planned.greenRuns as number
@@ -157,7 +158,11 @@ function nextSteps(outcomes: readonly TestOutcome[], context: TableContext): str
     const { project, file, name } = broken.tally
     // Its file whole, once: a test alone (`-t`) meets other state than in the run, and repetitions
     // of the tests before it can leave state (a counter, an id) that fails every one of its own.
-    steps.push({ text: 'broken: it failed every repetition; run its file as usual and read the error (if the test passes there, the repetitions broke it with state they leave):', command: hints.runTest({ project, file, name }, true) })
+    // Plain runs of its file after the measurement (src/pipeline/plain-evidence.ts) failed it too: no caveat left.
+    const text = (broken.tally.plainEvidence?.plain.trials ?? 0) > 0
+      ? 'broken: it failed every repetition, and every run of its file as usual; run its file and read the error:'
+      : 'broken: it failed every repetition; run its file as usual and read the error (if the test passes there, the repetitions broke it with state they leave):'
+    steps.push({ text, command: hints.runTest({ project, file, name }, true) })
   }
   if (first('flaky')) steps.push({ text: 'flaky: find the cause in report.html; once fixed, prove it (its green runs):', command: hints.again('--flaky-proof') })
   const again = (context.rounds ?? 1) > 1 ? `--flaky-rounds ${context.rounds} --flaky-repeat ${repeat}` : `--flaky-repeat ${repeat}`

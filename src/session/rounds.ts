@@ -2,9 +2,17 @@ import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
 
-/** Fresh-state rounds a measurement asks for (src/pipeline/fresh-evidence.ts): how many, and the files they run whole. */
+/**
+ * Evidence rounds a measurement asks for, in order, each the files it runs whole: fresh-state rounds
+ * with the measured repetitions (src/pipeline/fresh-evidence.ts), then `plain` ones, where each test
+ * runs once as in an ordinary run (src/pipeline/plain-evidence.ts).
+ */
 export interface FreshRounds {
-  rounds: number
+  rounds: readonly FreshRound[]
+}
+
+export interface FreshRound {
+  plain: boolean
   files: readonly { project: string; file: string }[]
 }
 
@@ -18,7 +26,8 @@ export interface RoundsReporter {
   expectFreshEvidence(): boolean
   /** After the planned rounds: the fresh-state rounds the measurement asks for, if any. */
   freshEvidence(): FreshRounds | undefined
-  planFreshRound(round: number, of: number): void
+  /** Evidence round `round` (1-based, of those freshEvidence() asked for) begins: the loop runs its files next. */
+  planFreshRound(round: number): void
 }
 
 /** Set in the environment of each round's workers: a test or fixture may read its round's condition. */

@@ -41,7 +41,8 @@ export interface RunEndContext {
  * The end of a run in the terminal, for every runner: where the files are, tests cut short, the
  * run's errors, then a proof's verdict per test, or the flaky and broken tests, what the conditions
  * found, for each non-idempotent test its cause and how to measure it afresh, and for each
- * undetermined one the switch seen, what fresh-state rounds found and the run that would decide it.
+ * undetermined one the switch seen, what fresh-state rounds found and the run that would decide it;
+ * for a test that failed every repetition but not every plain run of its file, what those found.
  */
 /** Tests of each verdict whose cause and next command the terminal explains (undetermined, non-idempotent): flaky_report.md explains every one. */
 export const EXPLAINED = 5
@@ -101,6 +102,19 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     }
     // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
     const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''
+    const advice = (whole: boolean): void => {
+      // The command is set apart (MARK), to stand on lines of its own that still run when pasted.
+      const [text = '', command] = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole, (c) => `${MARK}${c}${MARK}`).split(MARK)
+      if (text !== '') lines.push(...said(text, 4, 6))
+      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
+    }
+    // Failed every repetition, and plain runs of its file said otherwise (src/pipeline/plain-evidence.ts):
+    // its rate is an ordinary run of its file, measured with fresh runs.
+    if (tally.plainEvidence) {
+      lines.push('', ...said(`${verdict}: ${shownId(tally.id)}: ${tally.plainEvidence.note}`, 2, 4))
+      advice(true)
+      continue
+    }
     if (verdict === 'undetermined') {
       lines.push('', ...said(`undetermined: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${evidence}`, 2, 4))
       const subject = { test: { project: tally.project, file: tally.file, name: tally.name }, switchAt: tally.independence.switch_at, trials: tally.fast.trials }
@@ -112,13 +126,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     lines.push('', ...said(`non-idempotent: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
-    else {
-      const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
-      // The command is set apart (MARK), to stand on lines of its own that still run when pasted.
-      const [advice = '', command] = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole, (c) => `${MARK}${c}${MARK}`).split(MARK)
-      if (advice !== '') lines.push(...said(advice, 4, 6))
-      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
-    }
+    else advice(needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags }))
   }
   if (unexplained > 0) lines.push('', ...said(`… and ${unexplained} more explained in flaky_report.md, each with its command`, 2, 4))
   return lines

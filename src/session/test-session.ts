@@ -29,7 +29,7 @@ import type { ProofSelection } from './proof-selection.js'
 import { hintsOf } from './hints.js'
 import { publishEverydayToGithub } from '../pipeline/github.js'
 import { publishRun } from './publish.js'
-import type { FreshRounds, RoundsReporter } from './rounds.js'
+import type { FreshRound, FreshRounds, RoundsReporter } from './rounds.js'
 import { describeRound, renderRunEnd, runErrorLine } from './run-end-text.js'
 import type { RunStress } from '../artifacts/conditions-schema.js'
 import type { ProofFile } from '../artifacts/schemas.js'
@@ -213,10 +213,15 @@ export class TestSession implements RoundsReporter {
     return this._fresh
   }
 
-  /** The loop says a fresh-state round (1-based) of `of` begins. */
-  planFreshRound(round: number, of: number): void {
+  /** The loop says evidence round `round` (1-based, of those freshEvidence() asked for) begins. */
+  planFreshRound(round: number): void {
     this._freshRound = round
-    this._log(pc.dim(`[flakeproof] fresh-state round ${round} of ${of}`))
+    // Numbered within its kind: the fresh-state rounds come first, then the plain runs.
+    const rounds = this._fresh?.rounds ?? []
+    const plain = rounds[round - 1]?.plain === true
+    const kind = rounds.filter((r) => r.plain === plain)
+    const nth = rounds.slice(0, round).filter((r) => r.plain === plain).length
+    this._log(pc.dim(`[flakeproof] ${plain ? 'plain run' : 'fresh-state round'} ${nth} of ${kind.length}${plain ? ' (each test once)' : ''}`))
   }
 
   /**
@@ -485,18 +490,28 @@ export class TestSession implements RoundsReporter {
     for (const test of unfinished) this._recordQuietly(() => recorder?.record(test, this._round, this._condition))
     const request = recorder && fresh && this._freshExpected ? this.degradeGracefully(() => recorder.freshEvidenceRequest()) : undefined
     if (!request) return this._write(end, unfinished)
-    const files = [...new Map(request.tests.map((t) => [JSON.stringify([t.project, t.file]), { project: t.project, file: t.file }])).values()]
-    this._fresh = { rounds: request.rounds, files }
+    const filesOf = (tests: readonly { project: string; file: string }[]): FreshRound['files'] => [
+      ...new Map(tests.map((t) => [JSON.stringify([t.project, t.file]), { project: t.project, file: t.file }])).values(),
+    ]
+    const [switched, plain] = [filesOf(request.tests), filesOf(request.plainTests)]
+    this._fresh = {
+      rounds: [...Array.from({ length: request.rounds }, () => ({ plain: false, files: switched })), ...Array.from({ length: request.plain }, () => ({ plain: true, files: plain }))],
+    }
     this._pending = { end, unfinished }
-    this._log(
-      pc.dim(`[flakeproof] fresh-state evidence: ${request.rounds} more rounds of ${files.length} file(s), for ${request.tests.length} test(s) whose single switch chance explains too well to decide alone`),
-    )
+    if (request.rounds > 0) {
+      this._log(pc.dim(`[flakeproof] fresh-state evidence: ${request.rounds} more rounds of ${switched.length} file(s), for ${request.tests.length} test(s) whose single switch chance explains too well to decide alone`))
+    }
+    if (request.plain > 0) {
+      this._log(
+        pc.dim(`[flakeproof] plain-run evidence: ${request.plain} run(s) of ${plain.length} file(s) as usual (each test once), for ${request.plainTests.length} test(s) that failed every repetition: broken, or broken by the repetitions`),
+      )
+    }
     return undefined
   }
 
   /** A fresh-state round ended; the last one (or a stop) writes the measurement held for it. */
   private _endFreshRound(interrupted: boolean): TestRunResult | undefined {
-    if (interrupted || this._freshRound >= (this._fresh?.rounds ?? 0)) return this._finishPending()
+    if (interrupted || this._freshRound >= (this._fresh?.rounds.length ?? 0)) return this._finishPending()
     return undefined
   }
 

@@ -80,6 +80,11 @@ describe.concurrent.each(rows)('a fresh project with the packed flakeproof and v
     expectCleanRun(measured, version.vitest)
     expect(measured.code).toBe(1) // the broken test
     expect(countsIn(join(consumer.dir, '.flakeproof/rate.json'))).toMatchObject(MEASURED)
+    // Its file ran once more as usual (against 20 failed copies one plain run decides), each of its
+    // three tests once, whatever this Vitest hands its workers: the broken test failed there too.
+    const broken = readArtifact(join(consumer.dir, '.flakeproof/rate.json'), RateFileSchema).tests?.find((t) => t.name === 'always fails')
+    expect(broken?.plain_evidence).toMatchObject({ rounds: 1, budget: 1, plain: { trials: 1, failures: 1 }, decided: 'broken' })
+    expect(readFileSync(join(consumer.dir, '.flakeproof/evidence_facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
 
     const flaky = await vitest(['run', '--', '--flaky-proof'])
     expectCleanRun(flaky, version.vitest)

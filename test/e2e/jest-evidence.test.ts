@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { RateFileSchema } from '../../src/artifacts/schemas.js'
+import { PolicyFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { BIN, type CliResult, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 /**
@@ -14,6 +14,8 @@ const CHANCE = 'tests/first-ever.test.js > failed once, by chance, on its first 
 const LEAKS = 'tests/leaks.test.js > registers a handler once'
 const AFTER = 'tests/after-first.test.js > passes its first execution ever, and no other'
 const ONCE = 'tests/loads-once.test.js > passes its first copy in a process'
+const NUMBERED = 'tests/numbered.test.js > names its observable after the ones made before it'
+const EVERYWHERE = 'tests/numbered.test.js > fails every time'
 
 describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leaking PFFFFFFFFF, one that fails every execution but its first ever, and a file that loads once', () => {
   const out = tempDir()
@@ -26,7 +28,9 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leak
     // With the user's reports: jest-junit's, `--json` to a file, and coverage, whose threshold (every line
     // of src/) the measured run meets through tests/counted.test.js alone.
     const reporting = ['--reporters=default', '--reporters=jest-junit', '--json', '--outputFile', join(reports, 'results.json'), '--coverage', '--coverageDirectory', coverage]
-    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...reporting], { FIXTURE_STATE: tempDir(), JEST_JUNIT_OUTPUT_DIR: reports })
+    // tests/numbered.test.js has a broken test, which fails the run: its own run is below.
+    const others = ['--testPathIgnorePatterns', 'numbered']
+    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', ...others, ...reporting], { FIXTURE_STATE: tempDir(), JEST_JUNIT_OUTPUT_DIR: reports })
   }, 180_000)
 
   it('writes the chance of each single switch given its counts: 1 of 10 arrangements, too likely to decide alone', () => {
@@ -90,6 +94,51 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leak
     // leaks, after-first and loads-once): flakeproof's says so.
     expect(result.stderr).toMatch(/Tests: +28 failed, 22 passed, 50 total/)
     expect(result.stderr.replace(/\s+/g, ' ')).toContain("Jest's own Tests count is of copies, each copy of a test counted as a test")
+  })
+})
+
+describe('flakeproof jest --flaky-repeat 10 on a test the repetitions break (numbered as mobx numbers its observables) and one that fails everywhere', () => {
+  const out = tempDir()
+  let result: CliResult
+  const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
+
+  beforeAll(async () => {
+    result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/numbered.test.js'])
+  }, 180_000)
+
+  it('runs their file twice more as usual, each test once, and calls the test that passes there non-idempotent', () => {
+    expect(result.stderr).toContain('plain-run evidence: 2 run(s) of 1 file(s) as usual (each test once), for 2 test(s) that failed every repetition')
+    expect(result.stderr).toContain('plain run 2 of 2 (each test once)')
+    // Both plain runs passed it against 10 of 10 failed copies: Fisher two-sided 1/C(12, 2) = 1/66.
+    const numbered = rateOf(NUMBERED)
+    expect(numbered).toMatchObject({ trials: 10, failures: 10, verdict: 'non-idempotent' })
+    expect(numbered?.plain_evidence).toMatchObject({ rounds: 2, budget: 2, plain: { trials: 2, failures: 0 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' })
+    expect(numbered?.plain_evidence?.p_value).toBeCloseTo(1 / 66, 12)
+    expect(readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[NUMBERED]).toBeUndefined()
+  })
+
+  it('confirms the test that fails everywhere broken, and says to fix it with no caveat left', () => {
+    expect(rateOf(EVERYWHERE)).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 2, failures: 2 }, p_value: 1, decided: 'broken' } })
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain('broken: it failed every repetition, and every run of its file as usual; run its file and read the error: npx jest tests/numbered.test.js')
+    // The measured run's exit code: the broken test fails it, as `jest` would.
+    expect(result.code).toBe(1)
+  })
+
+  it('records each plain run apart from the measurement: its three tests once each, in rounds 1 and 2', () => {
+    const lines = readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { round: number; test_id: string; outcome: string })
+    expect(lines.map((l) => [l.round, l.test_id === NUMBERED ? l.outcome : '']).filter(([, o]) => o !== '')).toEqual([
+      [1, 'passed'],
+      [2, 'passed'],
+    ])
+    expect(lines).toHaveLength(6)
+  })
+
+  it('explains the test the repetitions break with the command that measures its file with fresh runs, in the terminal and flaky_report.md', () => {
+    const command = 'npx flakeproof measure --cmd "npx jest tests/numbered.test.js" --trials 20 --out .flakeproof/fresh-rate.json'
+    expect(result.stderr.replace(/\s*\\\n\s*/g, ' ').replace(/\s+/g, ' ')).toContain(command)
+    const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
+    expect(report).toContain(`**non-idempotent**. It failed every repetition, yet passes when its file runs as usual (2 of 2 plain runs of its file passed it, against 0 of 10 measured copies; p = 0.0152)`)
+    expect(report).toContain(`\`${command}\``)
   })
 })
 

@@ -11,6 +11,8 @@ const CHANCE = 'tests/first-ever.test.ts > failed once, by chance, on its first 
 const LEAKS = 'tests/leaks.test.ts > registers a handler once'
 const FOURTH = 'tests/every-fourth.test.ts > fails on every fourth call, whatever the gap'
 const AFTER = 'tests/after-first.test.ts > passes its first execution ever, and no other'
+const NUMBERED = 'tests/numbered.test.ts > names its observable after the ones made before it'
+const EVERYWHERE = 'tests/numbered.test.ts > fails every time'
 
 describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leaking PFFFFFFFFF and one that fails every execution but its first ever', () => {
   const out = tempDir()
@@ -86,6 +88,32 @@ describe('flakeproof vitest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-le
     ])
     expect(result.stdout.match(/Test Files /g)).toHaveLength(1)
     expect(result.stdout).toContain('fresh-state round 2 of 2')
+  })
+})
+
+describe('flakeproof vitest --flaky-repeat 10 on a test the repetitions break (numbered as mobx numbers its observables) and one that fails everywhere', () => {
+  const out = tempDir()
+  let result: CliResult
+  const rateOf = (id: string) => readArtifact(join(out, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === id)
+
+  beforeAll(async () => {
+    result = await runFlakeproofVitest(['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/numbered.test.ts'], {}, FIXTURE)
+  }, 120_000)
+
+  it('runs their file twice more as usual, each test once, and calls the test that passes there non-idempotent', () => {
+    expect(result.stdout).toContain('plain-run evidence: 2 run(s) of 1 file(s) as usual (each test once), for 2 test(s) that failed every repetition')
+    // Both plain runs passed it against 10 of 10 failed copies: Fisher two-sided 1/C(12, 2) = 1/66.
+    const numbered = rateOf(NUMBERED)
+    expect(numbered).toMatchObject({ trials: 10, failures: 10, verdict: 'non-idempotent' })
+    expect(numbered?.plain_evidence).toMatchObject({ rounds: 2, budget: 2, plain: { trials: 2, failures: 0 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' })
+    expect(numbered?.plain_evidence?.p_value).toBeCloseTo(1 / 66, 12)
+  })
+
+  it('confirms the test that fails everywhere broken, keeps the exit code of the measured run, and records each plain run once per test', () => {
+    expect(rateOf(EVERYWHERE)).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 2, failures: 2 }, p_value: 1, decided: 'broken' } })
+    expect(result.code).toBe(1)
+    const lines = readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { round: number })
+    expect(lines.map((l) => l.round)).toEqual([1, 1, 1, 2, 2, 2])
   })
 })
 

@@ -146,7 +146,7 @@ describe('test mode: a test that breaks its own next repetition', () => {
       const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
       recorder.record(test('switch', '.xxxxxxxxx'))
       // 10 repetitions: 2 fresh rounds would decide a real switch (1/C(20, 2) = 1/190 < 0.05).
-      expect(recorder.freshEvidenceRequest()).toEqual({ rounds: 2, tests: [{ id: 'a.test.ts > switch', project: '', file: 'a.test.ts' }] })
+      expect(recorder.freshEvidenceRequest()).toEqual({ rounds: 2, tests: [{ id: 'a.test.ts > switch', project: '', file: 'a.test.ts' }], plain: 0, plainTests: [] })
       fresh.forEach((pattern, i) => recorder.recordFreshEvidence(test('switch', pattern), i + 1))
       const [outcome] = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() }).tests
       return [outcome?.verdict, outcome?.tally.freshEvidence?.decided, outcome?.greenRuns]
@@ -156,5 +156,33 @@ describe('test mode: a test that breaks its own next repetition', () => {
     expect(decide(['xxxxxxxxxx', '.xxxxxxxxx'])?.slice(0, 2)).toEqual(['flaky', 'flaky'])
     // No fresh round ran (a filter, a crash): still undetermined.
     expect(decide([])).toEqual(['undetermined', 'undetermined', null])
+  })
+
+  it('asks for plain runs of a test that failed every repetition after the fresh-state rounds, and decides it from them', () => {
+    const decide = (plain: string[]) => {
+      const dir = tempDir('flakeproof-unit-')
+      const run = runDirOf(dir)
+      prepareRunDir(run)
+      const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
+      recorder.record(test('switch', '.xxxxxxxxx'))
+      recorder.record(test('numbered', 'xxxxxxxxxx'))
+      // 10 failed copies: 2 plain runs all passing would be significant (1/C(12, 2) = 1/66), after the switch's 2 fresh rounds.
+      expect(recorder.freshEvidenceRequest()).toMatchObject({ rounds: 2, plain: 2, plainTests: [{ id: 'a.test.ts > numbered', project: '', file: 'a.test.ts' }] })
+      for (const round of [1, 2]) recorder.recordFreshEvidence(test('switch', '.xxxxxxxxx'), round)
+      plain.forEach((pattern, i) => recorder.recordFreshEvidence(test('numbered', pattern), 3 + i))
+      const { tests } = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() })
+      const outcome = tests.find((t) => t.tally.name === 'numbered')
+      return { verdict: outcome?.verdict, evidence: outcome?.tally.plainEvidence, greenRuns: outcome?.greenRuns, dir }
+    }
+    const passing = decide(['.', '.'])
+    expect(passing).toMatchObject({ verdict: 'non-idempotent', evidence: { plain: { trials: 2, failures: 0 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' }, greenRuns: null })
+    expect(readFileSync(join(passing.dir, 'flaky_report.md'), 'utf8')).toContain(
+      '`a.test.ts > numbered`: **non-idempotent**. It failed every repetition, yet passes when its file runs as usual (2 of 2 plain runs of its file passed it, against 0 of 10 measured copies; p = 0.0152)',
+    )
+    // The fresh-state rounds and the plain runs, in that order, in one file apart from the measurement.
+    const rounds = readFileSync(join(passing.dir, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { round: number }).round)
+    expect(rounds).toEqual([...Array(10).fill(1), ...Array(10).fill(2), 3, 4])
+    expect(decide(['x', 'x'])).toMatchObject({ verdict: 'broken', evidence: { decided: 'broken' } })
+    expect(decide(['.', 'x'])).toMatchObject({ verdict: 'undetermined', evidence: { decided: 'undetermined' }, greenRuns: null })
   })
 })

@@ -127,6 +127,20 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     expect(render([reader], { ...at(80), conditions: conditions(1) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fix: 11 green runs', '    a.test.ts > reader'])
   })
 
+  it('drops the caveat from a broken test plain runs of its file failed too, and explains nothing it does not show', () => {
+    const confirmed = { ...BROKEN, tally: { ...BROKEN.tally, plainEvidence: { plain: { trials: 1, failures: 1 } } } } as unknown as TestOutcome
+    const lines = render([confirmed], at(80))
+    expect(lines.slice(2)).toEqual([
+      '',
+      '  next:',
+      '    broken: it failed every repetition, and every run of its file as usual; run',
+      '      its file and read the error:',
+      '      npx vitest run tests/deeply/nested/folder/cart.test.ts',
+    ])
+    // A broken row has no green runs, so no legend line explains them (its plan is not for the table).
+    expect(render([{ ...confirmed, greenRuns: 2 }], at(80)).join('\n')).not.toContain('green runs')
+  })
+
   it('renders nothing for no test', () => {
     expect(renderTable([], at(80))).toEqual([])
   })
