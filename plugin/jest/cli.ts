@@ -126,7 +126,7 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
       const paths = [...new Set(round.files.map((f) => resolve(idRootOf(rootDir), f.file)))]
       // No path would make Jest run every file: never an evidence round.
       if (paths.length === 0) continue
-      host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k + 1, plain: round.plain } } satisfies JestRounds
+      host[JEST_ROUNDS] = { ...(host[JEST_ROUNDS] as JestRounds), fresh: { round: k + 1, plain: round.kind === 'plain' } } satisfies JestRounds
       tally(await jest.runCLI({ ...argv, _: paths, runTestsByPath: true }, projects))
     }
   } finally {

@@ -54,7 +54,7 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
               // None of its files among this run's: endRounds() below writes what the others gathered.
               if (again.length === 0) continue
               reporter.planFreshRound(k + 1)
-              await (round.plain ? plainly(vitest, () => vitest.runTestSpecifications(again, true)) : vitest.runTestSpecifications(again, true))
+              await (round.kind === 'plain' ? plainly(vitest, () => vitest.runTestSpecifications(again, true)) : vitest.runTestSpecifications(again, true))
             }
           })
         } finally {

@@ -44,6 +44,8 @@ export interface IndependenceText {
   summary: (independence: Independence, unit: Unit) => string
   /** A test that failed every repetition: what plain runs of its file found (src/pipeline/plain-evidence.ts), from its numbers. */
   plain: (evidence: PlainFinding) => string
+  /** Such a test, not broken: how to measure its rate in ordinary runs (src/core/hints.ts `plainRate`); empty without a command. */
+  plainRate: (command: string | null, code?: CodeFormat) => string
   notTested: (jobs: number) => string
   noNumber: (unit: Unit) => string
 }
@@ -70,6 +72,7 @@ const EN: IndependenceText = {
     return `${shape}, but chance makes that shape too often to call it a state switch: ${oneIn(p)} with these counts (p = ${p.toPrecision(3)}). Undetermined: neither a chance of failing nor a cause, so no runs needed, retry budget or quarantine is given.`
   },
   decide: (command, code = backquoted) => `Decide it with fresh-state runs: ${code(command)}.`,
+  plainRate: (command, code = backquoted) => (command === null ? '' : `Measure its rate in ordinary runs instead, each test of its file once a run: ${code(command)}.`),
   freshRun: (command, whole, code = backquoted) =>
     command === null ? '' : `Measure it with fresh runs instead${whole ? ', its file run whole (it may need the tests before it)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
@@ -87,10 +90,14 @@ const EN: IndependenceText = {
   plain: (e) => {
     const passed = e.plain.trials - e.plain.failures
     const counts = `${passed} of ${e.plain.trials} plain run${e.plain.trials === 1 ? '' : 's'} of its file passed it, against ${e.measured.trials - e.measured.failures} of ${e.measured.trials} measured copies; p = ${e.p_value.toPrecision(3)}`
+    const control = `${e.control.failures} of ${e.control.trials} copies failed in a control run of its file with repetitions`
     if (e.decided === 'non-idempotent') {
-      return `It failed every repetition, yet passes when its file runs as usual (${counts}): the repetitions, its own or those of the tests before it, leave state that fails it, so the count measures that state, not a chance of failing.`
+      return `It failed every repetition, yet passes when its file runs as usual (${counts}; ${control}): the repetitions, its own or those of the tests before it, leave state that fails it, so the count measures that state, not a chance of failing.`
     }
-    if (e.decided === 'undetermined') return `It failed every repetition, and passed some plain runs of its file (${counts}): too few to say whether the repetitions break it or it fails this often anyway.`
+    if (e.decided === 'undetermined' && e.control.failures < e.control.trials) {
+      return `It failed every repetition, and passed plain runs of its file (${counts}), but its copies passed too when its file ran again with repetitions under the same conditions (${control}): something else in the measured run failed it (coverage, the other files, the load), not the repetitions.`
+    }
+    if (e.decided === 'undetermined') return `It failed every repetition, and passed some plain runs of its file (${counts}; ${control}): too few to say whether the repetitions break it or it fails this often anyway.`
     if (e.plain.trials === 0) return `No plain run of its file executed it (${e.rounds} of ${e.budget} runs gathered): it stays broken as measured.`
     return `It failed every plain run of its file too (${counts}): broken, not broken by the repetitions.`
   },
@@ -122,6 +129,7 @@ const KO: IndependenceText = {
     return `${shape}. 하지만 이 횟수에서는 우연으로도 자주 나오는 모양입니다: ${oneInKo(p)} (p = ${p.toPrecision(3)}). 판정 보류 (undetermined): 실패 확률도 원인도 아니므로 필요한 횟수, 재시도 예산, 격리 기준을 계산하지 않습니다.`
   },
   decide: (command, code = backquoted) => `새 상태에서 실행해서 판정하세요: ${code(command)}.`,
+  plainRate: (command, code = backquoted) => (command === null ? '' : `대신 평소 실행에서의 실패율을 측정하세요 (실행마다 파일의 각 테스트를 한 번씩): ${code(command)}.`),
   freshRun: (command, whole, code = backquoted) =>
     command === null ? '' : `대신 새로 실행해서 측정하세요${whole ? ' (앞선 테스트가 필요할 수 있으니 파일 전체를 실행합니다)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
@@ -139,10 +147,14 @@ const KO: IndependenceText = {
   },
   plain: (e) => {
     const counts = `파일을 평소처럼 ${e.plain.trials}번 실행해서 ${e.plain.trials - e.plain.failures}번 통과, 측정한 반복은 ${e.measured.trials}번 중 ${e.measured.trials - e.measured.failures}번 통과; p = ${e.p_value.toPrecision(3)}`
+    const control = `같은 조건에서 반복하며 다시 실행한 대조 실행에서는 ${e.control.trials}번 중 ${e.control.failures}번 실패`
     if (e.decided === 'non-idempotent') {
-      return `모든 반복에서 실패했지만 파일을 평소처럼 실행하면 통과합니다 (${counts}): 이 테스트나 앞선 테스트의 반복이 남긴 상태 때문에 실패하므로, 이 실패율은 실패할 확률이 아니라 그 상태를 잴 뿐입니다.`
+      return `모든 반복에서 실패했지만 파일을 평소처럼 실행하면 통과합니다 (${counts}; ${control}): 이 테스트나 앞선 테스트의 반복이 남긴 상태 때문에 실패하므로, 이 실패율은 실패할 확률이 아니라 그 상태를 잴 뿐입니다.`
     }
-    if (e.decided === 'undetermined') return `모든 반복에서 실패했고, 파일을 평소처럼 실행했을 때 일부는 통과했습니다 (${counts}): 반복 때문에 실패하는지, 원래 이만큼 자주 실패하는지 판정하기에는 너무 적습니다.`
+    if (e.decided === 'undetermined' && e.control.failures < e.control.trials) {
+      return `모든 반복에서 실패했고 파일을 평소처럼 실행하면 통과했지만 (${counts}), 같은 조건에서 반복해도 통과했습니다 (${control}): 반복이 아니라 측정 실행의 다른 조건(커버리지, 다른 파일, 부하)이 실패를 일으켰습니다.`
+    }
+    if (e.decided === 'undetermined') return `모든 반복에서 실패했고, 파일을 평소처럼 실행했을 때 일부는 통과했습니다 (${counts}; ${control}): 반복 때문에 실패하는지, 원래 이만큼 자주 실패하는지 판정하기에는 너무 적습니다.`
     if (e.plain.trials === 0) return `파일을 평소처럼 실행했을 때 이 테스트는 실행되지 않았습니다 (${e.budget}번 중 ${e.rounds}번 수집): 측정한 대로 항상 실패로 둡니다.`
     return `파일을 평소처럼 실행해도 매번 실패했습니다 (${counts}): 반복 때문이 아니라 원래 실패하는 테스트입니다.`
   },
@@ -166,15 +178,19 @@ export const INDEPENDENCE_TEXT = { en: EN, ko: KO }
 export function freshAdviceFor(
   text: IndependenceText,
   context: HintContext,
-  test: { project: string; file: string; name: string; independence?: Independence | null | undefined; plain_evidence?: unknown },
+  test: { project: string; file: string; name: string; independence?: Independence | null | undefined },
   tags: readonly string[] | undefined,
   code?: CodeFormat,
 ): string {
-  // Decided by plain runs of its file: what breaks it is the tests before it, so the file runs whole.
-  const whole = test.plain_evidence !== undefined || needsItsFile({ independence: test.independence, tags })
+  const whole = needsItsFile({ independence: test.independence, tags })
   const hints = hintsFor(context)
   if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, whole), code)
   return text.freshRun(hints.freshRun(test, whole), whole, code)
+}
+
+/** How to measure a test plain runs of its file decided is not broken: its rate in ordinary runs, in its runner's syntax. */
+export function plainAdviceFor(text: IndependenceText, context: HintContext, test: { project: string; file: string; name: string }, code?: CodeFormat): string {
+  return text.plainRate(hintsFor(context).plainRate(test), code)
 }
 
 /** How to decide an undetermined subject: the run its runner's hints give (src/core/hints.ts `decide`), in a sentence. */

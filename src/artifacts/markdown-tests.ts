@@ -5,7 +5,7 @@ import { uncountedTests } from './counts-text.js'
 import type { ReportBundle } from './bundle.js'
 import type { RunStress } from './conditions-schema.js'
 import { loadFlagOf } from './weakness-text.js'
-import { decideAdviceFor, freshAdviceFor } from './independence-text.js'
+import { decideAdviceFor, freshAdviceFor, plainAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -81,7 +81,7 @@ function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, 
   const { independence, plain_evidence: plain } = test
   // Failed every repetition; plain runs of its file decided what that means (docs/contracts.md §5).
   if (plain && test.verdict !== 'broken') {
-    const measure = freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
+    const measure = plainAdviceFor(t.independence, hintContextOf(rate), test)
     return [`- ${code(test.id)}: **${test.verdict === 'non-idempotent' ? t.nonIdempotent : t.undetermined}**. ${t.independence.plain(plain)} ${measure}`]
   }
   if (plain && plain.plain.trials > 0) return [`- ${code(test.id)}: ${t.independence.plain(plain)}`]
@@ -163,7 +163,9 @@ function renderFixed({ rate, policy, proof }: ReportBundle, failing: TestRate[],
   const unplanned = failing.flatMap((test) => {
     if (test.verdict === 'non-idempotent') return [`- ${code(test.id)}: ${t.independence.noNumber('repetition')}`]
     if (test.verdict !== 'undetermined') return []
-    return [`- ${code(test.id)}: **${t.undetermined}**. ${decideLine(rate, test, t)}`]
+    // Decided by plain runs of its file: measuring its rate in ordinary runs decides it, not more repetitions.
+    const decide = test.plain_evidence ? plainAdviceFor(t.independence, hintContextOf(rate), test) : decideLine(rate, test, t)
+    return [`- ${code(test.id)}: **${t.undetermined}**. ${decide}`]
   })
   const body = [...table(t.fixTestHeader, rows), ...(rows.length > 0 && unplanned.length > 0 ? [''] : []), ...unplanned]
   return [...(body.length > 0 ? body : [`- ${t.noFlaky}`]), '', ...(under.length > 0 ? [`- ${t.measuredUnder(under)}`] : []), ...overall]

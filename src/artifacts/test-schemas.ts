@@ -57,12 +57,13 @@ export type FreshEvidence = z.infer<typeof FreshEvidenceSchema>
 
 export const PlainEvidenceSchema = z
   .object({
-    rounds: count.describe('Plain runs of its file (no repetitions, each in fresh processes) after the measurement.'),
-    budget: count.describe('Plain runs planned: the fewest whose passing every time would be significant against the measured copies.'),
+    rounds: count.describe('Plain runs of its file (each test once, new workers each run) after the measurement.'),
+    budget: count.describe('Plain runs planned: the fewest (at least 3) whose passing every time would be significant against the measured copies.'),
     plain: counts.describe('Its execution in each plain run.'),
+    control: counts.describe('Its copies in the control: its file run once more with the measured repetitions, under the conditions of the plain runs.'),
     measured: counts.describe('Its measured copies (fast repetitions), every one failed.'),
     p_value: probability.describe("Fisher's exact test, two-sided, plain against measured."),
-    decided: z.enum(['non-idempotent', 'broken', 'undetermined']),
+    decided: z.enum(['non-idempotent', 'broken', 'undetermined']).describe('non-idempotent: significant, every plain run passed and every control copy failed.'),
     note: z.string(),
   })
   .describe('A test that failed every repetition, run again as usual to tell a broken test from one the repetitions break (docs/contracts.md §5).')

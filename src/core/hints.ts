@@ -75,7 +75,16 @@ export interface Hints {
    * runner has them, else enough trials that the same switch continued would be significant alone.
    */
   decide(subject: UndeterminedSubject): string
+  /**
+   * A test that fails every repetition but passes its file's plain runs: its rate in ordinary runs,
+   * whole-run rounds of its file with each test once (a per-test rate, where a measurement of the
+   * file's exit code would read the other tests' failures as its own); null where there are none.
+   */
+  plainRate(test: HintSubject): string | null
 }
+
+/** Whole-run rounds of one repetition each: 20 ordinary runs of a file, each test's rate its own. */
+const PLAIN_RATE_FLAGS = '--flaky-rounds 20 --flaky-repeat 1'
 
 /** A command of flakeproof's own, as it runs from the project root (flakeproof is a dev dependency there). */
 export function flakeproofCommand(args: string): string {
@@ -204,12 +213,15 @@ function vitestHints(form: 'wrapper' | 'config', config: string): Hints {
     freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     seededOrder: (seed) => `--flaky-seed ${seed}`,
     // The file whole: the switch may need its siblings.
-    decide: ({ test }) => {
-      const flags = '--flaky-rounds 3 --flaky-repeat 10'
-      const file = test === undefined ? '' : ` ${shellWord(test.file)}`
-      const project = test === undefined || test.project === '' ? '' : ` --project ${shellWord(test.project)}`
-      return form === 'wrapper' ? flakeproofCommand(`vitest ${flags}${project}${file}${config}`) : `npx vitest run${file}${project}${config} -- ${flags}`
-    },
+    decide: ({ test }) => fileRounds(test, '--flaky-rounds 3 --flaky-repeat 10'),
+    plainRate: (test) => fileRounds(test, PLAIN_RATE_FLAGS),
+  }
+
+  /** Whole-run rounds of a test's file (every file without one), in the form the run was started. */
+  function fileRounds(test: HintSubject | undefined, flags: string): string {
+    const file = test === undefined ? '' : ` ${shellWord(test.file)}`
+    const project = test === undefined || test.project === '' ? '' : ` --project ${shellWord(test.project)}`
+    return form === 'wrapper' ? flakeproofCommand(`vitest ${flags}${project}${file}${config}`) : `npx vitest run${file}${project}${config} -- ${flags}`
   }
 }
 
@@ -229,11 +241,14 @@ function jestHints(version: string | undefined, config: string): Hints {
     // `--randomize` came in Jest 29.5; a version that does not read as numbers is taken to have it.
     seededOrder: (seed) => (version !== undefined && versionAtLeast(version, [29, 5]) === false ? null : `--randomize --seed ${seed}`),
     // Whole-run rounds of the file, run whole, as for Vitest: each round runs Jest again, every file loaded anew.
-    decide: ({ test }) => {
-      const file = test === undefined ? '' : ` ${shellWord(test.file)}`
-      const project = test === undefined || test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
-      return flakeproofCommand(`jest --flaky-rounds 3 --flaky-repeat 10${file}${project}${config}`)
-    },
+    decide: ({ test }) => fileRounds(test, '--flaky-rounds 3 --flaky-repeat 10'),
+    plainRate: (test) => fileRounds(test, PLAIN_RATE_FLAGS),
+  }
+
+  function fileRounds(test: HintSubject | undefined, flags: string): string {
+    const file = test === undefined ? '' : ` ${shellWord(test.file)}`
+    const project = test === undefined || test.project === '' ? '' : ` --selectProjects ${shellWord(test.project)}`
+    return flakeproofCommand(`jest ${flags}${file}${project}${config}`)
   }
 }
 
@@ -258,6 +273,7 @@ function playwrightHints(): Hints {
     seededOrder: (seed) => `--shuffle ${seed}`,
     // Whole-run rounds of the file, as for Vitest: each round starts new workers, so fresh module state.
     decide: ({ test }) => flakeproofCommand(`playwright --flaky-rounds 3 --flaky-repeat 10${test === undefined ? '' : ` ${shellWord(test.file)}${project(test)}`}`),
+    plainRate: (test) => flakeproofCommand(`playwright ${PLAIN_RATE_FLAGS} ${shellWord(test.file)}${project(test)}`),
   }
 }
 
@@ -270,6 +286,7 @@ function commandHints(): Hints {
     freshRun: () => null,
     seededOrder: () => null,
     decide: (subject) => flakeproofCommand(`measure --cmd ${doubleQuoted(subject.command ?? '<command>')} --trials ${trialsToDecide(subject)}`),
+    plainRate: () => null,
   }
 }
 
@@ -292,6 +309,7 @@ function reportHints(producer: Producer | undefined): Hints {
     seededOrder: () => null,
     // Every run was a fresh process already: more runs, enough for the same switch to be significant.
     decide: (subject) => flakeproofCommand(`repeat --runs ${trialsToDecide(subject)} --junit <report path> -- <test command>`),
+    plainRate: () => null,
   }
 }
 

@@ -80,8 +80,13 @@ export function decideFromFresh(independence: Independence, rounds: readonly (re
 export interface FreshRounds {
   budget: number
   byTest: ReadonlyMap<string, readonly (readonly Repetition[])[]>
-  /** Plain runs of the files of tests that failed every repetition (plain-evidence.ts): the tests asked for, and the same for them. */
-  plain?: { asked: ReadonlySet<string>; budget: number; byTest: ReadonlyMap<string, readonly (readonly Repetition[])[]> }
+  /** Plain runs of the files of tests that failed every repetition, and their control (plain-evidence.ts): the tests asked for, and each one's executions per run. */
+  plain?: {
+    asked: ReadonlySet<string>
+    budget: number
+    byTest: ReadonlyMap<string, readonly (readonly Repetition[])[]>
+    control: ReadonlyMap<string, readonly (readonly Repetition[])[]>
+  }
 }
 
 /**
@@ -100,7 +105,10 @@ export function withFreshEvidence(
   const suspects = new Set(suspectsOf(outcomes))
   const { plain } = fresh
   return outcomes.map((o) => {
-    if (plain?.asked.has(o.tally.id)) return decide({ ...o.tally, plainEvidence: decideFromPlain(o.tally.fast, plain.byTest.get(o.tally.id) ?? [], plain.budget, confidence) })
+    if (plain?.asked.has(o.tally.id)) {
+      const runs = { plain: plain.byTest.get(o.tally.id) ?? [], control: plain.control.get(o.tally.id) ?? [] }
+      return decide({ ...o.tally, plainEvidence: decideFromPlain(o.tally.fast, runs, plain.budget, confidence) })
+    }
     if (!suspects.has(o)) return o
     const freshEvidence = decideFromFresh(o.tally.independence, fresh.byTest.get(o.tally.id) ?? [], fresh.budget, confidence)
     return decide({ ...o.tally, freshEvidence })

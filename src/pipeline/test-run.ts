@@ -37,7 +37,8 @@ export type { Collected, TestOutcome } from './test-bundle.js'
 
 /**
  * The evidence rounds a measurement asks for, in order: `rounds` fresh-state rounds of the files of
- * `tests` (their measured repetitions), then `plain` runs of the files of `plainTests` (each test once).
+ * `tests` (their measured repetitions); then, for `plainTests`, one control round of their files
+ * with the measured repetitions and `plain` runs of them with each test once.
  */
 export interface FreshEvidenceRequest {
   rounds: number
@@ -128,7 +129,9 @@ export class TestRunRecorder {
         budget: number
         byTest: Map<string, Repetition[][]>
         facts: JsonLinesWriter<typeof TestFactSchema>
-        plain: { asked: ReadonlySet<string>; budget: number; byTest: Map<string, Repetition[][]> }
+        plain: { asked: ReadonlySet<string>; budget: number; byTest: Map<string, Repetition[][]>; control: Map<string, Repetition[][]> }
+        /** Lines each test has in evidence_facts.jsonl: its next one's trial follows them, whatever the round's kind. */
+        written: Map<string, number>
       }
     | undefined
   /** Tests reported under an id another test of the same round already had: never merged, never dropped in silence. */
@@ -177,9 +180,10 @@ export class TestRunRecorder {
    * After the measurement, before finish: the evidence that would decide what the measurement alone
    * cannot (fresh-evidence.ts, plain-evidence.ts) — tests whose single switch chance explains too
    * well, run again in `rounds` fresh-state rounds of their files with the measured repetitions;
-   * then tests that failed every repetition, their files run as usual (each test once) in `plain`
-   * more. The runner adapter runs those rounds, in that order, and hands each result to
-   * `recordFreshEvidence`; one that cannot leaves them as measured. Nothing to gather: undefined.
+   * then tests that failed every repetition, their files run once more with the measured
+   * repetitions (the control) and `plain` times as usual (each test once). The runner adapter runs
+   * those rounds, in that order, and hands each result to `recordFreshEvidence`; one that cannot
+   * leaves them as measured. Nothing to gather: undefined.
    */
   freshEvidenceRequest(): FreshEvidenceRequest | undefined {
     if (this._settings.mode !== 'measure') return undefined
@@ -195,7 +199,8 @@ export class TestRunRecorder {
       budget: rounds,
       byTest: new Map(),
       facts: new JsonLinesWriter(join(this._run.path, EVIDENCE_FACTS), TestFactSchema, isAcceptedTestFact),
-      plain: { asked: new Set(broken.map((o) => o.tally.id)), budget: plainRounds, byTest: new Map() },
+      plain: { asked: new Set(broken.map((o) => o.tally.id)), budget: plainRounds, byTest: new Map(), control: new Map() },
+      written: new Map(),
     }
     const where = ({ tally }: TestOutcome): { id: string; project: string; file: string } => ({ id: tally.id, project: tally.project, file: tally.file })
     return { rounds, tests: suspects.map(where), plain: plainRounds, plainTests: broken.map(where) }
@@ -203,18 +208,19 @@ export class TestRunRecorder {
 
   /**
    * One test's results in evidence round `round` (1-based) of those asked for — the fresh-state
-   * rounds, then the plain ones: kept apart from the measurement.
+   * rounds, the control, then the plain runs: kept apart from the measurement.
    */
   recordFreshEvidence(test: ReportedTest, round: number): void {
     const fresh = this._fresh
     if (!fresh) return
-    const plain = round > fresh.budget
-    const byTest = plain ? fresh.plain.byTest : fresh.byTest
-    const earlier = byTest.get(test.evidence.id) ?? []
-    const before = earlier.reduce((sum, r) => sum + r.length, 0)
+    const { id } = test.evidence
+    const byTest = round <= fresh.budget ? fresh.byTest : round === fresh.budget + 1 ? fresh.plain.control : fresh.plain.byTest
+    const before = fresh.written.get(id) ?? 0
     fresh.facts.appendAll(toFactLines(test, { before, round }))
+    fresh.written.set(id, before + test.evidence.repetitions.length)
+    const earlier = byTest.get(id) ?? []
     earlier.push(test.evidence.repetitions.filter((r) => r.mode === 'fast'))
-    byTest.set(test.evidence.id, earlier)
+    byTest.set(id, earlier)
   }
 
   /**

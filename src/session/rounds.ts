@@ -3,16 +3,17 @@ import type { ResolvedVitestOptions } from '../config/vitest-options.js'
 import type { PlannedRound } from '../pipeline/conditions.js'
 
 /**
- * Evidence rounds a measurement asks for, in order, each the files it runs whole: fresh-state rounds
- * with the measured repetitions (src/pipeline/fresh-evidence.ts), then `plain` ones, where each test
- * runs once as in an ordinary run (src/pipeline/plain-evidence.ts).
+ * Evidence rounds a measurement asks for, in order, each the files it runs whole, in new workers:
+ * fresh-state rounds with the measured repetitions (src/pipeline/fresh-evidence.ts), then for tests
+ * that failed every repetition a control with the measured repetitions and `plain` ones, where each
+ * test runs once as in an ordinary run (src/pipeline/plain-evidence.ts).
  */
 export interface FreshRounds {
   rounds: readonly FreshRound[]
 }
 
 export interface FreshRound {
-  plain: boolean
+  kind: 'fresh' | 'control' | 'plain'
   files: readonly { project: string; file: string }[]
 }
 
@@ -22,9 +23,9 @@ export interface RoundsReporter {
   readonly roundsOpen: boolean
   planRound(round: PlannedRound, of: number): void
   endRounds(): void
-  /** The loop can run fresh-state rounds when asked: whether this run may ask (a measurement, not a proof or a budget's calibration). */
+  /** The loop can run evidence rounds when asked: whether this run may ask (a measurement, not a proof or a budget's calibration). */
   expectFreshEvidence(): boolean
-  /** After the planned rounds: the fresh-state rounds the measurement asks for, if any. */
+  /** After the planned rounds: the evidence rounds the measurement asks for (fresh-state, control, plain), if any. */
   freshEvidence(): FreshRounds | undefined
   /** Evidence round `round` (1-based, of those freshEvidence() asked for) begins: the loop runs its files next. */
   planFreshRound(round: number): void

@@ -102,31 +102,33 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     }
     // What fresh-state rounds found, when they ran for this test (src/pipeline/fresh-evidence.ts).
     const evidence = tally.freshEvidence ? ` ${tally.freshEvidence.note}` : ''
-    const advice = (whole: boolean): void => {
-      // The command is set apart (MARK), to stand on lines of its own that still run when pasted.
-      const [text = '', command] = INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun({ project: tally.project, file: tally.file, name: tally.name }, whole), whole, (c) => `${MARK}${c}${MARK}`).split(MARK)
+    const subject = { project: tally.project, file: tally.file, name: tally.name }
+    // The next step's command is set apart (MARK), to stand on lines of its own that still run when pasted.
+    const step = (sentence: string): void => {
+      const [text = '', command] = sentence.split(MARK)
       if (text !== '') lines.push(...said(text, 4, 6))
       if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
     }
+    const marked = (command: string): string => `${MARK}${command}${MARK}`
     // Failed every repetition, and plain runs of its file said otherwise (src/pipeline/plain-evidence.ts):
-    // its rate is an ordinary run of its file, measured with fresh runs.
+    // its rate in ordinary runs is what to measure.
     if (tally.plainEvidence) {
       lines.push('', ...said(`${verdict}: ${shownId(tally.id)}: ${tally.plainEvidence.note}`, 2, 4))
-      advice(true)
+      step(INDEPENDENCE_TEXT.en.plainRate(context.hints.plainRate(subject), marked))
       continue
     }
     if (verdict === 'undetermined') {
       lines.push('', ...said(`undetermined: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.undetermined(tally.independence, 'repetition')}${evidence}`, 2, 4))
-      const subject = { test: { project: tally.project, file: tally.file, name: tally.name }, switchAt: tally.independence.switch_at, trials: tally.fast.trials }
-      const [advice = '', command] = INDEPENDENCE_TEXT.en.decide(context.hints.decide(subject), (c) => `${MARK}${c}${MARK}`).split(MARK)
-      if (advice !== '') lines.push(...said(advice, 4, 6))
-      if (command !== undefined) lines.push(...shellLines(command, context.width, 6).map((line) => pc.cyan(line)))
+      step(INDEPENDENCE_TEXT.en.decide(context.hints.decide({ test: subject, switchAt: tally.independence.switch_at, trials: tally.fast.trials }), marked))
       continue
     }
     lines.push('', ...said(`non-idempotent: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
-    else advice(needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags }))
+    else {
+      const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
+      step(INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun(subject, whole), whole, marked))
+    }
   }
   if (unexplained > 0) lines.push('', ...said(`… and ${unexplained} more explained in flaky_report.md, each with its command`, 2, 4))
   return lines

@@ -119,8 +119,9 @@ export interface TestLocation {
  * with how it ended — and the session records them (facts, rate, policy, report), shows progress
  * from the journal, recovers tests a crash cut short, prints the end of the run, publishes to GitHub
  * and JUnit, fails the run for a failed proof, releases proven quarantines and records everyday runs
- * in history. When the adapter's loop can run fresh-state rounds, it asks for them for tests whose
- * single switch chance explains too well, and decides those tests from them before writing. Its own
+ * in history. When the adapter's loop can run evidence rounds, it asks for them for tests whose
+ * single switch chance explains too well (fresh-state rounds) and for tests that failed every
+ * repetition (a control and plain runs), and decides those tests from them before writing. Its own
  * errors never take the runner's run down: each hook runs through `guard`.
  */
 export class TestSession implements RoundsReporter {
@@ -153,8 +154,8 @@ export class TestSession implements RoundsReporter {
   /** Processes spinning for the whole run (`--flaky-load-procs` without load rounds). */
   private _spinning: { stop(): void } | undefined
   /**
-   * Fresh-state evidence (src/pipeline/fresh-evidence.ts): whether the adapter's loop can run its
-   * rounds, what the measurement asked for, the round under way (1-based; 0: none), and the
+   * Evidence rounds (src/pipeline/fresh-evidence.ts, plain-evidence.ts): whether the adapter's loop
+   * can run them, what the measurement asked for, the round under way (1-based; 0: none), and the
    * measurement's end, held while they run.
    */
   private _freshExpected = false
@@ -199,7 +200,7 @@ export class TestSession implements RoundsReporter {
   }
 
   /**
-   * The adapter's loop can run fresh-state rounds after the measurement (new processes, the files
+   * The adapter's loop can run evidence rounds after the measurement (new workers, the files
    * asked for): whether this run may ask for them — a measurement, not a proof, nor a budget's
    * calibration (three timing repetitions).
    */
@@ -208,7 +209,7 @@ export class TestSession implements RoundsReporter {
     return this._freshExpected
   }
 
-  /** After the planned rounds: the fresh-state rounds the measurement asks for, and the files they run; undefined when none. */
+  /** After the planned rounds: the evidence rounds the measurement asks for, each with its kind and files; undefined when none. */
   freshEvidence(): FreshRounds | undefined {
     return this._fresh
   }
@@ -216,12 +217,16 @@ export class TestSession implements RoundsReporter {
   /** The loop says evidence round `round` (1-based, of those freshEvidence() asked for) begins. */
   planFreshRound(round: number): void {
     this._freshRound = round
-    // Numbered within its kind: the fresh-state rounds come first, then the plain runs.
+    this._log(pc.dim(`[flakeproof] ${this._freshRoundName(round)}${this._fresh?.rounds[round - 1]?.kind === 'plain' ? ' (each test once)' : ''}`))
+  }
+
+  /** An evidence round as the terminal names it, numbered within its kind: `fresh-state round 2 of 2`, `plain run 1 of 3`. */
+  private _freshRoundName(round: number): string {
     const rounds = this._fresh?.rounds ?? []
-    const plain = rounds[round - 1]?.plain === true
-    const kind = rounds.filter((r) => r.plain === plain)
-    const nth = rounds.slice(0, round).filter((r) => r.plain === plain).length
-    this._log(pc.dim(`[flakeproof] ${plain ? 'plain run' : 'fresh-state round'} ${nth} of ${kind.length}${plain ? ' (each test once)' : ''}`))
+    const kind = rounds[round - 1]?.kind ?? 'fresh'
+    const nth = rounds.slice(0, round).filter((r) => r.kind === kind).length
+    const of = rounds.filter((r) => r.kind === kind).length
+    return kind === 'control' ? 'control run with repetitions' : `${kind === 'plain' ? 'plain run' : 'fresh-state round'} ${nth} of ${of}`
   }
 
   /**
@@ -348,7 +353,7 @@ export class TestSession implements RoundsReporter {
   end(end: RunEnd): TestRunResult | undefined {
     if (this._freshRound > 0) {
       // The runner's reporters are the measured run's: what went wrong outside a test in a fresh-state round is said here.
-      for (const runError of end.runErrors) this._log(pc.yellow(`[flakeproof] fresh-state round ${this._freshRound}: ${runErrorLine(runError)}`), 'warn')
+      for (const runError of end.runErrors) this._log(pc.yellow(`[flakeproof] ${this._freshRoundName(this._freshRound)}: ${runErrorLine(runError)}`), 'warn')
       return this._endFreshRound(end.ending.kind === 'interrupted')
     }
     if (end.ending.kind !== 'interrupted' && this._round < this._of) {
@@ -481,8 +486,9 @@ export class TestSession implements RoundsReporter {
 
   /**
    * The measurement ended (its last round, or a stop): tests a crash cut short are recovered. When it
-   * ended normally (`fresh`) and the adapter's loop can run fresh-state rounds, tests whose single
-   * switch chance explains too well hold the files back until those rounds ran; else they are written.
+   * ended normally (`fresh`) and the adapter's loop can run evidence rounds, tests whose single
+   * switch chance explains too well, or that failed every repetition, hold the files back until
+   * those rounds ran; else they are written.
    */
   private _finish(end: RunEnd, fresh = false): TestRunResult | undefined {
     const recorder = this._recorder
@@ -494,8 +500,9 @@ export class TestSession implements RoundsReporter {
       ...new Map(tests.map((t) => [JSON.stringify([t.project, t.file]), { project: t.project, file: t.file }])).values(),
     ]
     const [switched, plain] = [filesOf(request.tests), filesOf(request.plainTests)]
+    const times = (n: number, round: FreshRound): FreshRound[] => Array.from({ length: n }, () => round)
     this._fresh = {
-      rounds: [...Array.from({ length: request.rounds }, () => ({ plain: false, files: switched })), ...Array.from({ length: request.plain }, () => ({ plain: true, files: plain }))],
+      rounds: [...times(request.rounds, { kind: 'fresh', files: switched }), ...times(request.plain > 0 ? 1 : 0, { kind: 'control', files: plain }), ...times(request.plain, { kind: 'plain', files: plain })],
     }
     this._pending = { end, unfinished }
     if (request.rounds > 0) {
@@ -503,13 +510,15 @@ export class TestSession implements RoundsReporter {
     }
     if (request.plain > 0) {
       this._log(
-        pc.dim(`[flakeproof] plain-run evidence: ${request.plain} run(s) of ${plain.length} file(s) as usual (each test once), for ${request.plainTests.length} test(s) that failed every repetition: broken, or broken by the repetitions`),
+        pc.dim(
+          `[flakeproof] plain-run evidence: ${request.plain} run(s) of ${plain.length} file(s) as usual (each test once) and a control with repetitions, for ${request.plainTests.length} test(s) that failed every repetition: broken, or broken by the repetitions`,
+        ),
       )
     }
     return undefined
   }
 
-  /** A fresh-state round ended; the last one (or a stop) writes the measurement held for it. */
+  /** An evidence round ended; the last one (or a stop) writes the measurement held for it. */
   private _endFreshRound(interrupted: boolean): TestRunResult | undefined {
     if (interrupted || this._freshRound >= (this._fresh?.rounds.length ?? 0)) return this._finishPending()
     return undefined

@@ -80,11 +80,11 @@ describe.concurrent.each(rows)('a fresh project with the packed flakeproof and v
     expectCleanRun(measured, version.vitest)
     expect(measured.code).toBe(1) // the broken test
     expect(countsIn(join(consumer.dir, '.flakeproof/rate.json'))).toMatchObject(MEASURED)
-    // Its file ran once more as usual (against 20 failed copies one plain run decides), each of its
-    // three tests once, whatever this Vitest hands its workers: the broken test failed there too.
+    // Its file ran again: a control with the 20 repetitions, then 3 plain runs, each of its three tests
+    // once, whatever this Vitest hands its workers (3 × 20 + 3 × 3 lines): it failed there too.
     const broken = readArtifact(join(consumer.dir, '.flakeproof/rate.json'), RateFileSchema).tests?.find((t) => t.name === 'always fails')
-    expect(broken?.plain_evidence).toMatchObject({ rounds: 1, budget: 1, plain: { trials: 1, failures: 1 }, decided: 'broken' })
-    expect(readFileSync(join(consumer.dir, '.flakeproof/evidence_facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
+    expect(broken?.plain_evidence).toMatchObject({ rounds: 3, budget: 3, plain: { trials: 3, failures: 3 }, control: { trials: 20, failures: 20 }, decided: 'broken' })
+    expect(readFileSync(join(consumer.dir, '.flakeproof/evidence_facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(69)
 
     const flaky = await vitest(['run', '--', '--flaky-proof'])
     expectCleanRun(flaky, version.vitest)

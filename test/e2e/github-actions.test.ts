@@ -30,7 +30,7 @@ describe('a Vitest run under GitHub Actions (test/fixtures/vitest-github, 20 rep
   it('annotates the flaky tests as warnings and the broken one as an error, at their file and line', () => {
     // Lines counted in the fixture: describe at 8, its first test at 9; `always fails` at 19; `100%: a, b` at 24.
     // Counts by the counters: every 4th of 20 calls → 5; every 5th → 4. The broken test failed the plain
-    // run of its file after the measurement too (one decides, against 20 failed copies): no caveat left.
+    // runs of its file after the measurement too: no caveat left.
     expect(annotations(result.stdout)).toEqual([
       `::warning file=${FILE},line=9,title=flakeproof%3A flaky test checkout > fails on every fourth call::tests/checkout.test.ts > checkout > fails on every fourth call failed 5 of 20 times (rate 25.0%25, interval 11.2%25 – 46.9%25). A fix must pass 11 runs in a row. First error: STALE cart on call 4`,
       `::warning file=${FILE},line=24,title=flakeproof%3A flaky test 100%25%3A a%2C b::tests/checkout.test.ts > 100%25: a, b failed 4 of 20 times (rate 20.0%25, interval 8.1%25 – 41.6%25). A fix must pass 14 runs in a row. First error: ODD on call 5`,

@@ -87,11 +87,11 @@ describe.concurrent.each(rows)('a fresh $kind project with the packed flakeproof
     expect(measured.stderr).toContain('user reporter: 162 tests')
     expect(measured.code).toBe(1) // the broken test
     expect(countsIn(join(dir, 'wrapped/rate.json'))).toMatchObject({ 'fails on every fifth call': [20, 4, 'flaky'], 'always passes': [20, 0, 'stable'] })
-    // Its file ran once more as usual (against 20 failed copies one plain run decides), each of its 8
-    // tests once, in this Jest: the broken test failed there too.
+    // Its file ran again: a control with the 20 copies, then 3 plain runs, each of its 8 tests once, in
+    // this Jest (8 × 20 + 3 × 8 lines): the broken test failed there too.
     const broken = readArtifact(join(dir, 'wrapped/rate.json'), RateFileSchema).tests?.find((t) => t.name === 'always fails')
-    expect(broken?.plain_evidence).toMatchObject({ rounds: 1, budget: 1, plain: { trials: 1, failures: 1 }, decided: 'broken' })
-    expect(readFileSync(join(dir, 'wrapped/evidence_facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(8)
+    expect(broken?.plain_evidence).toMatchObject({ rounds: 3, budget: 3, plain: { trials: 3, failures: 3 }, control: { trials: 20, failures: 20 }, decided: 'broken' })
+    expect(readFileSync(join(dir, 'wrapped/evidence_facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(184)
 
     const proof = await wrapper(['--flaky-proof', ...common])
     expect(proof.code).toBe(1)

@@ -65,7 +65,7 @@ describe('flakeproof jest --flaky-repeat 10 on a chance FPPPPPPPPP, a state-leak
   it('says what failed outside a test in a fresh run, which no reporter of Jest prints there, and leaves the exit code to the measured run', () => {
     // loads-once.test.js cannot load again: no fresh execution, so the switch stays undetermined.
     expect(rateOf(ONCE)).toMatchObject({ trials: 10, failures: 9, verdict: 'undetermined' })
-    expect(result.stderr).toContain('[flakeproof] fresh-state round 1: tests/loads-once.test.js: ')
+    expect(result.stderr).toContain('[flakeproof] fresh-state round 1 of 2: tests/loads-once.test.js: ')
     expect(result.stderr).toContain('RELOADED: this file loads once ever')
     // Jest fails each fresh run for the file that could not run (a runtime error, never advisory): evidence only.
     expect(result.code, result.stderr).toBe(0)
@@ -106,38 +106,37 @@ describe('flakeproof jest --flaky-repeat 10 on a test the repetitions break (num
     result = await runNodeIn(FIXTURE, [BIN, 'jest', '--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/numbered.test.js'])
   }, 180_000)
 
-  it('runs their file twice more as usual, each test once, and calls the test that passes there non-idempotent', () => {
-    expect(result.stderr).toContain('plain-run evidence: 2 run(s) of 1 file(s) as usual (each test once), for 2 test(s) that failed every repetition')
-    expect(result.stderr).toContain('plain run 2 of 2 (each test once)')
-    // Both plain runs passed it against 10 of 10 failed copies: Fisher two-sided 1/C(12, 2) = 1/66.
+  it('runs their file three times more as usual, each test once, beside a control with repetitions, and calls the test that passes there non-idempotent', () => {
+    expect(result.stderr).toContain('plain-run evidence: 3 run(s) of 1 file(s) as usual (each test once) and a control with repetitions, for 2 test(s) that failed every repetition')
+    expect(result.stderr).toContain('control run with repetitions')
+    expect(result.stderr).toContain('plain run 3 of 3 (each test once)')
+    // The three plain runs passed it against 10 of 10 failed copies: Fisher two-sided 1/C(13, 3) = 1/286;
+    // the control's 10 copies failed as the measured ones did.
     const numbered = rateOf(NUMBERED)
     expect(numbered).toMatchObject({ trials: 10, failures: 10, verdict: 'non-idempotent' })
-    expect(numbered?.plain_evidence).toMatchObject({ rounds: 2, budget: 2, plain: { trials: 2, failures: 0 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' })
-    expect(numbered?.plain_evidence?.p_value).toBeCloseTo(1 / 66, 12)
+    expect(numbered?.plain_evidence).toMatchObject({ rounds: 3, budget: 3, plain: { trials: 3, failures: 0 }, control: { trials: 10, failures: 10 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' })
+    expect(numbered?.plain_evidence?.p_value).toBeCloseTo(1 / 286, 12)
     expect(readArtifact(join(out, 'policy.json'), PolicyFileSchema).tests?.[NUMBERED]).toBeUndefined()
   })
 
   it('confirms the test that fails everywhere broken, and says to fix it with no caveat left', () => {
-    expect(rateOf(EVERYWHERE)).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 2, failures: 2 }, p_value: 1, decided: 'broken' } })
+    expect(rateOf(EVERYWHERE)).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 3, failures: 3 }, p_value: 1, decided: 'broken' } })
     expect(result.stderr.replace(/\s+/g, ' ')).toContain('broken: it failed every repetition, and every run of its file as usual; run its file and read the error: npx jest tests/numbered.test.js')
     // The measured run's exit code: the broken test fails it, as `jest` would.
     expect(result.code).toBe(1)
   })
 
-  it('records each plain run apart from the measurement: its three tests once each, in rounds 1 and 2', () => {
+  it('records the control and each plain run apart from the measurement: 3 tests × 10 copies in round 1, then each test once in rounds 2 to 4', () => {
     const lines = readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { round: number; test_id: string; outcome: string })
-    expect(lines.map((l) => [l.round, l.test_id === NUMBERED ? l.outcome : '']).filter(([, o]) => o !== '')).toEqual([
-      [1, 'passed'],
-      [2, 'passed'],
-    ])
-    expect(lines).toHaveLength(6)
+    expect(lines.filter((l) => l.test_id === NUMBERED).map((l) => [l.round, l.outcome])).toEqual([...Array.from({ length: 10 }, () => [1, 'failed']), [2, 'passed'], [3, 'passed'], [4, 'passed']])
+    expect(lines).toHaveLength(39)
   })
 
-  it('explains the test the repetitions break with the command that measures its file with fresh runs, in the terminal and flaky_report.md', () => {
-    const command = 'npx flakeproof measure --cmd "npx jest tests/numbered.test.js" --trials 20 --out .flakeproof/fresh-rate.json'
+  it('explains the test the repetitions break with the command that measures its rate in ordinary runs, in the terminal and flaky_report.md', () => {
+    const command = 'npx flakeproof jest --flaky-rounds 20 --flaky-repeat 1 tests/numbered.test.js'
     expect(result.stderr.replace(/\s*\\\n\s*/g, ' ').replace(/\s+/g, ' ')).toContain(command)
     const report = readFileSync(join(out, 'flaky_report.md'), 'utf8')
-    expect(report).toContain(`**non-idempotent**. It failed every repetition, yet passes when its file runs as usual (2 of 2 plain runs of its file passed it, against 0 of 10 measured copies; p = 0.0152)`)
+    expect(report).toContain('**non-idempotent**. It failed every repetition, yet passes when its file runs as usual (3 of 3 plain runs of its file passed it, against 0 of 10 measured copies; p = 0.00350; 10 of 10 copies failed in a control run of its file with repetitions)')
     expect(report).toContain(`\`${command}\``)
   })
 })

@@ -100,20 +100,23 @@ describe('flakeproof vitest --flaky-repeat 10 on a test the repetitions break (n
     result = await runFlakeproofVitest(['--flaky-repeat', '10', '--flaky-out', out, '--flaky-out-anywhere', 'tests/numbered.test.ts'], {}, FIXTURE)
   }, 120_000)
 
-  it('runs their file twice more as usual, each test once, and calls the test that passes there non-idempotent', () => {
-    expect(result.stdout).toContain('plain-run evidence: 2 run(s) of 1 file(s) as usual (each test once), for 2 test(s) that failed every repetition')
-    // Both plain runs passed it against 10 of 10 failed copies: Fisher two-sided 1/C(12, 2) = 1/66.
+  it('runs their file three times more as usual, each test once, beside a control with repetitions, and calls the test that passes there non-idempotent', () => {
+    expect(result.stdout).toContain('plain-run evidence: 3 run(s) of 1 file(s) as usual (each test once) and a control with repetitions, for 2 test(s) that failed every repetition')
+    // The three plain runs passed it against 10 of 10 failed copies: Fisher two-sided 1/C(13, 3) = 1/286;
+    // the control's 10 copies failed as the measured ones did.
     const numbered = rateOf(NUMBERED)
     expect(numbered).toMatchObject({ trials: 10, failures: 10, verdict: 'non-idempotent' })
-    expect(numbered?.plain_evidence).toMatchObject({ rounds: 2, budget: 2, plain: { trials: 2, failures: 0 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' })
-    expect(numbered?.plain_evidence?.p_value).toBeCloseTo(1 / 66, 12)
+    expect(numbered?.plain_evidence).toMatchObject({ rounds: 3, budget: 3, plain: { trials: 3, failures: 0 }, control: { trials: 10, failures: 10 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' })
+    expect(numbered?.plain_evidence?.p_value).toBeCloseTo(1 / 286, 12)
+    expect(result.stdout.replace(/\s*\\\n\s*/g, ' ').replace(/\s+/g, ' ')).toContain('npx flakeproof vitest --flaky-rounds 20 --flaky-repeat 1 tests/numbered.test.ts')
   })
 
   it('confirms the test that fails everywhere broken, keeps the exit code of the measured run, and records each plain run once per test', () => {
-    expect(rateOf(EVERYWHERE)).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 2, failures: 2 }, p_value: 1, decided: 'broken' } })
+    expect(rateOf(EVERYWHERE)).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 3, failures: 3 }, p_value: 1, decided: 'broken' } })
     expect(result.code).toBe(1)
+    // The control: 3 tests × 10 copies; then each test once in each plain run.
     const lines = readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { round: number })
-    expect(lines.map((l) => l.round)).toEqual([1, 1, 1, 2, 2, 2])
+    expect(lines.map((l) => l.round)).toEqual([...Array(30).fill(1), 2, 2, 2, 3, 3, 3, 4, 4, 4])
   })
 })
 

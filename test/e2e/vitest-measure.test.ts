@@ -64,9 +64,9 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
     expect(output).not.toMatch(/FAIL .*fails on every fifth call/)
     expect(output).toMatch(/FLAKY\s+40 of 200\s+\[15\.0%, 26\.1%\]\s+fix: 14 green runs\s+tests\/counter\.test\.ts > fails on every fifth call/)
     expect(output).toMatch(/BROKEN\s+200 of 200\s+\[98\.1%, 100\.0%\]\n/)
-    // A broken test gets no green runs. One plain run of its file (against 200 failed copies) failed it
-    // too: its next step is to read the error, no caveat left.
-    expect(output).toContain('plain-run evidence: 1 run(s) of 1 file(s) as usual (each test once), for 1 test(s) that failed every repetition')
+    // A broken test gets no green runs. Three plain runs of its file (the floor) failed it too: its
+    // next step is to read the error, no caveat left.
+    expect(output).toContain('plain-run evidence: 3 run(s) of 1 file(s) as usual (each test once) and a control with repetitions, for 1 test(s) that failed every repetition')
     expect(output.replace(/\s+/g, ' ')).toContain('broken: it failed every repetition, and every run of its file as usual; run its file and read the error: npx vitest run tests/counter.test.ts')
   })
 

@@ -116,6 +116,22 @@ describe('decide: the run that would decide an undetermined switch, in the runne
   })
 })
 
+describe('plainRate: a test plain runs of its file passed, measured in ordinary runs of its file', () => {
+  // Whole-run rounds of one repetition each: every round an ordinary run, each test's rate its own
+  // (a measurement of the file's exit code would count the other tests' failures as its own).
+  it.each<[string, HintContext, { project: string; file: string; name: string }, string | null]>([
+    ['Vitest, the wrapper', vitest, plain, 'npx flakeproof vitest --flaky-rounds 20 --flaky-repeat 1 a.test.ts'],
+    ['Vitest, the plugin in the config', vitestConfig, marked, 'npx vitest run b.test.ts --project web -- --flaky-rounds 20 --flaky-repeat 1'],
+    ['Jest, a project', { runner: 'jest', version: '30.2.0' }, { ...plain, project: 'mobx' }, 'npx flakeproof jest --flaky-rounds 20 --flaky-repeat 1 a.test.ts --selectProjects mobx'],
+    ['Playwright, a project', { runner: 'playwright' }, { project: 'desktop', file: 'tests/cart.spec.ts', name: 'x' }, 'npx flakeproof playwright --flaky-rounds 20 --flaky-repeat 1 tests/cart.spec.ts --project desktop'],
+    // No repetitions there to break a test: never asked.
+    ['command mode', { runner: 'command' }, plain, null],
+    ['repeat', { runner: 'reports', via: 'repeat', producer: 'pytest' }, plain, null],
+  ])('%s', (_name, context, test, command) => {
+    expect(hintsFor(context).plainRate(test)).toBe(command)
+  })
+})
+
 describe('againFor: one test with flakeproof flags, selected in the runner’s own syntax', () => {
   it.each<[string, HintContext, { project: string; file: string; name: string }, string, string | null]>([
     ['Vitest through the wrapper', vitest, plain, '--flaky-repeat 200', "npx flakeproof vitest --flaky-repeat 200 a.test.ts -t '^cache refresh$'"],

@@ -158,31 +158,40 @@ describe('test mode: a test that breaks its own next repetition', () => {
     expect(decide([])).toEqual(['undetermined', 'undetermined', null])
   })
 
-  it('asks for plain runs of a test that failed every repetition after the fresh-state rounds, and decides it from them', () => {
-    const decide = (plain: string[]) => {
+  it('asks for a control and plain runs of a test that failed every repetition after the fresh-state rounds, and decides it from them', () => {
+    const decide = (plain: string[], control = 'xxxxxxxxxx') => {
       const dir = tempDir('flakeproof-unit-')
       const run = runDirOf(dir)
       prepareRunDir(run)
       const recorder = new TestRunRecorder(dir, run, { mode: 'measure', command: 'vitest run', repeat: 10, observe: false, confidence, proofRuns: {}, lang: 'en' })
       recorder.record(test('switch', '.xxxxxxxxx'))
       recorder.record(test('numbered', 'xxxxxxxxxx'))
-      // 10 failed copies: 2 plain runs all passing would be significant (1/C(12, 2) = 1/66), after the switch's 2 fresh rounds.
-      expect(recorder.freshEvidenceRequest()).toMatchObject({ rounds: 2, plain: 2, plainTests: [{ id: 'a.test.ts > numbered', project: '', file: 'a.test.ts' }] })
+      // 10 failed copies: 3 plain runs (the floor; all passing, 1/C(13, 3) = 1/286), after the switch's 2 fresh rounds.
+      expect(recorder.freshEvidenceRequest()).toMatchObject({ rounds: 2, plain: 3, plainTests: [{ id: 'a.test.ts > numbered', project: '', file: 'a.test.ts' }] })
       for (const round of [1, 2]) recorder.recordFreshEvidence(test('switch', '.xxxxxxxxx'), round)
-      plain.forEach((pattern, i) => recorder.recordFreshEvidence(test('numbered', pattern), 3 + i))
+      // Round 3, the control: the file again with its 10 repetitions; then the plain runs, 4 to 6.
+      recorder.recordFreshEvidence(test('numbered', control), 3)
+      plain.forEach((pattern, i) => recorder.recordFreshEvidence(test('numbered', pattern), 4 + i))
       const { tests } = recorder.finish(true, { modules: new Set(['a.test.ts']), tests: new Set() })
       const outcome = tests.find((t) => t.tally.name === 'numbered')
       return { verdict: outcome?.verdict, evidence: outcome?.tally.plainEvidence, greenRuns: outcome?.greenRuns, dir }
     }
-    const passing = decide(['.', '.'])
-    expect(passing).toMatchObject({ verdict: 'non-idempotent', evidence: { plain: { trials: 2, failures: 0 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' }, greenRuns: null })
+    const passing = decide(['.', '.', '.'])
+    expect(passing).toMatchObject({
+      verdict: 'non-idempotent',
+      evidence: { plain: { trials: 3, failures: 0 }, control: { trials: 10, failures: 10 }, measured: { trials: 10, failures: 10 }, decided: 'non-idempotent' },
+      greenRuns: null,
+    })
     expect(readFileSync(join(passing.dir, 'flaky_report.md'), 'utf8')).toContain(
-      '`a.test.ts > numbered`: **non-idempotent**. It failed every repetition, yet passes when its file runs as usual (2 of 2 plain runs of its file passed it, against 0 of 10 measured copies; p = 0.0152)',
+      '`a.test.ts > numbered`: **non-idempotent**. It failed every repetition, yet passes when its file runs as usual (3 of 3 plain runs of its file passed it, against 0 of 10 measured copies; p = 0.00350',
     )
-    // The fresh-state rounds and the plain runs, in that order, in one file apart from the measurement.
-    const rounds = readFileSync(join(passing.dir, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { round: number }).round)
-    expect(rounds).toEqual([...Array(10).fill(1), ...Array(10).fill(2), 3, 4])
-    expect(decide(['x', 'x'])).toMatchObject({ verdict: 'broken', evidence: { decided: 'broken' } })
-    expect(decide(['.', 'x'])).toMatchObject({ verdict: 'undetermined', evidence: { decided: 'undetermined' }, greenRuns: null })
+    // Every evidence round in one file apart from the measurement, each test's trials numbered on across them.
+    const lines = readFileSync(join(passing.dir, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { round: number; trial: number; test_id: string })
+    expect(lines.map((l) => l.round)).toEqual([...Array(10).fill(1), ...Array(10).fill(2), ...Array(10).fill(3), 4, 5, 6])
+    expect(lines.filter((l) => l.test_id === 'a.test.ts > numbered').map((l) => l.trial)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1))
+    expect(decide(['x', 'x', 'x'])).toMatchObject({ verdict: 'broken', evidence: { decided: 'broken' } })
+    expect(decide(['.', 'x', '.'])).toMatchObject({ verdict: 'undetermined', evidence: { decided: 'undetermined' }, greenRuns: null })
+    // The control's copies passed: not the repetitions.
+    expect(decide(['.', '.', '.'], '..........')).toMatchObject({ verdict: 'undetermined', evidence: { control: { trials: 10, failures: 0 } } })
   })
 })
