@@ -1,5 +1,6 @@
 import { closeSync, openSync } from 'node:fs'
 import { checkedTestFact } from './_fact-check.js'
+import { keepText } from './_fact-text.js'
 import { WrittenTestIds } from './_fact-id.js'
 import { forEachLine, isBlankLine, lineText, linesInRange } from './_lines.js'
 import { parseJsonLine } from './read.js'
@@ -52,7 +53,15 @@ export function indexTestFacts(path: string, flag: string, hint: string): TestFa
           for (const text of linesInRange(fd, start, end)) {
             if (text.trim() !== '') {
               const at = line
-              lines.push(parseJsonLine(text, TestFactSchema, () => `${flag} ${path}: line ${at}`, hint, checkedTestFact))
+              // Taken as written (the hand check, not the schema): a merge writes it back from its text.
+              let asWritten = false
+              const fact = parseJsonLine(text, TestFactSchema, () => `${flag} ${path}: line ${at}`, hint, (data) => {
+                const checked = checkedTestFact(data)
+                asWritten = checked !== undefined
+                return checked
+              })
+              if (asWritten) keepText(fact, text)
+              lines.push(fact)
             }
             line++
           }

@@ -14,6 +14,7 @@ import {
 import { dirname, join } from 'node:path'
 import type * as z from '../_zod.js'
 import { safeParseWhole } from './_compiled-schema.js'
+import { lineJson } from './_fact-text.js'
 import { FlakeproofError } from '../errors.js'
 import { CREATE_NEW, describeKind, makeOutputFolder, nonRegularKind, reasonOf, siblingName } from './_fs.js'
 
@@ -120,7 +121,8 @@ export class JsonLinesWriter<S extends z.ZodType> {
     // what it refuses goes to the schema, which refuses it or takes it): a zod parse per test was two
     // thirds of recording it in a one-repetition run.
     if (this._accepted?.(first) !== true) this._schema.parse(first)
-    const bytes = Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+    // A line a merge read and changed is written from the text it was read from (_fact-text.ts).
+    const bytes = Buffer.from(lines.map((line) => `${lineJson(line)}\n`).join(''))
     try {
       // A regular file takes the whole buffer in one write unless the disk fills up mid-way.
       let written = 0
