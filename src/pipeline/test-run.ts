@@ -123,7 +123,7 @@ export class TestRunRecorder {
   private readonly _planned: PlannedRound[] = []
   /** With whole-run rounds: each test's results per round, tallied together at the end. */
   private readonly _rounds = new Map<string, RoundResult[]>()
-  /** Fresh-state rounds run after the measurement for its suspects (fresh-evidence.ts): their budget and repetitions. */
+  /** Evidence rounds run after the measurement for its suspects (fresh-evidence.ts, plain-evidence.ts): their budgets, each test's executions per round by kind, and their lines. */
   private _fresh:
     | {
         budget: number
