@@ -58,6 +58,30 @@ describe.each([
   })
 })
 
+describe('browser mode in Chromium: plain-run evidence for tests that fail every repetition (evidence/numbered.test.ts)', { timeout: 180_000 }, () => {
+  const out = tempDir()
+  let result: CliResult
+  const byId = () => new Map(rateIn(out).tests?.map((t) => [t.id, t]))
+
+  beforeAll(async () => {
+    result = await runFlakeproofVitest(['--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere', '--config', 'vitest.evidence.config.ts'], {}, FIXTURE)
+  }, 180_000)
+
+  it('runs the file again in the browser, once with its repetitions and 3 times each test once, and tells the two apart', () => {
+    expect(result.stdout).toContain('plain-run evidence: 3 run(s) of 1 file(s) as usual (each test once) and a control with repetitions, for 2 test(s)')
+    // 3 passing plain runs against 5 failed copies: 1/C(8, 3) = 1/56; the control's 5 copies failed.
+    expect(byId().get('[chromium] evidence/numbered.test.ts > names its observable after the ones made before it')).toMatchObject({
+      verdict: 'non-idempotent',
+      plain_evidence: { plain: { trials: 3, failures: 0 }, control: { trials: 5, failures: 5 }, decided: 'non-idempotent' },
+    })
+    expect(byId().get('[chromium] evidence/numbered.test.ts > fails every time')).toMatchObject({ verdict: 'broken', plain_evidence: { plain: { trials: 3, failures: 3 }, decided: 'broken' } })
+    // The control's 3 tests × 5 copies, then each test once in each plain run: the browser's runner
+    // read each run's repetitions anew.
+    expect(readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3 * 5 + 3 * 3)
+    expect(result.code).toBe(1)
+  })
+})
+
 describe('a pool or mode flakeproof cannot reach', { timeout: 60_000 }, () => {
   const CUSTOM = 'the tests of this project run in the custom pool "own-forks", whose workers may never load flakeproof\'s runner'
   it.each([
