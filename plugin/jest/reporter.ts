@@ -244,7 +244,8 @@ export default class FlakeproofJestReporter {
     const repeat: RepeatOptions = {
       mode: proof ? 'proof' : 'measure',
       repeat: proof || rounds?.fresh?.plain ? 1 : (resolved.repeat ?? 1),
-      slowRepeat: resolved.observe && !proof && !rounds?.fresh?.plain ? resolved.slowRepeat : 0,
+      // Evidence rounds need the fast repetitions only: gapped ones would cost seconds each for nothing.
+      slowRepeat: resolved.observe && !proof && !rounds?.fresh ? resolved.slowRepeat : 0,
       gapMs: resolved.gapMs,
       assignmentSeed,
       proofRuns: proof?.runs ?? {},

@@ -54,7 +54,7 @@ export function runInRounds(vitest: Vitest, options: ResolvedVitestOptions, repo
               // None of its files among this run's: endRounds() below writes what the others gathered.
               if (again.length === 0) continue
               reporter.planFreshRound(k + 1)
-              await (round.kind === 'plain' ? plainly(vitest, () => vitest.runTestSpecifications(again, true)) : vitest.runTestSpecifications(again, true))
+              await asEvidence(vitest, round.kind === 'plain', () => vitest.runTestSpecifications(again, true))
             }
           })
         } finally {
@@ -93,15 +93,16 @@ async function reportingTo<T>(vitest: Vitest, ours: RoundsReporter, keep: (repor
 }
 
 /**
- * Runs `run` with every project's workers told to run each test once (no repetitions, no gapped
- * ones): a plain run, as `vitest run` makes, recorded by flakeproof's runner. Vitest hands each run's
- * new workers the provided context as it is then.
+ * Runs an evidence round with every project's workers told to make no gapped repetitions (the
+ * evidence is in the fast ones: a gap of seconds per repetition would only slow it), and for a
+ * `plain` round to run each test once, as `vitest run` does. Vitest hands each run's new workers
+ * the provided context as it is then.
  */
-async function plainly<T>(vitest: Vitest, run: () => Promise<T>): Promise<T> {
+async function asEvidence<T>(vitest: Vitest, plain: boolean, run: () => Promise<T>): Promise<T> {
   const saved = vitest.projects.map((p) => p.getProvidedContext().flakeproof)
   vitest.projects.forEach((p, i) => {
     const options = saved[i]
-    if (options) p.provide('flakeproof', { ...options, repeat: 1, slowRepeat: 0 })
+    if (options) p.provide('flakeproof', { ...options, ...(plain ? { repeat: 1 } : {}), slowRepeat: 0 })
   })
   try {
     return await run()

@@ -141,6 +141,19 @@ describe('flakeproof jest --flaky-repeat 10 on a test the repetitions break (num
   })
 })
 
+describe('plain-run evidence while observing (--flaky-observe): no gapped copy in the evidence runs', () => {
+  it('runs the control with the 4 fast copies only, and each plain run each test once', async () => {
+    const out = tempDir()
+    const args = [BIN, 'jest', '--flaky-repeat', '4', '--flaky-observe', '--flaky-slow-repeat', '5', '--flaky-gap-ms', '1', '--flaky-out', out, '--flaky-out-anywhere', 'tests/numbered.test.js']
+    await runNodeIn(FIXTURE, args)
+    // The measured run did gap the failing tests' copies; the evidence runs do not need them.
+    expect(readFileSync(join(out, 'facts.jsonl'), 'utf8')).toContain('"mode":"slow"')
+    const lines = readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { mode: string })
+    // 3 tests × 4 copies in the control, 3 plain runs × 3 tests (4 copies: 3 runs, 1/C(7, 3) = 1/35).
+    expect(lines.map((l) => l.mode)).toEqual(Array(12 + 9).fill('fast'))
+  }, 180_000)
+})
+
 describe('flakeproof jest --flaky-repeat 10 --coverage, a flaky test and an unmet coverage threshold', () => {
   it('fails as `jest` fails: the flaky copies are advisory, the threshold is not', async () => {
     const out = tempDir()

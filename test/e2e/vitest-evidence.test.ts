@@ -120,6 +120,19 @@ describe('flakeproof vitest --flaky-repeat 10 on a test the repetitions break (n
   })
 })
 
+describe('plain-run evidence while observing (--flaky-observe): no gapped repetition in the evidence runs', () => {
+  it('runs the control with the 4 fast repetitions only, and each plain run each test once', async () => {
+    const out = tempDir()
+    const args = ['--flaky-repeat', '4', '--flaky-observe', '--flaky-slow-repeat', '5', '--flaky-gap-ms', '1', '--flaky-out', out, '--flaky-out-anywhere', 'tests/numbered.test.ts']
+    await runFlakeproofVitest(args, {}, FIXTURE)
+    // The measured run did gap the failing tests' repetitions; the evidence runs do not need them.
+    expect(readFileSync(join(out, 'facts.jsonl'), 'utf8')).toContain('"mode":"slow"')
+    const lines = readFileSync(join(out, 'evidence_facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { mode: string })
+    // 3 tests × 4 copies in the control, 3 plain runs × 3 tests (4 copies: 3 runs, 1/C(7, 3) = 1/35).
+    expect(lines.map((l) => l.mode)).toEqual(Array(12 + 9).fill('fast'))
+  }, 120_000)
+})
+
 describe('observing a test that fails on every fourth call, whatever the gap', () => {
   it('does not say the gap changes it: gapped and fast repetitions are assigned by a seeded coin in each pair', async () => {
     const out = tempDir()
