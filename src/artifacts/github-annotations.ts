@@ -1,6 +1,7 @@
 import { stripAnsi } from '../core/ansi.js'
 import type { Annotation } from '../core/workflow-command.js'
 import type { ReportBundle } from './bundle.js'
+import { brokenAsUsual } from './independence-text.js'
 import type { TestRate } from './test-schemas.js'
 
 /** Where a test is, for GitHub: its file relative to the repository root and, when known, its line. */
@@ -41,7 +42,7 @@ export function renderAnnotations(bundle: Partial<ReportBundle>, locate: (test: 
     const message = [
       `${test.id} failed ${counts(test)}.`,
       test.verdict === 'broken'
-        ? (test.plain_evidence?.plain.trials ?? 0) > 0
+        ? brokenAsUsual(test.plain_evidence)
           ? 'It failed every repetition, and every run of its file as usual: fix it as a normal bug.'
           : 'It failed every repetition: fix it as a normal bug, unless it passes when its file runs as usual (then the repetitions broke it).'
         : (test.plain_evidence?.note ?? (required === undefined ? '' : `A fix must pass ${required} runs in a row.`)),

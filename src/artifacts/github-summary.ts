@@ -2,6 +2,7 @@ import type { AttributionFile } from './attribution-schema.js'
 import { attributionCell } from './attribution-text.js'
 import type { ReportBundle } from './bundle.js'
 import { countOf, proofRunsText, uncountedTests } from './counts-text.js'
+import { brokenAsUsual } from './independence-text.js'
 import { code, table } from './markdown-tests.js'
 import type { ProofFile, RateFile } from './schemas.js'
 
@@ -113,7 +114,7 @@ function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partia
   }
   if (broken.length > 0) {
     // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
-    const confirmed = broken.every((t) => (t.plain_evidence?.plain.trials ?? 0) > 0)
+    const confirmed = broken.every((t) => brokenAsUsual(t.plain_evidence))
     const advice = attribution
       ? 'One run: the last column says whose failure each one is (docs/attribution.md).'
       : confirmed

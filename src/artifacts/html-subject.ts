@@ -7,7 +7,7 @@ import { comparisonPlot, durationPlot, type MarkLabel, repetitionStrip } from '.
 import { sourceLink } from './html-source.js'
 import { type HtmlBundle, type Subject, tagsOf } from './html-subjects.js'
 import type { HtmlText } from './html-text.js'
-import { decideAdviceFor, freshAdviceFor, plainAdviceFor, predicateP } from './independence-text.js'
+import { brokenAsUsual, decideAdviceFor, freshAdviceFor, plainAdviceFor, predicateP } from './independence-text.js'
 
 /** Ids in the page are derived from position, never from user text. */
 export const anchor = (index: number): string => `s${index + 1}`
@@ -131,7 +131,7 @@ function independenceNote(bundle: HtmlBundle, s: Subject, t: HtmlText): string {
     const measure = escWithCode((code) => plainAdviceFor(t.independence, hintContextOf(bundle.rate), tested, code))
     return `<p class="warn">${esc(t.independence.plain(plain))} ${measure}</p>`
   }
-  if (plain && plain.plain.trials > 0) return `<p class="note">${esc(t.independence.plain(plain))}</p>`
+  if (plain && brokenAsUsual(plain)) return `<p class="note">${esc(t.independence.plain(plain))}</p>`
   if (!independence) return ''
   if (s.verdict === 'non-idempotent') {
     const test = bundle.rate.tests?.find((x) => x.id === s.id)

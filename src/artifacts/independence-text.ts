@@ -188,6 +188,11 @@ export function freshAdviceFor(
   return text.freshRun(hints.freshRun(test, whole), whole, code)
 }
 
+/** A broken test plain runs of its file failed too (src/pipeline/plain-evidence.ts): no caveat left that the repetitions broke it. */
+export function brokenAsUsual(evidence: Pick<PlainFinding, 'plain'> | undefined): boolean {
+  return (evidence?.plain.trials ?? 0) > 0
+}
+
 /** How to measure a test plain runs of its file decided is not broken: its rate in ordinary runs, in its runner's syntax. */
 export function plainAdviceFor(text: IndependenceText, context: HintContext, test: { project: string; file: string; name: string }, code?: CodeFormat): string {
   return text.plainRate(hintsFor(context).plainRate(test), code)

@@ -5,7 +5,7 @@ import { uncountedTests } from './counts-text.js'
 import type { ReportBundle } from './bundle.js'
 import type { RunStress } from './conditions-schema.js'
 import { loadFlagOf } from './weakness-text.js'
-import { decideAdviceFor, freshAdviceFor, plainAdviceFor } from './independence-text.js'
+import { brokenAsUsual, decideAdviceFor, freshAdviceFor, plainAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -84,7 +84,7 @@ function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, 
     const measure = plainAdviceFor(t.independence, hintContextOf(rate), test)
     return [`- ${code(test.id)}: **${test.verdict === 'non-idempotent' ? t.nonIdempotent : t.undetermined}**. ${t.independence.plain(plain)} ${measure}`]
   }
-  if (plain && plain.plain.trials > 0) return [`- ${code(test.id)}: ${t.independence.plain(plain)}`]
+  if (plain && brokenAsUsual(plain)) return [`- ${code(test.id)}: ${t.independence.plain(plain)}`]
   if (!independence) return []
   const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {

@@ -1,6 +1,7 @@
 import pc from 'picocolors'
 import type { ConditionsFile } from '../artifacts/conditions-schema.js'
 import { countOf } from '../artifacts/counts-text.js'
+import { brokenAsUsual } from '../artifacts/independence-text.js'
 import { stripAnsi } from '../core/ansi.js'
 import type { Hints } from '../core/hints.js'
 import { shellLines, wrap } from '../core/text-layout.js'
@@ -159,7 +160,7 @@ function nextSteps(outcomes: readonly TestOutcome[], context: TableContext): str
     // Its file whole, once: a test alone (`-t`) meets other state than in the run, and repetitions
     // of the tests before it can leave state (a counter, an id) that fails every one of its own.
     // Plain runs of its file after the measurement (src/pipeline/plain-evidence.ts) failed it too: no caveat left.
-    const text = (broken.tally.plainEvidence?.plain.trials ?? 0) > 0
+    const text = brokenAsUsual(broken.tally.plainEvidence)
       ? 'broken: it failed every repetition, and every run of its file as usual; run its file and read the error:'
       : 'broken: it failed every repetition; run its file as usual and read the error (if the test passes there, the repetitions broke it with state they leave):'
     steps.push({ text, command: hints.runTest({ project, file, name }, true) })
