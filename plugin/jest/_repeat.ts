@@ -193,6 +193,8 @@ class FileRepeater {
   private _current: Copy | undefined
   /** Enforce mode: failed attempts a retry followed. */
   private readonly _superseded: TestEntry[] = []
+  /** Copies written as passed: Jest 30 may fail one after it ended (_journalLate). */
+  private readonly _passed: { test: TestEntry; plan: Repeated; index: number }[] = []
   /** Jest's BufferedConsole's entries: copies' output is read from there (plugin/jest/_console.ts). */
   private _buffer: ReturnType<typeof bufferOf>
   /** The console prints each call at once (`--verbose`, one test file): a copy's output is held until it ends. */
@@ -221,8 +223,11 @@ class FileRepeater {
       this._shuffled = state.randomize === true
       this._expand(state)
     }
-    // Attempts a retry replaced leave the file's results, as a retry of Jest's own leaves none.
-    if (event.name === 'run_finish') for (const attempt of this._superseded) attempt.parent.children = attempt.parent.children.filter((c) => c !== attempt)
+    if (event.name === 'run_finish') {
+      this._journalLate()
+      // Attempts a retry replaced leave the file's results, as a retry of Jest's own leaves none.
+      for (const attempt of this._superseded) attempt.parent.children = attempt.parent.children.filter((c) => c !== attempt)
+    }
     const copy = event.test && this._copies.get(event.test)
     if (event.name === 'test_start' && copy && event.test) this._start(copy, event.test)
     if (event.name === 'test_done' && copy && event.test) await this._done(copy, event.test)
@@ -410,9 +415,27 @@ class FileRepeater {
     }
     // The last copy (gapped ones planned above included) ends the test on its own line: one write(2) per copy.
     this._journal.write({ id: plan.id, done: repetition, ...(plan.written === plan.planned ? { end: true as const } : {}) })
+    if (repetition.ok) this._passed.push({ test, plan, index: plan.written - 1 })
     // The rest before a gapped copy: after this one's duration was taken, on real timers.
     const next = this._options.slowRepeat > 0 && this._options.mode === 'measure' ? this._nextCopy(test) : undefined
     if (next?.mode === 'slow' && next.gapMs > 0) await realDelay(next.gapMs)
+  }
+
+  /**
+   * Jest 30 gives a test the rejections of promises it left behind (an un-awaited `waitFor`) when its
+   * describe block ends, after the test was done and its copy written: Jest then reports the copy
+   * failed, and so must flakeproof. Every block has ended when the run finishes, and Jest reads each
+   * test's errors after this. A quarantined test's late failure is recorded and, as at its end
+   * (_enforce), does not fail the run.
+   */
+  private _journalLate(): void {
+    for (const { test, plan, index } of this._passed) {
+      const error = test.errors[0]
+      if (error === undefined) continue
+      this._journal.write({ id: plan.id, late: { index, ...failureOf(Array.isArray(error) ? error[0] : error, this._options.idRoot) } })
+      if (this._options.mode === 'enforce' && this._options.quarantined.includes(plan.id)) test.errors = []
+    }
+    this._passed.length = 0
   }
 
   /**

@@ -366,15 +366,19 @@ export default class FlakeproofJestReporter {
   /** Each test of the file whose copies all ended, from the journal; Jest's own count of copies is the check. */
   private _fromJournal(where: { project: string; file: string }, path: string, result: JestTestResult): void {
     let journaled = 0
+    let failed = 0
     for (const [id, test] of [...(this._session.journal?.read().tests ?? [])]) {
       if (!test.identity || test.identity.file !== where.file || test.identity.project !== where.project || !test.ended) continue
       journaled += test.repetitions.length
+      failed += test.repetitions.filter((r) => !r.ok).length
       this._record(this._reported(id, test, test.repetitions as Repetition[]), { file: path, line: test.line })
     }
+    if (!this._measuring || this._proving) return
     const ran = result.testResults.filter((r) => r.status === 'passed' || r.status === 'failed').length
-    if (this._measuring && !this._proving && ran !== journaled) {
-      this._runErrors.push({ ...where, error: `Jest reported ${ran} test execution(s) and flakeproof recorded ${journaled}: ${NOT_INSTALLED}` })
-    }
+    const jestFailed = result.testResults.filter((r) => r.status === 'failed').length
+    if (ran !== journaled) this._runErrors.push({ ...where, error: `Jest reported ${ran} test execution(s) and flakeproof recorded ${journaled}: ${NOT_INSTALLED}` })
+    // A failure Jest counts and flakeproof does not would make a broken test stable: the file's counts are not trusted.
+    else if (jestFailed !== failed) this._runErrors.push({ ...where, error: `Jest reported ${jestFailed} failed test execution(s) and flakeproof recorded ${failed} failed: this file's counts are not Jest's (a flakeproof bug: please report it)` })
   }
 
   /** An everyday run: each test that passed or failed, as Jest reported it, for history (a passed test with more than one attempt was retried). */

@@ -13,7 +13,19 @@ export type JournalRepetition = Omit<Repetition, 'stdout' | 'stderr' | 'stack'>
 /** Characters of an error message kept in the journal (the full one travels on the test's meta). */
 export const JOURNAL_ERROR_LIMIT = 500
 
-/** One line: a repetition ended (`done`), one began (`begin`, its index), or the test ended (`end`). */
+/**
+ * A repetition already written (`done`) that failed after it ended: its runner gave it an error
+ * later. Jest 30 fails a test with the rejection of a promise the test made and left behind (an
+ * un-awaited `waitFor`) when the test's describe block ends, after the test itself was done.
+ */
+export interface JournalLate {
+  /** Which of the test's repetitions, counting its `done` lines from 0. */
+  index: number
+  error: string
+  signature: string
+}
+
+/** One line: a repetition ended (`done`), one began (`begin`, its index), the test ended (`end`), or one written failed later (`late`). */
 export interface JournalLine {
   id: string
   /** On the first line of a test only. */
@@ -34,6 +46,7 @@ export interface JournalLine {
   done?: JournalRepetition
   begin?: number
   end?: true
+  late?: JournalLate
   /**
    * Every test id of a file, filtered and skipped ones included, on a line of its own whose `id` is
    * the file's (`[project] file`): what the run collected, for runners whose reporter is not told

@@ -2,7 +2,7 @@ import { closeSync, constants, openSync, readdirSync, readSync, writeSync } from
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { TestIdentity } from '../core/test-id.js'
-import type { JournalLine, JournalRepetition } from './journal-line.js'
+import type { JournalLate, JournalLine, JournalRepetition } from './journal-line.js'
 
 export { forJournal, type JournalLine, type JournalRepetition } from './journal-line.js'
 
@@ -194,6 +194,15 @@ export class JournalReader {
     }
     if (line.begin !== undefined) test.running = { index: line.begin, at: line.at ?? Date.now() }
     if (line.end) test.ended = true
+    if (line.late) this._failLate(test, line.late)
+  }
+
+  /** A repetition written as passed failed after it ended (JournalLate): it is a failure, with the error its runner gave it. */
+  private _failLate(test: JournalTest, { index, error, signature }: JournalLate): void {
+    const repetition = test.repetitions[index]
+    if (repetition === undefined || !repetition.ok) return
+    test.repetitions[index] = { ...repetition, ok: false, error, signature }
+    this._failures++
   }
 }
 

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
 import { BIN, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
@@ -22,6 +23,43 @@ describe('a copy that calls process.exit(0) in an in-band run', () => {
     // Copies 1 and 2 passed; copy 3 ended the process: 3 trials, 1 failed, partial (never stable).
     expect(rate.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([['tests/exits.test.js > exits the process on its third call', 3, 1, 'partial']])
   }, 60_000)
+})
+
+describe('a promise a test leaves behind that rejects after the test ended', () => {
+  it('fails each copy Jest fails for it when the describe block ends: broken, as in a plain run, never stable', async () => {
+    const out = tempDir()
+    const result = await flakeproofJest(['--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere', 'tests/late-rejection.test.js'])
+    // Jest 30 fails the copies after each was done (react-hook-form's un-awaited `waitFor`s): flakeproof counts what Jest counts.
+    expect(result.stderr).toContain('Tests:       5 failed, 5 passed, 10 total')
+    expect(result.code).toBe(1)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.tests?.map((t) => [t.name, t.trials, t.failures, t.verdict])).toEqual([
+      ['a promise left behind > rejects after its test ended', 5, 5, 'broken'],
+      ['a promise left behind > waits while it rejects', 5, 0, 'stable'],
+    ])
+    // Its plain runs fail it too: broken as it is, not by the repetitions.
+    expect(rate.tests?.[0]?.plain_evidence).toMatchObject({ plain: { trials: 3, failures: 3 }, decided: 'broken' })
+    const facts = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; outcome: string; error: string | null })
+    expect(facts.filter((f) => f.name.endsWith('ended')).map((f) => [f.outcome, f.error])).toEqual(Array(5).fill(['failed', 'rejected after its test ended']))
+
+    // Quarantined in a committed policy (written here: policy.json lists no broken test), an enforced run records its
+    // late failure and, as for any other quarantined failure, passes.
+    const policyPath = join(out, 'committed.policy.json')
+    const id = 'tests/late-rejection.test.js > a promise left behind > rejects after its test ended'
+    const quarantined = {
+      project: '',
+      file: 'tests/late-rejection.test.js',
+      name: 'a promise left behind > rejects after its test ended',
+      ...{ trials: 5, failures: 5, rate: 1, ci_low: 0.565518, ci_high: 1, verdict: 'broken' },
+      ...{ retry_budget: 0, quarantine_after: null, green_runs_required: 2, failed_runs: 0 },
+      quarantine: { since: '2026-01-01', reason: 'rejects after it ended', evidence: ['rejected after its test ended'] },
+    }
+    writeFileSync(policyPath, JSON.stringify({ schema_version: 1, confidence: 0.95, tests: { [id]: quarantined } }))
+    readArtifact(policyPath, CommittedPolicySchema)
+    const enforced = await flakeproofJest(['--flaky-enforce', '--flaky-policy', policyPath, '--flaky-out', join(out, 'enforced'), '--flaky-out-anywhere', 'tests/late-rejection.test.js'])
+    expect(enforced.stdout).toContain(`◌ ${id}  failed: rejected after its test ended`)
+    expect(enforced.code, enforced.stdout + enforced.stderr).toBe(0)
+  }, 120_000)
 })
 
 describe('proofs that prove less than asked', () => {

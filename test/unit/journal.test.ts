@@ -30,6 +30,22 @@ describe('the journal', () => {
     expect(readdirSync(dir)).toEqual([`worker-${process.pid}.jsonl`])
   })
 
+  it('fails a repetition written as passed when a later line says it failed after it ended, and only that one', () => {
+    const dir = tempDir('flakeproof-journal-')
+    const writer = new JournalWriter(dir)
+    const reader = new JournalReader(dir)
+    const passed = { ok: true, elapsedMs: 1, mode: 'fast' as const, gapMs: 0 }
+    writer.write({ id: 'a.test.ts > t', identity, planned: 3, order: 1, worker: '1', done: passed })
+    writer.write({ id: 'a.test.ts > t', done: { ...passed, ok: false, error: 'BOOM', signature: 'Error: BOOM' } })
+    writer.write({ id: 'a.test.ts > t', done: passed, end: true })
+    // After the test's end (Jest 30: when its describe block ends): the third repetition, then the second, which had failed already.
+    writer.write({ id: 'a.test.ts > t', late: { index: 2, error: 'rejected later', signature: 'Error: rejected later' } })
+    writer.write({ id: 'a.test.ts > t', late: { index: 1, error: 'rejected later', signature: 'Error: rejected later' } })
+    const progress = reader.read()
+    expect(progress).toMatchObject({ repetitions: 3, failures: 2 })
+    expect(progress.tests.get('a.test.ts > t')?.repetitions).toEqual([passed, { ...passed, ok: false, error: 'BOOM', signature: 'Error: BOOM' }, { ...passed, ok: false, error: 'rejected later', signature: 'Error: rejected later' }])
+  })
+
   it('waits for the rest of a line a worker has not finished writing', () => {
     const dir = tempDir('flakeproof-journal-')
     const reader = new JournalReader(dir)
