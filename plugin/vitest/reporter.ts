@@ -169,7 +169,7 @@ export default class FlakeproofReporter implements Reporter, RoundsReporter {
         for (const error of suite.errors()) found.push({ ...where, error: `${suite.fullName}: ${messageOf(error)}` })
       }
     }
-    for (const error of unhandled) found.push({ project: null, file: null, error: messageOf(error) })
+    for (const error of unhandled) found.push(unhandledError(error, modules))
     for (const { count, ...where } of this._unrecorded.values()) {
       found.push({ ...where, error: `${count} test(s) ran without flakeproof's runner, once each, so no file counts them; please report it to flakeproof with your Vitest version and config` })
     }
@@ -253,6 +253,20 @@ function runShapeOf(vitest: Vitest): RunShape {
   const pools = [...new Set(configs.map((c) => String(c.pool)))].sort()
   const isolation = [...new Set(configs.map((c) => (c as { isolate?: boolean }).isolate !== false))]
   return { maxWorkers, pool: pools.join('+'), isolate: isolation.length === 1 ? (isolation[0] as boolean) : null }
+}
+
+/**
+ * An unhandled error where Vitest says it arose: the test file its worker was running
+ * (`VITEST_TEST_PATH`) and the test it was in (`VITEST_TEST_NAME`), which Vitest calls the latest
+ * that might have caused it (a promise a test left behind rejects during a later one). Outside any
+ * file when Vitest does not say, or names no file of this run.
+ */
+function unhandledError(error: unknown, modules: ReadonlyArray<TestModule>): RunError {
+  const { VITEST_TEST_PATH: path, VITEST_TEST_NAME: name } = (typeof error === 'object' && error !== null ? error : {}) as { VITEST_TEST_PATH?: unknown; VITEST_TEST_NAME?: unknown }
+  const module = typeof path === 'string' ? modules.find((m) => m.moduleId === path) : undefined
+  const during = typeof name === 'string' ? `unhandled during "${name}": ` : 'unhandled: '
+  if (!module) return { project: null, file: null, error: `${during}${messageOf(error)}` }
+  return { project: module.project.name, file: relativeFile(module.project.config.root, module.moduleId), error: `${during}${messageOf(error)}` }
 }
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */

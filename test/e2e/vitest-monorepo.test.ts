@@ -87,6 +87,18 @@ describe('a run with failures outside any test', { timeout: 60_000 }, () => {
     expect(readArtifact(join(out, 'rate.json'), RateFileSchema).complete).toBe(false)
   })
 
+  it('names the file and test an unhandled error arose in, once per line with its count, as Vitest says where', async () => {
+    const out = tempDir()
+    const result = await runVitest(['run', 'tests/late-rejection.test.ts', '--', '--flaky-repeat', '3', '--flaky-out', out, '--flaky-out-anywhere'], { FIXTURE_LATE_REJECTION: '1' }, FILE_LEVEL)
+    expect(result.code).toBe(1)
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    expect(rate.complete).toBe(false)
+    // Each copy of the first test leaves its promise behind; each rejects while the second test runs.
+    const error = 'unhandled during "waits while it rejects": rejected after its test ended'
+    expect(rate.run_errors).toEqual(Array(3).fill({ project: '', file: 'tests/late-rejection.test.ts', error }))
+    expect(result.stdout + result.stderr).toContain(`✗ tests/late-rejection.test.ts: ${error} (3 times)`)
+  })
+
   it('writes no snapshot, file or inline, outside CI: a missing snapshot fails its repetitions instead', async () => {
     const out = tempDir()
     const source = join(FILE_LEVEL, 'tests/snapshot.test.ts')
