@@ -55,6 +55,8 @@ interface CircusState {
   testNamePattern?: RegExp | null
   randomize?: boolean
   seed: number
+  /** Jest 30.5's retries of a whole block (`jest.retryTimes(n, { entireDescribe: true })`), by block. */
+  describeRetryOptions?: WeakMap<DescribeBlock, unknown>
 }
 interface CircusEvent {
   name: string
@@ -219,6 +221,8 @@ class FileRepeater {
       // As in Vitest's path: a retry would hide the very failure being measured, and let a proof
       // pass on a second try. circus reads the count when each block runs, after this.
       this._globals[RETRY_TIMES] = 0
+      // A block retried as a whole would run its copies again and hide the failure the same way.
+      if (state.describeRetryOptions) forEachBlock(state.rootDescribeBlock, (block) => state.describeRetryOptions?.delete(block))
       this._captureConsole()
       this._shuffled = state.randomize === true
       this._expand(state)
@@ -370,7 +374,7 @@ class FileRepeater {
     copy.pending = {
       ok: test.errors.length === 0,
       elapsedMs: test.duration ?? 0,
-      ...(error === undefined ? {} : failureOf(Array.isArray(error) ? error[0] : error, this._options.idRoot)),
+      ...(error === undefined ? {} : failureOf(thrownOf(error), this._options.idRoot)),
       stdout: copy.stdout,
       stderr: copy.stderr,
       mode: copy.mode,
@@ -432,7 +436,7 @@ class FileRepeater {
     for (const { test, plan, index } of this._passed) {
       const error = test.errors[0]
       if (error === undefined) continue
-      this._journal.write({ id: plan.id, late: { index, ...failureOf(Array.isArray(error) ? error[0] : error, this._options.idRoot) } })
+      this._journal.write({ id: plan.id, late: { index, ...failureOf(thrownOf(error), this._options.idRoot) } })
       if (this._options.mode === 'enforce' && this._options.quarantined.includes(plan.id)) test.errors = []
     }
     this._passed.length = 0
@@ -467,6 +471,17 @@ class FileRepeater {
     plan.planned += 2 * slowRepeat
     siblings.splice(at + 1, 0, ...copies)
   }
+}
+
+/** `block` and every block inside it. */
+function forEachBlock(block: DescribeBlock, visit: (block: DescribeBlock) => void): void {
+  visit(block)
+  for (const child of block.children) if (child.type === 'describeBlock') forEachBlock(child, visit)
+}
+
+/** What circus recorded as thrown: an error, or `[error, where the test or hook was declared]`. */
+function thrownOf(error: unknown): unknown {
+  return Array.isArray(error) ? error[0] : error
 }
 
 /** Tests in declaration order, skipped and todo ones included, so a filter never renumbers the rest. */

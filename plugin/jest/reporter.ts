@@ -373,11 +373,11 @@ export default class FlakeproofJestReporter {
       failed += test.repetitions.filter((r) => !r.ok).length
       this._record(this._reported(id, test, test.repetitions as Repetition[]), { file: path, line: test.line })
     }
-    if (!this._measuring || this._proving) return
     const ran = result.testResults.filter((r) => r.status === 'passed' || r.status === 'failed').length
     const jestFailed = result.testResults.filter((r) => r.status === 'failed').length
-    if (ran !== journaled) this._runErrors.push({ ...where, error: `Jest reported ${ran} test execution(s) and flakeproof recorded ${journaled}: ${NOT_INSTALLED}` })
-    // A failure Jest counts and flakeproof does not would make a broken test stable: the file's counts are not trusted.
+    if (!this._proving && ran !== journaled) this._runErrors.push({ ...where, error: `Jest reported ${ran} test execution(s) and flakeproof recorded ${journaled}: ${NOT_INSTALLED}` })
+    // A failure Jest counts and flakeproof does not would make a broken test stable, or a proof pass: the
+    // file's counts are not trusted. A proof's other tests are skipped, so its failures are its copies'.
     else if (jestFailed !== failed) this._runErrors.push({ ...where, error: `Jest reported ${jestFailed} failed test execution(s) and flakeproof recorded ${failed} failed: this file's counts are not Jest's (a flakeproof bug: please report it)` })
   }
 

@@ -263,10 +263,12 @@ function runShapeOf(vitest: Vitest): RunShape {
  */
 function unhandledError(error: unknown, modules: ReadonlyArray<TestModule>): RunError {
   const { VITEST_TEST_PATH: path, VITEST_TEST_NAME: name } = (typeof error === 'object' && error !== null ? error : {}) as { VITEST_TEST_PATH?: unknown; VITEST_TEST_NAME?: unknown }
-  const module = typeof path === 'string' ? modules.find((m) => m.moduleId === path) : undefined
-  const during = typeof name === 'string' ? `unhandled during "${name}": ` : 'unhandled: '
-  if (!module) return { project: null, file: null, error: `${during}${messageOf(error)}` }
-  return { project: module.project.name, file: relativeFile(module.project.config.root, module.moduleId), error: `${during}${messageOf(error)}` }
+  const matching = typeof path === 'string' ? modules.filter((m) => m.moduleId === path) : []
+  const module = matching[0]
+  const text = `${typeof name === 'string' ? `unhandled during "${name}": ` : 'unhandled: '}${messageOf(error)}`
+  if (!module) return { project: null, file: null, error: text }
+  // A file two projects run: Vitest does not say which of them it arose in.
+  return { project: matching.length === 1 ? module.project.name : null, file: relativeFile(module.project.config.root, module.moduleId), error: text }
 }
 
 /** What Vitest said about the worker that died: the unhandled error naming a worker, else the first, with its cause. */

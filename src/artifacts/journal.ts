@@ -197,7 +197,11 @@ export class JournalReader {
     if (line.late) this._failLate(test, line.late)
   }
 
-  /** A repetition written as passed failed after it ended (JournalLate): it is a failure, with the error its runner gave it. */
+  /**
+   * A repetition written as passed failed after it ended (JournalLate): it is a failure, with the
+   * error its runner gave it. Its test is never forgotten by then (Jest's reporter reads a file's
+   * tests after its run finished), so progress counts it only where it changed something.
+   */
   private _failLate(test: JournalTest, { index, error, signature }: JournalLate): void {
     const repetition = test.repetitions[index]
     if (repetition === undefined || !repetition.ok) return

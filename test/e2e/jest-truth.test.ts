@@ -62,6 +62,18 @@ describe('a promise a test leaves behind that rejects after the test ended', () 
   }, 120_000)
 })
 
+describe('a block Jest 30.5 retries as a whole (jest.retryTimes with entireDescribe)', () => {
+  it('is not retried while measuring: each copy counted once, the failed one kept', async () => {
+    const out = tempDir()
+    const result = await flakeproofJest(['--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere', 'tests/describe-retry.test.js'])
+    expect(result.stderr).toContain('Tests:       1 failed, 4 passed, 5 total')
+    const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
+    // Call 2 fails; a retry of the block would have run all five copies again and passed them.
+    expect(rate.tests?.map((t) => [t.name, t.trials, t.failures, t.verdict])).toEqual([['retried as a whole > fails on its second call', 5, 1, 'flaky']])
+    expect(rate.complete).toBe(true)
+  }, 60_000)
+})
+
 describe('proofs that prove less than asked', () => {
   // Each test fails its second call: 5 copies measure 1/5 each, flaky.
   const measured = async (): Promise<string> => {
