@@ -257,7 +257,7 @@ describe.concurrent.each(JEST_CONSUMER_MATRIX)('the fresh cjs project with jest 
     }
   }, 600_000)
 
-  it.sequential('no silent endings: a copy calling process.exit(0), a worker killed mid-test', async () => {
+  it.sequential('no silent endings: a copy calling process.exit(0), a promise rejecting after its test, a worker killed mid-test', async () => {
     const bin = join(dir, 'node_modules/flakeproof/dist/src/cli/bin.js')
     const exited = await runNodeIn(join(dir, 'truth'), [bin, 'jest', '--flaky-repeat', '5', '--flaky-out', 'out', 'tests/exits.test.js'])
     expect(exited.code).toBe(1)
@@ -266,6 +266,19 @@ describe.concurrent.each(JEST_CONSUMER_MATRIX)('the fresh cjs project with jest 
     expect(cut.run_errors).toEqual([{ project: null, file: null, error: 'Jest stopped before the run ended (exit code 0, raised to 1)' }])
     // Copies 1 and 2 passed; copy 3 ended the process.
     expect(cut.tests?.map((t) => [t.id, t.trials, t.failures, t.verdict])).toEqual([['tests/exits.test.js > exits the process on its third call', 3, 1, 'partial']])
+
+    // A promise left behind rejects after its test ended: Jest 30 fails the test that made it when the block ends (each copy),
+    // Jest 29 the test running when it rejects (the first copy of the next test, all five rejections in it). Each as Jest counts.
+    const late = await runNodeIn(join(dir, 'truth'), [bin, 'jest', '--flaky-repeat', '5', '--flaky-out', 'late', 'tests/late-rejection.test.js'])
+    expect(late.stderr).toContain(jest.startsWith('29.') ? 'Tests:       1 failed, 9 passed, 10 total' : 'Tests:       5 failed, 5 passed, 10 total')
+    const lateRate = readArtifact(join(dir, 'truth/late/rate.json'), RateFileSchema)
+    expect(lateRate.complete).toBe(true)
+    expect(lateRate.tests?.map((t) => [t.name, t.trials, t.failures])).toEqual(
+      expect.arrayContaining([
+        ['a promise left behind > rejects after its test ended', 5, jest.startsWith('29.') ? 0 : 5],
+        ['a promise left behind > waits while it rejects', 5, jest.startsWith('29.') ? 1 : 0],
+      ]),
+    )
 
     const killed = await runNodeIn(join(dir, 'crash'), [bin, 'jest', '--flaky-repeat', '10', '--maxWorkers=2', '--flaky-out', 'out'])
     expect(killed.code).toBe(1)
