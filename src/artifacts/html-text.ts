@@ -28,6 +28,7 @@ const EN = {
     `<b>Incomplete</b>: ${testMode ? 'not every selected test ran all its repetitions, or Vitest reported errors outside any test' : `${trials} of ${requested} requested trials ran`}; partial evidence is never called stable or broken.`,
   runErrors: (n: number) => `<b>${n} error(s) outside any test</b>:`,
   noFile: 'no file',
+  times: (n: number) => ` (${n} times)`,
   moreInRate: (n: number) => `${n} more in <code>rate.json</code>.`,
   // Toolbar (shown by the script only)
   toolbar: 'Find tests',
@@ -231,6 +232,7 @@ const KO: HtmlText = {
     `<b>불완전함</b>: ${testMode ? '선택된 테스트 중 일부가 반복을 다 마치지 못했거나, Vitest가 테스트 밖의 오류를 보고했습니다' : `요청한 ${requested}번 중 ${trials}번만 실행했습니다`}. 부분적인 증거로는 안정적이라고도, 항상 실패한다고도 판정하지 않습니다.`,
   runErrors: (n) => `<b>테스트 밖의 오류 ${n}개</b>:`,
   noFile: '파일 없음',
+  times: (n) => ` (${n}회)`,
   moreInRate: (n) => `나머지 ${n}개는 <code>rate.json</code>에 있습니다.`,
   toolbar: '테스트 찾기',
   search: '검색',

@@ -1,3 +1,4 @@
+import { countDistinct } from '../core/distinct.js'
 import { hasNoRate } from '../core/verdict.js'
 import { esc, firstLine, ms, pageHead, pct } from './_html.js'
 import { uncountedTests } from './counts-text.js'
@@ -65,6 +66,8 @@ function renderHeadline(bundle: HtmlBundle, t: HtmlText): string {
   // Failures a round count leaves out (they follow the test's own repetitions), said beside the count.
   const uncounted = uncountedTests(rate.tests)
   const errors = rate.run_errors ?? []
+  // The same error of each copy of a test (an unhandled rejection per repetition) once, counted.
+  const distinctErrors = countDistinct(errors, (e) => `${e.project}\0${e.file}\0${firstLine(e.error)}`)
   const confidence = String(+(rate.confidence * 100).toFixed(4))
   return [
     '<section aria-labelledby="h-headline">',
@@ -76,10 +79,10 @@ function renderHeadline(bundle: HtmlBundle, t: HtmlText): string {
       : `<p class="warn" data-headline="complete">${t.incomplete(testMode, rate.trials, rate.requested_trials)}</p>`,
     errors.length === 0
       ? ''
-      : `<div class="warn"><p>${t.runErrors(errors.length)}</p><ul>${errors
+      : `<div class="warn"><p>${t.runErrors(errors.length)}</p><ul>${distinctErrors
           .slice(0, 20)
-          .map((e) => `<li>${e.file === null ? t.noFile : `<code>${esc(`${e.project ? `[${e.project}] ` : ''}${e.file}`)}</code>`}: <code>${esc(firstLine(e.error))}</code></li>`)
-          .join('')}</ul>${errors.length > 20 ? `<p>${t.moreInRate(errors.length - 20)}</p>` : ''}</div>`,
+          .map(({ item: e, times }) => `<li>${e.file === null ? t.noFile : `<code>${esc(`${e.project ? `[${e.project}] ` : ''}${e.file}`)}</code>`}: <code>${esc(firstLine(e.error))}</code>${times > 1 ? esc(t.times(times)) : ''}</li>`)
+          .join('')}</ul>${distinctErrors.length > 20 ? `<p>${t.moreInRate(distinctErrors.length - 20)}</p>` : ''}</div>`,
     '</section>',
   ].join('\n')
 }

@@ -1,3 +1,4 @@
+import { countDistinct } from '../core/distinct.js'
 import { stripAnsi } from '../core/ansi.js'
 import { hintContextOf, hintsFor } from '../core/hints.js'
 import { CONCERN } from '../core/verdict.js'
@@ -30,7 +31,9 @@ export function renderTestSections(bundle: ReportBundle, t: Messages): string {
     '',
     `- ${t.rounds(rate.failures, rate.trials, pct(rate.rate), pct(rate.ci_low), pct(rate.ci_high), uncountedTests(rate.tests))}`,
     ...(rate.complete ? [] : [`- ${t.testsIncomplete}`]),
-    ...(rate.run_errors ?? []).map((e) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}`),
+    ...countDistinct(rate.run_errors ?? [], (e) => `${e.project}\0${e.file}\0${oneLine(e.error)}`).map(
+      ({ item: e, times }) => `- ${t.runError(e.file === null ? t.nowhere : code(`${e.project ? `[${e.project}] ` : ''}${e.file}`), oneLine(e.error))}${times > 1 ? t.times(times) : ''}`,
+    ),
     '',
     ...table(t.testHeader, failing.map((test) => [code(test.id), t.count(test.failures, test.trials), pct(test.rate), `${pct(test.ci_low)} – ${pct(test.ci_high)}`, t.verdictWord(headlineVerdict(test, bundle))])),
     ...(stable > 0 ? ['', `- ${t.stableHidden(stable)}`] : []),

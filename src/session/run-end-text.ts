@@ -6,6 +6,7 @@ import { INDEPENDENCE_TEXT } from '../artifacts/independence-text.js'
 import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-schema.js'
 import type { ProofFile } from '../artifacts/schemas.js'
 import type { RunError } from '../artifacts/test-schemas.js'
+import { countDistinct } from '../core/distinct.js'
 import { type Hints, needsItsFile } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
 import { shellLines, wrap } from '../core/text-layout.js'
@@ -66,7 +67,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     lines.push(pc.red(`  ✗ ${test.evidence.id}: ${last?.ok === false && last.error?.startsWith('the worker') ? last.error : 'stopped before all its repetitions ran'}`))
   }
   // Each copy of a test may leave the same error behind (an unhandled rejection per repetition): one line each, counted.
-  for (const [line, times] of countLines(runErrors.map(runErrorLine))) lines.push(pc.red(`  ✗ ${line}${times > 1 ? ` (${times} times)` : ''}`))
+  for (const { item: line, times } of countDistinct(runErrors.map(runErrorLine), (l) => l)) lines.push(pc.red(`  ✗ ${line}${times > 1 ? ` (${times} times)` : ''}`))
   if (context.endedEarly) lines.push(pc.red('  ✗ the run ended before every test ran (a --bail, or it was stopped): the tests it never reached are in none of these files'))
   if (result.proof) {
     const proven = Object.entries(result.proof.tests ?? {})
@@ -189,13 +190,6 @@ function proofFailure(proven: readonly { status: string; passed: boolean }[], un
   if (!proven.some((p) => !p.passed) && !complete) return ': the run is incomplete (above), so it proves nothing'
   if (proven.every((p) => p.status === 'not-selected')) return ': none of the tests it proves ran (a file, -t or project filter left them out); run them'
   return ''
-}
-
-/** Each distinct line once, in the order first seen, with how many times it came. */
-function countLines(lines: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1)
-  return counts
 }
 
 /** A run error on one line: where (its project and file, or outside any file), then its first line. */

@@ -68,6 +68,14 @@ describe('the per-execution summaries of report.html', () => {
 })
 
 describe('renderHtmlReport', () => {
+  it('lists the same error of each copy once, with how many times it came, beside one that came once', () => {
+    const late = { project: '', file: 'a.test.ts', error: 'unhandled during "waits": rejected\n  at a.test.ts:3' }
+    const html = renderHtmlReport({ rate: commandRate({ complete: false, run_errors: [late, late, late, { project: null, file: null, error: 'Worker exited' }] }) }, collect('node job.js', 1, () => false).summarise())
+    expect(html).toContain('<b>4 error(s) outside any test</b>')
+    expect(html).toContain('<li><code>a.test.ts</code>: <code>unhandled during &quot;waits&quot;: rejected</code> (3 times)</li>')
+    expect(html).toContain('<li>no file: <code>Worker exited</code></li>')
+  })
+
   it('draws the command, one mark per trial, and the proof from proof.json', async () => {
     const executions = collect('node job.js', 10, (trial) => trial % 5 === 0).summarise()
     const html = renderHtmlReport(

@@ -30,6 +30,17 @@ describe('the test-mode report', () => {
   })
 
   it.each([
+    ['en', '- Error outside any test in `a.test.ts`: unhandled during "waits": rejected (3 times)\n'],
+    ['ko', '- `a.test.ts`의 테스트 밖 오류: unhandled during "waits": rejected (3회)\n'],
+  ] as const)('lists the same error of each copy once, with how many times it came (%s)', (lang, line) => {
+    const late = { project: '', file: 'a.test.ts', error: 'unhandled during "waits": rejected' }
+    const report = renderReport({ rate: rateWith([], { complete: false, run_errors: [late, late, { ...late, file: 'b.test.ts' }, late] }) }, lang)
+    expect(report).toContain(line)
+    expect(report.match(/a\.test\.ts`/g)).toHaveLength(1)
+    expect(report).toContain('b.test.ts`')
+  })
+
+  it.each([
     ['vitest run -- --flaky-repeat 10', '`npx vitest run -- --flaky-repeat 200 --flaky-observe`'],
     ['flakeproof vitest --flaky-repeat 10 src', '`npx flakeproof vitest --flaky-repeat 200 --flaky-observe`'],
   ])('quotes the next step in the form the run was started with (%s)', (command, hint) => {
