@@ -265,7 +265,10 @@ function unhandledError(error: unknown, modules: ReadonlyArray<TestModule>): Run
   const { VITEST_TEST_PATH: path, VITEST_TEST_NAME: name } = (typeof error === 'object' && error !== null ? error : {}) as { VITEST_TEST_PATH?: unknown; VITEST_TEST_NAME?: unknown }
   const matching = typeof path === 'string' ? modules.filter((m) => m.moduleId === path) : []
   const module = matching[0]
-  const text = `${typeof name === 'string' ? `unhandled during "${name}": ` : 'unhandled: '}${messageOf(error)}`
+  // Vitest gives the test's own name: its describe names too where one test of the file has it.
+  const [only, ...others] = typeof name === 'string' && module ? [...module.children.allTests()].filter((t) => t.name === name) : []
+  const during = only && others.length === 0 ? only.fullName : name
+  const text = `${typeof during === 'string' ? `unhandled during "${during}": ` : 'unhandled: '}${messageOf(error)}`
   if (!module) return { project: null, file: null, error: text }
   // A file two projects run: Vitest does not say which of them it arose in.
   return { project: matching.length === 1 ? module.project.name : null, file: relativeFile(module.project.config.root, module.moduleId), error: text }

@@ -94,7 +94,7 @@ describe('a run with failures outside any test', { timeout: 60_000 }, () => {
     const rate = readArtifact(join(out, 'rate.json'), RateFileSchema)
     expect(rate.complete).toBe(false)
     // Each copy of the first test leaves its promise behind; each rejects while the second test runs.
-    const error = 'unhandled during "waits while it rejects": rejected after its test ended'
+    const error = 'unhandled during "a promise left behind > waits while it rejects": rejected after its test ended'
     expect(rate.run_errors).toEqual(Array(3).fill({ project: '', file: 'tests/late-rejection.test.ts', error }))
     expect(result.stdout + result.stderr).toContain(`✗ tests/late-rejection.test.ts: ${error} (3 times)`)
   })
