@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CommittedPolicySchema } from '../../src/artifacts/committed-policy-schema.js'
 import { ProofFileSchema, RateFileSchema } from '../../src/artifacts/schemas.js'
-import { BIN, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
+import { BIN, factsIn, readArtifact, ROOT, runNodeIn, tempDir } from '../utils.js'
 
 /**
  * Whole-run truth on Jest (issue 18, item 3): every way a run can end short is visible — in
@@ -39,8 +39,7 @@ describe('a promise a test leaves behind that rejects after the test ended', () 
     ])
     // Its plain runs fail it too: broken as it is, not by the repetitions.
     expect(rate.tests?.[0]?.plain_evidence).toMatchObject({ plain: { trials: 3, failures: 3 }, decided: 'broken' })
-    const facts = readFileSync(join(out, 'facts.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; outcome: string; error: string | null })
-    expect(facts.filter((f) => f.name.endsWith('ended')).map((f) => [f.outcome, f.error])).toEqual(Array(5).fill(['failed', 'rejected after its test ended']))
+    expect(factsIn(out).filter((f) => f.name?.endsWith('ended')).map((f) => [f.outcome, f.error])).toEqual(Array(5).fill(['failed', 'rejected after its test ended']))
 
     // Quarantined in a committed policy (written here: policy.json lists no broken test), an enforced run records its
     // late failure and, as for any other quarantined failure, passes.
