@@ -22,11 +22,6 @@ const backquoted: CodeFormat = (command) => `\`${command}\``
 export interface IndependenceText {
   /** Non-idempotent: what happened and why its rate means nothing. */
   cause: (independence: Independence, unit: Unit) => string
-  /**
-   * Non-idempotent, test mode: how to measure it with fresh runs (the runner's command from
-   * src/core/hints.ts; `whole`: its file runs whole); empty when there is no such command.
-   */
-  freshRun: (command: string | null, whole: boolean, code?: CodeFormat) => string
   /** Non-idempotent, command mode: every trial is a fresh process, so the state it leaves outside must be reset first. */
   freshEnvironment: (command: string, code?: CodeFormat) => string
   /**
@@ -44,7 +39,10 @@ export interface IndependenceText {
   summary: (independence: Independence, unit: Unit) => string
   /** A test that failed every repetition: what plain runs of its file found (src/pipeline/plain-evidence.ts), from its numbers. */
   plain: (evidence: PlainFinding) => string
-  /** Such a test, not broken: how to measure its rate in ordinary runs (src/core/hints.ts `plainRate`); empty without a command. */
+  /**
+   * Such a test, not broken, or a non-idempotent one of a test-mode run: how to measure its rate in
+   * ordinary runs of its file (src/core/hints.ts `plainRate`); empty without a command.
+   */
   plainRate: (command: string | null, code?: CodeFormat) => string
   notTested: (jobs: number) => string
   noNumber: (unit: Unit) => string
@@ -73,8 +71,6 @@ const EN: IndependenceText = {
   },
   decide: (command, code = backquoted) => `Decide it with fresh-state runs: ${code(command)}.`,
   plainRate: (command, code = backquoted) => (command === null ? '' : `Measure its rate in ordinary runs instead, each test of its file once a run: ${code(command)}.`),
-  freshRun: (command, whole, code = backquoted) =>
-    command === null ? '' : `Measure it with fresh runs instead${whole ? ', its file run whole (it may need the tests before it)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
     `Measure it with fresh runs instead: run it in a fresh environment each time, resetting the state it leaves before every trial (e.g. ${code(`npx flakeproof measure --cmd ${doubleQuoted(`<reset> && ${command}`)} --trials 20 --out fresh-rate.json`)}).`,
   alreadyFresh: (command, code = backquoted) =>
@@ -130,8 +126,6 @@ const KO: IndependenceText = {
   },
   decide: (command, code = backquoted) => `새 상태에서 실행해서 판정하세요: ${code(command)}.`,
   plainRate: (command, code = backquoted) => (command === null ? '' : `대신 평소 실행에서의 실패율을 측정하세요 (실행마다 파일의 각 테스트를 한 번씩): ${code(command)}.`),
-  freshRun: (command, whole, code = backquoted) =>
-    command === null ? '' : `대신 새로 실행해서 측정하세요${whole ? ' (앞선 테스트가 필요할 수 있으니 파일 전체를 실행합니다)' : ''}: ${code(command)}.`,
   freshEnvironment: (command, code = backquoted) =>
     `대신 매번 새 환경에서 실행해서 측정하세요. 시도마다 남은 상태를 먼저 지우세요 (예: ${code(`npx flakeproof measure --cmd ${doubleQuoted(`<초기화> && ${command}`)} --trials 20 --out fresh-rate.json`)}).`,
   alreadyFresh: (command, code = backquoted) =>
@@ -171,9 +165,11 @@ const KO: IndependenceText = {
 export const INDEPENDENCE_TEXT = { en: EN, ko: KO }
 
 /**
- * How to measure a non-idempotent test of a test-mode run afresh: the runner's fresh-run command (its
- * file whole when the test may need its siblings); after `repeat`/`ingest`, whose runs were fresh
- * processes already, where the state lives and the producer's command for the test alone.
+ * How to measure a non-idempotent test. Test mode: its rate in ordinary runs of its file, each test
+ * once a run, so the tests before it still run (a state a sibling leaves stays in what is measured)
+ * and it is counted alone. After `repeat`/`ingest`, whose runs were fresh processes already: where
+ * the state lives, and the producer's command for the test (its file whole when it may need its
+ * siblings).
  */
 export function freshAdviceFor(
   text: IndependenceText,
@@ -182,10 +178,9 @@ export function freshAdviceFor(
   tags: readonly string[] | undefined,
   code?: CodeFormat,
 ): string {
-  const whole = needsItsFile({ independence: test.independence, tags })
   const hints = hintsFor(context)
-  if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, whole), code)
-  return text.freshRun(hints.freshRun(test, whole), whole, code)
+  if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, needsItsFile({ independence: test.independence, tags })), code)
+  return text.plainRate(hints.plainRate(test), code)
 }
 
 /** A broken test plain runs of its file failed too (src/pipeline/plain-evidence.ts): no caveat left that the repetitions broke it. */

@@ -65,8 +65,6 @@ export interface Hints {
    * is no such command: each run was a fresh process already, or the runner is not known.
    */
   runTest(test: HintSubject, whole: boolean): string | null
-  /** The fresh-run measurement of `runTest`: `npx flakeproof measure --cmd "…" --trials 20 --out …`; null as for runTest. */
-  freshRun(test: HintSubject, whole: boolean): string | null
   /** The runner's own option that orders the tests by `seed`; null when this runner (version) has none. */
   seededOrder(seed: string): string | null
   /**
@@ -76,7 +74,8 @@ export interface Hints {
    */
   decide(subject: UndeterminedSubject): string
   /**
-   * A test that fails every repetition but passes its file's plain runs: its rate in ordinary runs,
+   * A test that fails every repetition but passes its file's plain runs, or a non-idempotent one of a
+   * test-mode run: its rate in ordinary runs,
    * whole-run rounds of its file with each test once (a per-test rate, where a measurement of the
    * file's exit code would read the other tests' failures as its own); null where there are none.
    */
@@ -166,9 +165,6 @@ export function needsItsFile(test: { independence?: { switched_to: 'passed' | 'f
   return test.independence?.switched_to === 'failed' || (test.tags ?? []).includes('order-dependent')
 }
 
-/** Where a fresh-run measurement writes, beside the measurement it checks. */
-export const FRESH_RATE = '.flakeproof/fresh-rate.json'
-
 // --- internal ---
 
 const PRODUCERS: readonly Producer[] = ['pytest', 'jest-junit', 'vitest', 'mocha', 'playwright', 'node-test', 'surefire', 'nextest', 'libtest']
@@ -196,10 +192,6 @@ function trialsToDecide({ switchAt, trials }: Pick<UndeterminedSubject, 'switchA
   return 2 * trials
 }
 
-function measureFresh(command: string | null): string | null {
-  return command === null ? null : flakeproofCommand(`measure --cmd ${doubleQuoted(command)} --trials 20 --out ${FRESH_RATE}`)
-}
-
 /** Vitest: `npx vitest run <file> -t '<anchored name>' --project <p>`; `config`: configArgsOf's. */
 function vitestHints(form: 'wrapper' | 'config', config: string): Hints {
   const select = (test: HintSubject, whole: boolean): string =>
@@ -210,7 +202,6 @@ function vitestHints(form: 'wrapper' | 'config', config: string): Hints {
     // With the plugin in the config, flakeproof's flags follow `--`; Vitest's own go before it.
     againFor: (test, flags) => (form === 'wrapper' ? flakeproofCommand(`vitest ${flags} ${select(test, false)}`) : `npx vitest run ${select(test, false)} -- ${flags}`),
     runTest,
-    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     seededOrder: (seed) => `--flaky-seed ${seed}`,
     // The file whole: the switch may need its siblings.
     decide: ({ test }) => fileRounds(test, '--flaky-rounds 3 --flaky-repeat 10'),
@@ -237,7 +228,6 @@ function jestHints(version: string | undefined, config: string): Hints {
     again: (flags) => flakeproofCommand(`jest ${flags}${config}`),
     againFor: (test, flags) => flakeproofCommand(`jest ${flags} ${select(test, false)}`),
     runTest,
-    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     // `--randomize` came in Jest 29.5; a version that does not read as numbers is taken to have it.
     seededOrder: (seed) => (version !== undefined && versionAtLeast(version, [29, 5]) === false ? null : `--randomize --seed ${seed}`),
     // Whole-run rounds of the file, run whole, as for Vitest: each round runs Jest again, every file loaded anew.
@@ -269,7 +259,6 @@ function playwrightHints(): Hints {
     again: (flags) => flakeproofCommand(`playwright ${flags}`),
     againFor: (test, flags) => flakeproofCommand(`playwright ${flags} ${select(test, false)}`),
     runTest,
-    freshRun: (test, whole) => measureFresh(runTest(test, whole)),
     seededOrder: (seed) => `--shuffle ${seed}`,
     // Whole-run rounds of the file, as for Vitest: each round starts new workers, so fresh module state.
     decide: ({ test }) => flakeproofCommand(`playwright --flaky-rounds 3 --flaky-repeat 10${test === undefined ? '' : ` ${shellWord(test.file)}${project(test)}`}`),
@@ -283,7 +272,6 @@ function commandHints(): Hints {
     again: (flags) => flakeproofCommand(`measure ${flags}`),
     againFor: () => null,
     runTest: () => null,
-    freshRun: () => null,
     seededOrder: () => null,
     decide: (subject) => flakeproofCommand(`measure --cmd ${doubleQuoted(subject.command ?? '<command>')} --trials ${trialsToDecide(subject)}`),
     plainRate: () => null,
@@ -305,7 +293,6 @@ function reportHints(producer: Producer | undefined): Hints {
     },
     againFor: () => null,
     runTest: (test, whole) => (producer === undefined ? null : producerCommand(producer, test, whole)),
-    freshRun: () => null,
     seededOrder: () => null,
     // Every run was a fresh process already: more runs, enough for the same switch to be significant.
     decide: (subject) => flakeproofCommand(`repeat --runs ${trialsToDecide(subject)} --junit <report path> -- <test command>`),

@@ -7,7 +7,7 @@ import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-sch
 import type { ProofFile } from '../artifacts/schemas.js'
 import type { RunError } from '../artifacts/test-schemas.js'
 import { countDistinct } from '../core/distinct.js'
-import { type Hints, needsItsFile } from '../core/hints.js'
+import type { Hints } from '../core/hints.js'
 import { describeRate } from '../core/rate.js'
 import { shellLines, wrap } from '../core/text-layout.js'
 import type { Verdict } from '../core/verdict.js'
@@ -127,10 +127,8 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     lines.push('', ...said(`non-idempotent: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
-    else {
-      const whole = needsItsFile({ independence: tally.independence, tags: result.conditions?.tests[tally.id]?.tags })
-      step(INDEPENDENCE_TEXT.en.freshRun(context.hints.freshRun(subject, whole), whole, marked))
-    }
+    // Its rate in ordinary runs of its file: every sibling runs before it, as usual, and it is counted alone.
+    else step(INDEPENDENCE_TEXT.en.plainRate(context.hints.plainRate(subject), marked))
   }
   if (unexplained > 0) lines.push('', ...said(`… and ${unexplained} more explained in flaky_report.md, each with its command`, 2, 4))
   return lines

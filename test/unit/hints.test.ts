@@ -47,24 +47,11 @@ describe('runTest: one test in a fresh process, in its runner’s own syntax', (
   })
 })
 
-describe('freshRun: the fresh-run measurement of runTest, as it runs from the project root', () => {
-  it.each<[HintContext, { project: string; file: string; name: string }, boolean, string | null]>([
-    [vitest, plain, false, `npx flakeproof measure --cmd "npx vitest run a.test.ts -t '^cache refresh$'" --trials 20 --out .flakeproof/fresh-rate.json`],
-    // Inside the double quotes only `"` needs a backslash: `\(` and a `$` before `'` read as written.
-    [vitest, marked, false, `npx flakeproof measure --cmd "npx vitest run b.test.ts -t '^f\\(x\\) \\"ok\\"\\.$' --project web" --trials 20 --out .flakeproof/fresh-rate.json`],
-    [{ runner: 'jest' }, plain, true, 'npx flakeproof measure --cmd "npx jest a.test.ts" --trials 20 --out .flakeproof/fresh-rate.json'],
-    [{ runner: 'command' }, plain, false, null],
-  ])('%j %j whole=%s', (context, test, whole, command) => {
-    expect(hintsFor(context).freshRun(test, whole)).toBe(command)
-  })
-
+describe('runTest, read back by sh', () => {
   it('gives sh back, word for word, the runner command and then the anchored pattern', () => {
-    // An oracle outside the function: sh itself splits the suggested line, then the --cmd it carries.
+    // An oracle outside the function: sh itself splits the suggested line.
     const words = (line: string): string[] => execFileSync('sh', ['-c', `printf '%s\\n' ${line}`], { encoding: 'utf8' }).split('\n').slice(0, -1)
-    const line = hintsFor(vitest).freshRun(marked, false) as string
-    const cmd = words(line.replace(/^npx flakeproof measure /, ''))[1] as string
-    expect(cmd).toBe(hintsFor(vitest).runTest(marked, false))
-    expect(words(cmd.replace(/^npx vitest run /, ''))).toEqual(['b.test.ts', '-t', '^f\\(x\\) "ok"\\.$', '--project', 'web'])
+    expect(words(hintsFor(vitest).runTest(marked, false) as string)).toEqual(['npx', 'vitest', 'run', 'b.test.ts', '-t', '^f\\(x\\) "ok"\\.$', '--project', 'web'])
   })
 })
 
@@ -214,11 +201,11 @@ describe('doubleQuoted', () => {
 })
 
 describe('the sentences that carry the commands', () => {
-  it('set the command off as markdown code, or as the caller’s code (HTML), and say when the file runs whole', () => {
-    const command = 'npx flakeproof measure --cmd "npx jest a.test.ts" --trials 20 --out .flakeproof/fresh-rate.json'
-    expect(INDEPENDENCE_TEXT.en.freshRun(command, true)).toBe(`Measure it with fresh runs instead, its file run whole (it may need the tests before it): \`${command}\`.`)
-    expect(INDEPENDENCE_TEXT.en.freshRun(command, false, (c) => `<code>${c}</code>`)).toBe(`Measure it with fresh runs instead: <code>${command}</code>.`)
-    expect(INDEPENDENCE_TEXT.en.freshRun(null, false)).toBe('')
+  it('set the command off as markdown code, or as the caller’s code (HTML), and say nothing without one', () => {
+    const command = 'npx flakeproof jest --flaky-rounds 20 --flaky-repeat 1 a.test.ts'
+    expect(INDEPENDENCE_TEXT.en.plainRate(command)).toBe(`Measure its rate in ordinary runs instead, each test of its file once a run: \`${command}\`.`)
+    expect(INDEPENDENCE_TEXT.en.plainRate(command, (c) => `<code>${c}</code>`)).toBe(`Measure its rate in ordinary runs instead, each test of its file once a run: <code>${command}</code>.`)
+    expect(INDEPENDENCE_TEXT.en.plainRate(null)).toBe('')
   })
 
   it('set the deciding command off the same way', () => {

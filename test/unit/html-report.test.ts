@@ -97,17 +97,17 @@ describe('renderHtmlReport', () => {
     await expect(html).toMatchFileSnapshot('./__snapshots__/html-report.command.html')
   })
 
-  it('gives a non-idempotent test its fresh-run command as code, with no markdown backquote or shell backslash leaking', () => {
+  it('gives a non-idempotent test the command of its rate in ordinary runs as code, with no markdown backquote or shell backslash leaking', () => {
     // PFFFFFFFFF: passed repetition 1, then failed every one from 2 on (runs = 2).
     const independence = { runs: 2, expected_runs: 2.8, p_value: 0.4, method: 'exact' as const, pattern: 'one-switch' as const, switch_at: 2, switched_to: 'failed' as const, period: null }
     const tests = [{ id: 'a.test.ts > leaks', project: '', file: 'a.test.ts', name: 'leaks', trials: 10, failures: 9, rate: 0.9, ci_low: 0.5958, ci_high: 0.9821, verdict: 'non-idempotent' as const, independence }]
     const html = renderHtmlReport({ rate: commandRate({ command: 'flakeproof vitest --flaky-repeat 10', tests }) }, new ExecutionCollector([]).summarise())
-    // It passed first among its file's tests: the file runs whole (src/core/hints.ts); `"` is escaped for HTML, not for sh.
+    // Whole-run rounds of its file, each test once a run, so the tests before it still run (src/core/hints.ts plainRate).
     expect(html).toContain(
-      'Measure it with fresh runs instead, its file run whole (it may need the tests before it): <code class="cmd">npx flakeproof measure --cmd &quot;npx vitest run a.test.ts&quot; --trials 20 --out .flakeproof/fresh-rate.json</code>.',
+      'Measure its rate in ordinary runs instead, each test of its file once a run: <code class="cmd">npx flakeproof vitest --flaky-rounds 20 --flaky-repeat 1 a.test.ts</code>.',
     )
     const note = /<p class="warn">[^]*?<\/p>/.exec(html)?.[0] ?? ''
-    expect(note).toContain('<code class="cmd">npx flakeproof measure')
+    expect(note).toContain('<code class="cmd">npx flakeproof vitest')
     expect(note).not.toMatch(/`|\\\$/)
   })
 
@@ -260,8 +260,8 @@ describe('drilling into a test', () => {
 
   it('shows a command as code, without backquotes', () => {
     const note = article(IDS.leaks)?.querySelector('p.warn')
-    // It passed first, then broke its own later repetitions: its file runs whole (src/core/hints.ts needsItsFile).
-    expect(note?.querySelector('code.cmd')?.textContent).toBe('npx flakeproof measure --cmd "npx vitest run tests/a.test.ts" --trials 20 --out .flakeproof/fresh-rate.json')
+    // Its rate in ordinary runs of its file, the tests before it included (src/core/hints.ts plainRate).
+    expect(note?.querySelector('code.cmd')?.textContent).toBe('npx vitest run tests/a.test.ts -- --flaky-rounds 20 --flaky-repeat 1')
     expect(note?.textContent).not.toContain('`')
   })
 

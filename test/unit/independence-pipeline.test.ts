@@ -116,8 +116,8 @@ describe('test mode: a test that breaks its own next repetition', () => {
     expect(Object.keys(read('policy.json', PolicyFileSchema).tests ?? {})).toEqual(['a.test.ts > every fifth'])
     const report = readFileSync(join(dir, 'flaky_report.md'), 'utf8')
     expect(report).toContain('`a.test.ts > leaks state`: **non-idempotent**. Passed repetition 1, then failed every repetition from 2 on')
-    // It passed its first repetition among the file's tests, then broke its own: its file runs whole (src/core/hints.ts).
-    expect(report).toContain('Measure it with fresh runs instead, its file run whole (it may need the tests before it): `npx flakeproof measure --cmd "npx vitest run a.test.ts" --trials 20 --out .flakeproof/fresh-rate.json`.')
+    // Its rate in ordinary runs of its file: whole-run rounds, each test once, the tests before it included (src/core/hints.ts plainRate).
+    expect(report).toContain('Measure its rate in ordinary runs instead, each test of its file once a run: `npx vitest run a.test.ts -- --flaky-rounds 20 --flaky-repeat 1`.')
     expect(report).toContain('`a.test.ts > leaks state`: No runs needed, retry budget or quarantine threshold is given')
   })
 
