@@ -159,10 +159,14 @@ function nextSteps(outcomes: readonly TestOutcome[], context: TableContext): str
     const { project, file, name } = broken.tally
     // Its file whole, once: a test alone (`-t`) meets other state than in the run, and repetitions
     // of the tests before it can leave state (a counter, an id) that fails every one of its own.
-    // Plain runs of its file after the measurement (src/pipeline/plain-evidence.ts) failed it too: no caveat left.
-    const text = brokenAsUsual(broken.tally.plainEvidence)
-      ? 'broken: it failed every repetition, and every run of its file as usual; run its file and read the error:'
-      : 'broken: it failed every repetition; run its file as usual and read the error (if the test passes there, the repetitions broke it with state they leave):'
+    // Plain runs of its file after the measurement (src/pipeline/plain-evidence.ts) failed it too, or
+    // every round ran each test once (an ordinary run, no repetition to leave state): no caveat left.
+    const text =
+      repeat === 1
+        ? 'broken: it failed in every run, each test of its file once a run; run its file and read the error:'
+        : brokenAsUsual(broken.tally.plainEvidence)
+          ? 'broken: it failed every repetition, and every run of its file as usual; run its file and read the error:'
+          : 'broken: it failed every repetition; run its file as usual and read the error (if the test passes there, the repetitions broke it with state they leave):'
     steps.push({ text, command: hints.runTest({ project, file, name }, true) })
   }
   if (first('flaky')) steps.push({ text: 'flaky: find the cause in report.html; once fixed, prove it (its green runs):', command: hints.again('--flaky-proof') })

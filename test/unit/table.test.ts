@@ -141,6 +141,15 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     expect(render([{ ...confirmed, greenRuns: 2 }], at(80)).join('\n')).not.toContain('green runs')
   })
 
+  it('drops the caveat from a broken test whose every trial was an ordinary run (rounds of one repetition)', () => {
+    const lines = render([BROKEN], { ...at(80), repeat: 1, rounds: 20 })
+    expect(lines.slice(-3)).toEqual([
+      '    broken: it failed in every run, each test of its file once a run; run its',
+      '      file and read the error:',
+      '      npx vitest run tests/deeply/nested/folder/cart.test.ts',
+    ])
+  })
+
   it('renders nothing for no test', () => {
     expect(renderTable([], at(80))).toEqual([])
   })
