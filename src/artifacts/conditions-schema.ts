@@ -31,6 +31,18 @@ const order = z.object({ round: z.number().int().positive(), seed: z.number().nu
 
 export const OrderFindingSchema = z.object({
   culprit: z.string().describe('The test whose running earlier (same file, same worker, same round) the failures follow most closely.'),
+  tied: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Other tests with the very counts of the culprit (rounds after it and otherwise, failed and passed alike): these rounds support each as much as the culprit, so any of them may be the one; more shuffled rounds tell them apart.',
+    ),
+  direction: z
+    .enum(['fails-after', 'needs'])
+    .optional()
+    .describe(
+      '`fails-after`: this test failed more often in rounds where the culprit ran before it (state the culprit leaves breaks it); `needs`: more often in rounds where it did not (it needs state the culprit leaves). Files written before this field: `fails-after`.',
+    ),
   after_culprit: z.object({ trials: count, failures: count }).describe('Executions of this test in rounds where the culprit ran before it.'),
   otherwise: z.object({ trials: count, failures: count }),
   after_culprit_rounds: z
@@ -48,8 +60,10 @@ export const OrderFindingSchema = z.object({
     .describe('Culprits tried over the whole run (every test that failed, each earlier test that ran before it in some rounds and not in others): the chance of naming any innocent culprit in the run stays below 1 - confidence.'),
   adjusted_p_value: probability.optional().describe('min(1, p_value × hypotheses): compared with 1 - confidence.'),
   tag: z.literal('order-dependent').nullable(),
-  failing_order: order.nullable().describe('A round where the culprit ran first and this test failed: replay with --flaky-seed <seed>.'),
-  passing_order: order.nullable().describe('A round where the culprit did not run first and this test passed.'),
+  failing_order: order
+    .nullable()
+    .describe('A round where this test failed with the culprit before it (`needs`: without it): replay with --flaky-seed <seed>.'),
+  passing_order: order.nullable().describe('A round where this test passed without the culprit before it (`needs`: with it).'),
   note: z.string(),
 })
 
@@ -137,6 +151,11 @@ export const MeasuredUnderSchema = z.object({
   ...RunStressSchema.shape,
 })
 export type MeasuredUnder = z.infer<typeof MeasuredUnderSchema>
+
+/** Every test an order finding names: the culprit first, then those the rounds cannot tell from it. */
+export function culpritsOf(order: Pick<OrderFinding, 'culprit' | 'tied'>): string[] {
+  return [order.culprit, ...(order.tied ?? [])]
+}
 
 /** What a side of a comparison counts: rounds (a condition or an order holds for a whole round) or executions. */
 export type CountUnit = 'rounds' | 'executions'

@@ -1,5 +1,6 @@
 import { stripAnsi } from '../core/ansi.js'
 import { comparisonSides, type ConditionsFile, orderSides } from './conditions-schema.js'
+import { needsCulprit } from './culprit-text.js'
 import type { Messages } from './report-messages.js'
 
 /**
@@ -30,7 +31,7 @@ export function renderConditionsSection(conditions: ConditionsFile | undefined, 
     }
     if (order) {
       const { after, otherwise, unit } = orderSides(order)
-      lines.push(`| ${code(id)} | ${w.order(code(order.culprit))} | ${t.notes.countIn(after.failures, after.trials, unit)} | ${w.otherwise} ${t.notes.countIn(otherwise.failures, otherwise.trials, unit)} | ${order.p_value.toPrecision(3)} | ${order.tag ? w.tag(order.tag) : '–'} |`)
+      lines.push(`| ${code(id)} | ${w.order(w.culprits(order, code), needsCulprit(order))} | ${t.notes.countIn(after.failures, after.trials, unit)} | ${w.otherwise} ${t.notes.countIn(otherwise.failures, otherwise.trials, unit)} | ${order.p_value.toPrecision(3)} | ${order.tag ? w.tag(order.tag) : '–'} |`)
     }
     const said = [...comparisons.map((c) => t.notes.comparison(c)), ...(order ? [t.notes.order(order)] : [])]
     notes.push(`- ${code(id)}${tags.length > 0 ? ` (**${tags.map(w.tag).join(', ')}**)` : ''}: ${said.map(oneLine).join(' ')}`)

@@ -1,4 +1,6 @@
+import type { OrderFinding } from './conditions-schema.js'
 import { countOf, proofRunsText } from './counts-text.js'
+import { culpritsText } from './culprit-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import { WEAKNESS_TEXT } from './weakness-text.js'
 import { REPORT_NOTES } from './report-notes.js'
@@ -30,7 +32,8 @@ const EN = {
     header: ['test', 'compared', 'a', 'b', 'p', 'tag'],
     kind: (kind: string): string => kind,
     tag: (tag: string): string => tag,
-    order: (culprit: string) => `order: after ${culprit}`,
+    order: (culprits: string, needs: boolean) => (needs ? `order: unless after ${culprits}` : `order: after ${culprits}`),
+    culprits: (order: Pick<OrderFinding, 'culprit' | 'tied'>, code: (name: string) => string) => culpritsText(order, 'en', code),
     otherwise: 'otherwise',
   },
   nonIdempotent: 'non-idempotent',
@@ -122,7 +125,8 @@ const KO: Messages = {
     header: ['테스트', '비교', 'a', 'b', 'p', '태그'],
     kind: (kind) => ({ divergence: '병렬 대 직렬', load: '부하 대 유휴', gap: '빠르게 대 간격' })[kind] ?? kind,
     tag: (tag) => ({ 'parallel-only': '병렬에서만', 'load-only': '부하에서만', 'order-dependent': '순서 의존' })[tag] ?? tag,
-    order: (culprit) => `순서: ${culprit} 다음`,
+    order: (culprits, needs) => (needs ? `순서: ${culprits} 다음이 아닐 때` : `순서: ${culprits} 다음`),
+    culprits: (order, code) => culpritsText(order, 'ko', code),
     otherwise: '그 밖에는',
   },
   nonIdempotent: '반복 의존',

@@ -1,6 +1,7 @@
 import pc from 'picocolors'
 import type { ConditionsFile } from '../artifacts/conditions-schema.js'
 import { countOf } from '../artifacts/counts-text.js'
+import { culpritsText, needsCulprit } from '../artifacts/culprit-text.js'
 import { brokenAsUsual } from '../artifacts/independence-text.js'
 import { stripAnsi } from '../core/ansi.js'
 import type { Hints } from '../core/hints.js'
@@ -46,12 +47,14 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
   const rows = shown.map(({ tally, verdict, ci, greenRuns }) => {
     const order = conditions?.tests[tally.id]?.order
     const ordered = order?.tag === 'order-dependent'
-    const onlyAfter = ordered && order.otherwise.failures === 0
+    // Failed only in rounds with the culprit before it (`needs`: only without): its row names it instead of green runs.
+    const needs = ordered && needsCulprit(order)
+    const onlyAfter = ordered && (needs ? order.after_culprit.failures === 0 : order.otherwise.failures === 0)
     return {
       verdict: ordered ? ('order-dependent' as const) : verdict,
       counts: countOf(tally.fast.failures, tally.fast.trials),
       interval: `[${pct(ci.low)}, ${pct(ci.high)}]`,
-      runs: onlyAfter ? `fails after ${order.culprit}` : greenRuns === null || verdict === 'broken' ? '' : `fix: ${greenRuns} green runs`,
+      runs: onlyAfter ? `${needs ? 'fails unless after' : 'fails after'} ${culpritsText(order, 'en')}` : greenRuns === null || verdict === 'broken' ? '' : `fix: ${greenRuns} green runs`,
       slow: tally.slow.trials > 0 ? `slow ${countOf(tally.slow.failures, tally.slow.trials)}` : '',
     }
   })
@@ -74,7 +77,10 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
   })
   const hidden = outcomes.slice(TABLE_ROWS)
   if (hidden.length > 0) lines.push(...paragraph(`… and ${hidden.length} more (${countsByVerdict(hidden)}): report.html and flaky_report.md list every one`, width, 2, 4).map((line) => pc.dim(line)))
-  return [...lines, ...legend(shown, context), ...nextSteps(outcomes, context)]
+  // The green runs are explained from a row that shows them: one failing only after its culprit names it instead.
+  const planning = (i: number): boolean => rows[i]?.runs.startsWith('fix: ') === true
+  const planned = shown.find((o, i) => o.verdict === 'flaky' && planning(i)) ?? shown.find((_, i) => planning(i))
+  return [...lines, ...legend(shown, planned, context), ...nextSteps(outcomes, context)]
 }
 
 /** A test's id on one line: a name with line breaks (a rule tester's case is its code) shows them as `\n`. */
@@ -130,11 +136,9 @@ function paragraph(text: string, width: number, first: number, rest: number): st
   return wrap(text, width, rest, first).map((line, i) => (i === 0 ? `${' '.repeat(first)}${line}` : line))
 }
 
-/** The row's short terms in words, each once, only when a row shows it. */
-function legend(outcomes: readonly TestOutcome[], { width, confidence }: TableContext): string[] {
+/** The row's short terms in words, each once, only when a row shows it (`planned`: a row that shows its green runs). */
+function legend(outcomes: readonly TestOutcome[], planned: TestOutcome | undefined, { width, confidence }: TableContext): string[] {
   const lines: string[] = []
-  // A broken row shows no green runs: the legend explains only what a row shows.
-  const planned = outcomes.find((o) => o.verdict === 'flaky' && o.greenRuns !== null) ?? outcomes.find((o) => o.greenRuns !== null && o.verdict !== 'broken')
   const chance = `${Math.round((1 - confidence) * 1000) / 10}%`
   if (planned) {
     const n = planned.greenRuns as number

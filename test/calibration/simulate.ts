@@ -1,4 +1,4 @@
-import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
+import { culpritsOf, type RoundCondition } from '../../src/artifacts/conditions-schema.js'
 import { seeded } from '../seeded.js'
 import type { HistoryRecord } from '../../src/artifacts/history.js'
 import type { MergeSource } from '../../src/artifacts/merge-source.js'
@@ -53,6 +53,8 @@ export const BEHAVIOURS = {
   loadOnly: (q: number): Behaviour => ({ condition }, random) => condition === 'load' && random() < q,
   /** Fails at rate q when `culprit` ran before it in the round, never otherwise. */
   order: (culprit: string, q: number): Behaviour => ({ after }, random) => after.has(culprit) && random() < q,
+  /** Fails at rate q when `culprit` did not run before it in the round (it needs state the culprit sets up), never otherwise. */
+  needs: (culprit: string, q: number): Behaviour => ({ after }, random) => !after.has(culprit) && random() < q,
   /**
    * Fails at rate q in a round drawn bad (chance `bad`, at its first execution), never in the others,
    * whatever ran before it: failures in whole rounds for another reason than order (data drawn at
@@ -118,8 +120,10 @@ export function simulateRun(tests: readonly SimulatedTest[], design: Design, ran
 export interface Judged {
   outcome: TestOutcome
   tags: readonly string[]
-  /** The order culprit named, when the test was tagged order-dependent. */
-  culprit: string | null
+  /** The order culprits named (the culprit and those tied with it), when the test was tagged order-dependent; else none. */
+  culprits: readonly string[]
+  /** Its order finding's direction, when it has one. */
+  direction: 'fails-after' | 'needs' | null
 }
 
 /**
@@ -162,7 +166,7 @@ export function judgeRun(perTest: ReadonlyMap<string, readonly RoundResult[]>, d
   return new Map(
     outcomes.map((outcome) => {
       const found = conditions?.tests[outcome.tally.id]
-      return [outcome.tally.id, { outcome, tags: found?.tags ?? [], culprit: found?.order?.tag ? found.order.culprit : null }]
+      return [outcome.tally.id, { outcome, tags: found?.tags ?? [], culprits: found?.order?.tag ? culpritsOf(found.order) : [], direction: found?.order?.direction ?? null }]
     }),
   )
 }

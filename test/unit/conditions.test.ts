@@ -96,12 +96,44 @@ describe('buildConditions', () => {
     expect(alone?.p_value).toBeCloseTo(2 / 70, 12)
     // A third test, "other", runs last in the rounds "leaks" opens and first in the others, and fails
     // once (round 2). Tried now: "reads" against "leaks" and "other", "other" against "leaks" and
-    // "reads": 4 hypotheses in the run. "reads" is still best explained by "leaks" (a tie with
-    // "other" at 2/70, by name), but 2/70 is not below 0.05 / 4.
+    // "reads": 4 hypotheses in the run. "reads" is still best explained by "leaks" ("other" gives
+    // the mirror table, 0/4 against 4/4, at the same 2/70: a shuffle makes two tests' rounds exact
+    // complements with chance (1/3)^rounds, so it is not named beside it), but 2/70 is not below 0.05 / 4.
     const other = plan.map((r) => result('other', r.round, 'base', r.round !== 2, first.has(r.round) ? 3 : 1, r.seed))
     const tests = build(new Map([['a.test.ts > leaks', leaks], ['a.test.ts > reads', reads], ['a.test.ts > other', other]]), plan, true).tests
     expect(tests['a.test.ts > reads']?.order).toMatchObject({ culprit: 'a.test.ts > leaks', significant: false, tag: null, hypotheses: 4 })
     expect(tests['a.test.ts > reads']?.order?.adjusted_p_value).toBeCloseTo(8 / 70, 12)
+  })
+})
+
+describe('buildConditions: which test to name', () => {
+  // 10 shuffled rounds; "reads" fails exactly in the 5 where the named test(s) ran before it (or, for
+  // `needs`, where they did not): 5/5 against 0/5, two-sided p = 2/252 = 0.0079 < 0.05 / 2.
+  const firstIn = new Set([1, 3, 5, 7, 9])
+  const plan = Array.from({ length: 10 }, (_, i): PlannedRound => ({ round: i + 1, condition: 'base', seed: 30 + i }))
+  const before = (name: string, rounds: ReadonlySet<number>) => plan.map((r) => result(name, r.round, 'base', true, rounds.has(r.round) ? 1 : 3, r.seed))
+
+  it('names every test that ran before it in the very same rounds, never one of them by its name', () => {
+    // "leaks" and "twin" both ran before "reads" in rounds 1, 3, 5, 7, 9: these rounds cannot tell them apart.
+    const reads = plan.map((r) => result('reads', r.round, 'base', !firstIn.has(r.round), 2, r.seed))
+    const perTest = new Map([['a.test.ts > leaks', before('leaks', firstIn)], ['a.test.ts > twin', before('twin', firstIn)], ['a.test.ts > reads', reads]])
+    const order = build(perTest, plan, true).tests['a.test.ts > reads']?.order
+    expect(order).toMatchObject({ culprit: 'a.test.ts > leaks', tied: ['a.test.ts > twin'], direction: 'fails-after', significant: true, hypotheses: 2 })
+    expect(order?.p_value).toBeCloseTo(2 / 252, 12)
+    expect(order?.note).toMatch(/^Fails when a\.test\.ts > leaks or a\.test\.ts > twin runs before it \(.*; these rounds support each of these 2 tests alike, and more shuffled rounds would tell them apart\)/)
+  })
+
+  it('says a test fails unless another runs before it when that is what the rounds show, replaying each side', () => {
+    // "reads" needs "setup": it fails in the 5 rounds where "setup" did not run before it.
+    const reads = plan.map((r) => result('reads', r.round, 'base', firstIn.has(r.round), 2, r.seed))
+    const perTest = new Map([['a.test.ts > setup', before('setup', firstIn)], ['a.test.ts > reads', reads]])
+    const order = build(perTest, plan, true).tests['a.test.ts > reads']?.order
+    expect(order).toMatchObject({ culprit: 'a.test.ts > setup', direction: 'needs', significant: true, tag: 'order-dependent', after_culprit: { trials: 5, failures: 0 }, otherwise: { trials: 5, failures: 5 } })
+    expect(order?.tied).toBeUndefined()
+    // The failing order is a round without "setup" first (round 2), the passing one a round with it (round 1).
+    expect(order?.failing_order).toEqual({ round: 2, seed: 31 })
+    expect(order?.passing_order).toEqual({ round: 1, seed: 30 })
+    expect(order?.note).toMatch(/^Fails unless a\.test\.ts > setup runs before it \(failed in 0 of 5 rounds after it, 5 of 5 otherwise, p = 0\.00794; .*\): it needs state that test leaves/)
   })
 })
 

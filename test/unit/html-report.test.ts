@@ -258,6 +258,16 @@ describe('drilling into a test', () => {
     expect([...(order?.querySelectorAll('table.conditions td') ?? [])].map((td) => td.textContent)).toEqual(['parallel (as configured) 1 of 2 rounds', 'serial 1 of 2 rounds', '1.00', '–'])
   })
 
+  it('says a test fails unless another runs before it, naming each test the rounds cannot tell apart', () => {
+    const entry = bundle.conditions?.tests[IDS.order]
+    if (!bundle.conditions || !entry?.order) throw new Error('the bundle has an order finding')
+    const needs = { ...entry.order, tied: ['tests/a.test.ts > seeds the shared file'], direction: 'needs' as const }
+    const tests = { ...bundle.conditions.tests, [IDS.order]: { ...entry, order: needs } }
+    const page = new JSDOM(renderHtmlReport({ ...bundle, conditions: { ...bundle.conditions, tests } }, executions)).window.document
+    const text = page.querySelector(`article[data-id="${IDS.order}"] [data-order="dependent"]`)?.textContent ?? ''
+    expect(text).toMatch(/^Fails unless tests\/a\.test\.ts > writes the shared file or tests\/a\.test\.ts > seeds the shared file runs before it: .* It needs state that test leaves: set it up in this test or its hooks\. These rounds support each of these tests alike: more shuffled rounds would tell them apart\./)
+  })
+
   it('shows a command as code, without backquotes', () => {
     const note = article(IDS.leaks)?.querySelector('p.warn')
     // Its rate in ordinary runs of its file, the tests before it included (src/core/hints.ts plainRate).

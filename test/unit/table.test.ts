@@ -125,6 +125,18 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     const reader = outcome({ id: 'a.test.ts > reader', name: 'reader', verdict: 'flaky', fast: [1, 4], ci: [0.046, 0.699], greenRuns: 11 })
     expect(render([reader], { ...at(80), conditions: conditions(0) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fails after a.test.ts > writer', '    a.test.ts > reader'])
     expect(render([reader], { ...at(80), conditions: conditions(1) }).slice(0, 2)).toEqual(['  ORDER-DEPENDENT  1 of 4  [4.6%, 69.9%]  fix: 11 green runs', '    a.test.ts > reader'])
+    // No row shows green runs when it names its culprit instead: no legend line explains them.
+    expect(render([reader], { ...at(80), conditions: conditions(0) }).join('\n')).not.toContain('once you fix it')
+  })
+
+  it('names every test the rounds cannot tell apart, and a test that fails unless another runs first', () => {
+    const needs = { culprit: 'a.test.ts > setup', tied: ['a.test.ts > seed'], direction: 'needs' as const, after_culprit: { trials: 3, failures: 0 }, otherwise: { trials: 3, failures: 3 }, tag: 'order-dependent' as const }
+    const conditions = { tests: { 'a.test.ts > reader': { comparisons: [], order: needs, tags: ['order-dependent' as const] } } } as unknown as ConditionsFile
+    const reader = outcome({ id: 'a.test.ts > reader', name: 'reader', verdict: 'flaky', fast: [3, 6], ci: [0.188, 0.812], greenRuns: 5 })
+    expect(render([reader], { ...at(100), conditions }).slice(0, 2)).toEqual([
+      '  ORDER-DEPENDENT  3 of 6  [18.8%, 81.2%]  fails unless after a.test.ts > setup or a.test.ts > seed',
+      '    a.test.ts > reader',
+    ])
   })
 
   it('drops the caveat from a broken test plain runs of its file failed too, and explains nothing it does not show', () => {
