@@ -12,6 +12,7 @@ import { PartialWriteError, WriteLog } from '../artifacts/write.js'
 import type { RunnerInfo } from '../config/runners.js'
 import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-options.js'
 import { fractionFromNumber } from '../core/fraction.js'
+import { countDistinct } from '../core/distinct.js'
 import type { Hints } from '../core/hints.js'
 import { measuringModeOf, pairOrder } from '../core/repetition.js'
 import { terminalWidth } from '../core/text-layout.js'
@@ -353,7 +354,10 @@ export class TestSession implements RoundsReporter {
   end(end: RunEnd): TestRunResult | undefined {
     if (this._freshRound > 0) {
       // The runner's reporters are the measured run's: what went wrong outside a test in a fresh-state round is said here.
-      for (const runError of end.runErrors) this._log(pc.yellow(`[flakeproof] ${this._freshRoundName(this._freshRound)}: ${runErrorLine(runError)}`), 'warn')
+      // Each distinct error once, with its count: one unhandled rejection per copy would repeat it per copy.
+      for (const { item: line, times } of countDistinct(end.runErrors.map(runErrorLine), (l) => l)) {
+        this._log(pc.yellow(`[flakeproof] ${this._freshRoundName(this._freshRound)}: ${line}${times > 1 ? ` (${times} times)` : ''}`), 'warn')
+      }
       return this._endFreshRound(end.ending.kind === 'interrupted')
     }
     if (end.ending.kind !== 'interrupted' && this._round < this._of) {
