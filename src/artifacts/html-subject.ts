@@ -166,7 +166,7 @@ function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const seed = (o: typeof order.failing_order): string => (o === null || o.seed === null ? '' : `<code>--flaky-seed ${o.seed}</code>`)
   const text = order.significant
     ? `${(needsCulprit(order) ? t.orderNeeded : t.orderFound)(culprit, counts(after), counts(otherwise), p)}${(order.tied ?? []).length > 0 ? t.orderTied : ''}${t.replay(seed(order.failing_order), seed(order.passing_order))}`
-    : `${t.orderNotFound(culprit, counts(after), counts(otherwise), p)}${(order.tied ?? []).length > 0 ? t.orderTied : ''}`
+    : t.orderNotFound(culprit, counts(after), counts(otherwise), p)
   return `<p class="${order.significant ? 'warn' : 'note'}" data-order="${order.significant ? 'dependent' : 'not-found'}">${text}</p>`
 }
 

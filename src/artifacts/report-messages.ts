@@ -33,7 +33,7 @@ const EN = {
     kind: (kind: string): string => kind,
     tag: (tag: string): string => tag,
     order: (culprits: string, needs: boolean) => (needs ? `order: unless after ${culprits}` : `order: after ${culprits}`),
-    culprits: (order: Pick<OrderFinding, 'culprit' | 'tied'>, code: (name: string) => string) => culpritsText(order, 'en', code),
+    culprits: (order: Pick<OrderFinding, 'culprit' | 'tied' | 'significant'>, code: (name: string) => string) => culpritsText(order, 'en', code),
     otherwise: 'otherwise',
   },
   nonIdempotent: 'non-idempotent',

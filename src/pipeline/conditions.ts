@@ -211,8 +211,8 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[],
   const failing = orderOf(failedIn)
   const passing = orderOf(passedIn)
   const finding = { culprit, ...(tied.length > 0 ? { tied } : {}), direction: needs ? ('needs' as const) : ('fails-after' as const) }
-  const names = culpritsText(finding, 'en')
-  const either = tied.length > 0 ? `; these rounds support each of these ${tied.length + 1} tests alike, and more shuffled rounds would tell them apart` : ''
+  const names = culpritsText({ ...finding, significant }, 'en')
+  const either = significant && tied.length > 0 ? `; these rounds support each of these ${tied.length + 1} tests alike, and more shuffled rounds would tell them apart` : ''
   const sides = `failed in ${pct(after)} rounds after it, ${pct(otherwise)} otherwise, ${p(pValue)}; ${hypotheses} culprit(s) tried in the run, so significant below ${(Number(overall.num) / Number(overall.den) / hypotheses).toPrecision(3)}${either}`
   const replay = (o: { seed: number | null } | null, what: string) => (o === null || o.seed === null ? '' : ` ${what}: --flaky-seed ${o.seed}.`)
   const needed = significant ? null : trialsToSeeDifference(after.trials && after.failures / after.trials, otherwise.trials && otherwise.failures / otherwise.trials, alpha)

@@ -123,6 +123,17 @@ describe('buildConditions: which test to name', () => {
     expect(order?.note).toMatch(/^Fails when a\.test\.ts > leaks or a\.test\.ts > twin runs before it \(.*; these rounds support each of these 2 tests alike, and more shuffled rounds would tell them apart\)/)
   })
 
+  it('names only the closest candidate of a finding that is not significant, the ones tied with it counted', () => {
+    // The first 6 rounds: 3/3 against 0/3, p = 2/20 = 0.1, not below 0.05 / 2.
+    const six = plan.slice(0, 6)
+    const reads = six.map((r) => result('reads', r.round, 'base', !firstIn.has(r.round), 2, r.seed))
+    const before6 = (name: string) => six.map((r) => result(name, r.round, 'base', true, firstIn.has(r.round) ? 1 : 3, r.seed))
+    const perTest = new Map([['a.test.ts > leaks', before6('leaks')], ['a.test.ts > twin', before6('twin')], ['a.test.ts > reads', reads]])
+    const order = build(perTest, six, true).tests['a.test.ts > reads']?.order
+    expect(order).toMatchObject({ culprit: 'a.test.ts > leaks', tied: ['a.test.ts > twin'], significant: false })
+    expect(order?.note).toMatch(/^No order dependence found with these counts \(closest: a\.test\.ts > leaks or 1 other, failed in 3 of 3 rounds after it, 0 of 3 otherwise, p = 0\.100; 2 culprit\(s\) tried in the run, so significant below 0\.0250\); about \d+ rounds on each side would show one\.$/)
+  })
+
   it('says a test fails unless another runs before it when that is what the rounds show, replaying each side', () => {
     // "reads" needs "setup": it fails in the 5 rounds where "setup" did not run before it.
     const reads = plan.map((r) => result('reads', r.round, 'base', firstIn.has(r.round), 2, r.seed))

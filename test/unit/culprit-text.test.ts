@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { culpritsText } from '../../src/artifacts/culprit-text.js'
 
 describe('culpritsText: the tests an order finding names, never one alone when the rounds cannot tell them apart', () => {
-  const order = (...names: string[]) => ({ culprit: names[0] as string, ...(names.length > 1 ? { tied: names.slice(1) } : {}) })
+  const order = (...names: string[]) => ({ culprit: names[0] as string, ...(names.length > 1 ? { tied: names.slice(1) } : {}), significant: true })
   it.each<[string[], 'en' | 'ko', string]>([
     [['a'], 'en', 'a'],
     [['a', 'b'], 'en', 'a or b'],
@@ -14,6 +14,12 @@ describe('culpritsText: the tests an order finding names, never one alone when t
     [['a', 'b', 'c', 'd', 'e'], 'ko', 'a, b, c 또는 다른 2개'],
   ])('%j (%s): %s', (names, lang, text) => {
     expect(culpritsText(order(...names), lang)).toBe(text)
+  })
+
+  it('names only the closest candidate of a finding that is not significant, the others counted', () => {
+    // At a few rounds many tests tie, and none of them is a finding.
+    expect(culpritsText({ ...order('a', 'b', 'c'), significant: false }, 'en')).toBe('a or 2 others')
+    expect(culpritsText({ ...order('a'), significant: false }, 'en')).toBe('a')
   })
 
   it('passes each name through the caller’s code format', () => {
