@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { relative, resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
 import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, startFailure } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
@@ -42,6 +42,10 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
   const needs = packagesVitestNeeds(vitest.config)
   if (needs.environment !== undefined) await vitest.packageInstaller.ensureInstalled(needs.environment, vitest.config.root)
   if (needs.coverage !== undefined && !(await vitest.packageInstaller.ensureInstalled(needs.coverage, vitest.config.root, vitest.version))) {
+    // Vitest said which package is missing; that no test ran, and that nothing was written, is ours to say.
+    const shown = relative(process.cwd(), outDir)
+    const where = shown === '' ? '.' : shown.startsWith('..') ? outDir : shown
+    vitest.logger.error(`[flakeproof] no test ran: Vitest stopped before the first (its coverage provider ${needs.coverage} is not installed); the files in ${where} were left as they were`)
     await vitest.close()
     return { code: 1, outDir, testTimeMs: 0, ending }
   }

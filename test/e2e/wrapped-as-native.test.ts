@@ -137,6 +137,8 @@ describe.concurrent('flakeproof vitest runs what `vitest run` runs, as it runs i
     const result = await wrapped('vitest', ['--flaky-repeat', '2', '--flaky-out', out, '--flaky-out-anywhere', '--coverage.enabled', '--coverage.provider=istanbul'])
     expect(result.code).toBe(1)
     expect(stripAnsi(result.stderr)).toMatch(/MISSING DEPENDENCY\s+Cannot find dependency '@vitest\/coverage-istanbul'/)
+    // flakeproof's own line: nothing was measured, and nothing written.
+    expect(stripAnsi(result.stderr)).toContain(`[flakeproof] no test ran: Vitest stopped before the first (its coverage provider @vitest/coverage-istanbul is not installed); the files in ${out} were left as they were`)
     expect(result.stdout + result.stderr).not.toMatch(/^\s+at |❯ /m)
     expect(existsSync(join(out, 'rate.json'))).toBe(false)
   })
