@@ -61,7 +61,8 @@ export const RUNNER_COMMANDS: readonly RunnerCommand[] = [
       // Jest's own verdict on its arguments (an unknown flag, a bad value), in its words; jest-validate
       // names the class, not the error.
       if ((error as object | undefined)?.constructor?.name !== 'ValidationError') return undefined
-      return { message: stripAnsi((error as Error).message).trim(), code: 1 }
+      // As `flakeproof vitest` says of a run Vitest stopped before its first test.
+      return { message: `${stripAnsi((error as Error).message).trim()}\n[flakeproof] no test ran: Jest stopped before the first, and nothing was written`, code: 1 }
     },
   },
   {

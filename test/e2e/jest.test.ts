@@ -191,6 +191,15 @@ describe.concurrent('test/fixtures/jest-flaky, one run at a time', { timeout: 12
       expect(result.stderr).not.toMatch(/^\s+at /m)
     })
 
+    it('says, after Jest refuses an argument in its words, that no test ran and nothing was written', async () => {
+      const out = tempDir()
+      const result = await flakeproofJest(['--flaky-repeat', '5', '--flaky-out', out, '--flaky-out-anywhere', '--testEnvironment=jest-environment-none-such'])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain('Test environment jest-environment-none-such cannot be found')
+      expect(result.stderr).toContain('[flakeproof] no test ran: Jest stopped before the first, and nothing was written')
+      expect(readdirSync(out)).toEqual([])
+    })
+
     it('says Jest is missing where it is', async () => {
       const result = await runNodeIn(tempDir(), [BIN, 'jest', '--flaky-repeat', '5'])
       expect(result.code).toBe(2)
