@@ -42,7 +42,7 @@ export function renderAnnotations(bundle: Partial<ReportBundle>, locate: (test: 
     const message = [
       `${test.id} failed ${counts(test)}.`,
       test.verdict === 'broken'
-        ? brokenAsUsual(test.plain_evidence)
+        ? brokenAsUsual(test.plain_evidence, rate?.measured_under)
           ? 'It failed every repetition, and every run of its file as usual: fix it as a normal bug.'
           : 'It failed every repetition: fix it as a normal bug, unless it passes when its file runs as usual (then the repetitions broke it).'
         : (test.plain_evidence?.note ?? (required === undefined ? '' : `A fix must pass ${required} runs in a row.`)),

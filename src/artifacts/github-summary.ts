@@ -114,7 +114,7 @@ function renderTests(rate: RateFile, { policy, runsNeeded, attribution }: Partia
   }
   if (broken.length > 0) {
     // An everyday run's failure is one execution: whose it is, not "every repetition", is what it says.
-    const confirmed = broken.every((t) => brokenAsUsual(t.plain_evidence))
+    const confirmed = broken.every((t) => brokenAsUsual(t.plain_evidence, rate.measured_under))
     const advice = attribution
       ? 'One run: the last column says whose failure each one is (docs/attribution.md).'
       : confirmed

@@ -8,7 +8,7 @@ import { comparisonPlot, durationPlot, type MarkLabel, repetitionStrip } from '.
 import { sourceLink } from './html-source.js'
 import { type HtmlBundle, type Subject, tagsOf } from './html-subjects.js'
 import type { HtmlText } from './html-text.js'
-import { brokenAsUsual, decideAdviceFor, freshAdviceFor, plainAdviceFor, predicateP } from './independence-text.js'
+import { brokenAsUsual, decideAdviceFor, nonIdempotentAdviceFor, plainAdviceFor, predicateP } from './independence-text.js'
 
 /** Ids in the page are derived from position, never from user text. */
 export const anchor = (index: number): string => `s${index + 1}`
@@ -140,7 +140,7 @@ function independenceNote(bundle: HtmlBundle, s: Subject, t: HtmlText): string {
     const measure = test?.fresh
       ? withCode(t.notes.fresh(test.fresh))
       : escWithCode((code) =>
-          test ? freshAdviceFor(t.independence, hintContextOf(bundle.rate), test, bundle.conditions?.tests[test.id]?.tags, code) : t.independence.freshEnvironment(s.id, code),
+          test ? nonIdempotentAdviceFor(t.independence, hintContextOf(bundle.rate), test, bundle.conditions?.tests[test.id]?.tags, code) : t.independence.freshEnvironment(s.id, code),
         )
     return `<p class="warn">${esc(t.independence.cause(independence, unit))} ${measure}</p>`
   }

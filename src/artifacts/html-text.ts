@@ -65,11 +65,11 @@ const EN = {
     },
     'non-idempotent': {
       title: 'Non-idempotent tests',
-      about: 'Passed, then failed every later repetition (or the reverse): what one repetition leaves decides the next, so the rate is no chance of failing. Measure them with fresh runs.',
+      about: 'Passed, then failed every later repetition (or the reverse): what one repetition leaves decides the next, so the rate is no chance of failing. Measure their rate in ordinary runs of their file instead.',
     },
     'order-dependent': {
       title: 'Order-dependent tests',
-      about: "Fail when another test of the same file runs before them in the same worker (rounds in shuffled order, Fisher's exact test).",
+      about: "Fail when another test of the same file runs before them in the same worker, or unless it does (rounds in shuffled order, Fisher's exact test).",
     },
     undetermined: {
       title: 'Undetermined',
@@ -148,7 +148,7 @@ const EN = {
   orderFound: (culprit: string, after: string, otherwise: string, p: string) =>
     `Fails when ${culprit} runs before it: failed in ${after} after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it).`,
   orderNeeded: (culprit: string, after: string, otherwise: string, p: string) =>
-    `Fails unless ${culprit} runs before it: failed in ${after} after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it). It needs state that test leaves: set it up in this test or its hooks.`,
+    `Fails unless ${culprit} runs before it: failed in ${after} after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it). It needs state the test before it leaves: set it up in this test or its hooks.`,
   orderNotFound: (culprit: string, after: string, otherwise: string, p: string) => `No order dependence found with these counts (closest: ${culprit}: failed in ${after} after it, ${otherwise} otherwise, p = ${p}).`,
   orderTied: ' These rounds support each of these tests alike: more shuffled rounds would tell them apart.',
   replay: (failing: string, passing: string) => `${failing ? ` Replay a failing order with ${failing}` : ''}${passing ? `${failing ? ';' : ''} a passing one: ${passing}` : ''}${failing || passing ? '.' : ''}`,
@@ -268,11 +268,11 @@ const KO: HtmlText = {
     },
     'non-idempotent': {
       title: '반복 실행에 의존하는 테스트',
-      about: '통과하다가 이후 모든 반복에서 실패했습니다 (또는 그 반대): 한 반복이 남긴 것이 다음 반복을 결정하므로, 실패율은 실패할 확률이 아닙니다. 매번 새로 실행해서 측정하세요.',
+      about: '통과하다가 이후 모든 반복에서 실패했습니다 (또는 그 반대): 한 반복이 남긴 것이 다음 반복을 결정하므로, 실패율은 실패할 확률이 아닙니다. 대신 파일의 평소 실행에서 실패율을 측정하세요.',
     },
     'order-dependent': {
       title: '실행 순서에 의존하는 테스트',
-      about: '같은 파일의 다른 테스트가 같은 워커에서 먼저 실행되면 실패합니다 (순서를 섞은 라운드, Fisher 정확 검정).',
+      about: '같은 파일의 다른 테스트가 같은 워커에서 먼저 실행되면, 또는 먼저 실행되지 않으면 실패합니다 (순서를 섞은 라운드, Fisher 정확 검정).',
     },
     undetermined: {
       title: '판정 보류',
@@ -348,7 +348,7 @@ const KO: HtmlText = {
   orderFound: (culprit, after, otherwise, p) =>
     `${culprit}가 먼저 실행되면 실패합니다: 그 뒤에 실행됐을 때 ${after} 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정).`,
   orderNeeded: (culprit, after, otherwise, p) =>
-    `${culprit}가 먼저 실행되지 않으면 실패합니다: 그 뒤에 실행됐을 때 ${after} 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정). 이 테스트는 그 테스트가 남기는 상태가 필요합니다: 이 테스트나 훅에서 직접 준비하세요.`,
+    `${culprit}가 먼저 실행되지 않으면 실패합니다: 그 뒤에 실행됐을 때 ${after} 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정). 이 테스트는 앞서 실행된 테스트가 남기는 상태가 필요합니다: 이 테스트나 훅에서 직접 준비하세요.`,
   orderNotFound: (culprit, after, otherwise, p) => `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${culprit}: 그 뒤 ${after} 실패, 그 밖에는 ${otherwise}, p = ${p}).`,
   orderTied: ' 이 라운드들로는 이 테스트들을 구별할 수 없습니다: 셔플 라운드를 더 돌리면 구별됩니다.',
   replay: (failing, passing) => `${failing ? ` 실패하는 순서 재현: ${failing}` : ''}${passing ? `${failing ? ';' : ''} 통과하는 순서: ${passing}` : ''}${failing || passing ? '.' : ''}`,

@@ -171,21 +171,24 @@ export const INDEPENDENCE_TEXT = { en: EN, ko: KO }
  * the state lives, and the producer's command for the test (its file whole when it may need its
  * siblings).
  */
-export function freshAdviceFor(
+export function nonIdempotentAdviceFor(
   text: IndependenceText,
   context: HintContext,
   test: { project: string; file: string; name: string; independence?: Independence | null | undefined },
   tags: readonly string[] | undefined,
   code?: CodeFormat,
 ): string {
-  const hints = hintsFor(context)
-  if (context.runner === 'reports') return text.alreadyFresh(hints.runTest(test, needsItsFile({ independence: test.independence, tags })), code)
-  return text.plainRate(hints.plainRate(test), code)
+  if (context.runner === 'reports') return text.alreadyFresh(hintsFor(context).runTest(test, needsItsFile({ independence: test.independence, tags })), code)
+  return plainAdviceFor(text, context, test, code)
 }
 
-/** A broken test plain runs of its file failed too (src/pipeline/plain-evidence.ts): no caveat left that the repetitions broke it. */
-export function brokenAsUsual(evidence: Pick<PlainFinding, 'plain'> | undefined): boolean {
-  return (evidence?.plain.trials ?? 0) > 0
+/**
+ * A broken test plain runs of its file failed too (src/pipeline/plain-evidence.ts), or one of a run
+ * whose every round ran each test once (`measured.repeat` 1: each trial an ordinary run): no caveat
+ * left that the repetitions broke it.
+ */
+export function brokenAsUsual(evidence: Pick<PlainFinding, 'plain'> | undefined, measured?: { repeat: number }): boolean {
+  return (evidence?.plain.trials ?? 0) > 0 || measured?.repeat === 1
 }
 
 /** How to measure a test plain runs of its file decided is not broken: its rate in ordinary runs, in its runner's syntax. */

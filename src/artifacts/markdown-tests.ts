@@ -6,7 +6,7 @@ import { uncountedTests } from './counts-text.js'
 import type { ReportBundle } from './bundle.js'
 import type { RunStress } from './conditions-schema.js'
 import { loadFlagOf } from './weakness-text.js'
-import { brokenAsUsual, decideAdviceFor, freshAdviceFor, plainAdviceFor } from './independence-text.js'
+import { brokenAsUsual, decideAdviceFor, nonIdempotentAdviceFor, plainAdviceFor } from './independence-text.js'
 import { renderConditionsSection } from './markdown-conditions.js'
 import type { Messages } from './report-messages.js'
 import type { RateFile } from './schemas.js'
@@ -16,8 +16,8 @@ type TestRate = NonNullable<RateFile['tests']>[number]
 
 /**
  * Test mode: the same four sections, with a row per test (flaky, non-idempotent and broken first),
- * and a line for each test whose repetitions were not independent: the cause and a fresh-run
- * command for a non-idempotent one, the clue for clustered or regular failures.
+ * and a line for each test whose repetitions were not independent: the cause and the command of
+ * its rate in ordinary runs for a non-idempotent one, the clue for clustered or regular failures.
  */
 export function renderTestSections(bundle: ReportBundle, t: Messages): string {
   const { rate } = bundle
@@ -91,7 +91,7 @@ function renderIndependence({ rate, conditions }: ReportBundle, test: TestRate, 
   if (!independence) return []
   const evidence = test.fresh_evidence ? ` ${test.fresh_evidence.note}` : ''
   if (test.verdict === 'non-idempotent') {
-    const measure = test.fresh ? t.notes.fresh(test.fresh) : freshAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
+    const measure = test.fresh ? t.notes.fresh(test.fresh) : nonIdempotentAdviceFor(t.independence, hintContextOf(rate), test, conditions?.tests[test.id]?.tags)
     return [`- ${code(test.id)}: **${t.nonIdempotent}**. ${t.independence.cause(independence, 'repetition')}${evidence} ${measure}`]
   }
   if (test.verdict === 'undetermined') {

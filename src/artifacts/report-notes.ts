@@ -60,10 +60,10 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
       const sides = `앞에 실행된 ${UNIT_KO[unit]} ${after.failures}/${after.trials}, 그 밖의 ${UNIT_KO[unit]} ${otherwise.failures}/${otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
       const names = culpritsText(o, 'ko')
       const either = o.significant && (o.tied ?? []).length > 0 ? `; 이 라운드들로는 이 ${(o.tied ?? []).length + 1}개 테스트를 구별할 수 없으며, 셔플 라운드를 더 돌리면 구별됩니다` : ''
-      if (!o.significant) return `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${names}, ${sides}${either}).`
+      if (!o.significant) return `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${names}, ${sides}).`
       const replay = (order: OrderFinding['failing_order'], what: string): string => (order === null || order.seed === null ? '' : ` ${what}: --flaky-seed ${order.seed}.`)
       const cause = needsCulprit(o)
-        ? `${names}가 먼저 실행되지 않으면 실패합니다 (${sides}${either}): 이 테스트는 그 테스트가 남기는 상태(모듈, 전역 변수, 목, 타이머)가 필요합니다. 그 상태를 이 테스트나 훅에서 직접 준비하세요.`
+        ? `${names}가 먼저 실행되지 않으면 실패합니다 (${sides}${either}): 이 테스트는 앞서 실행된 테스트가 남기는 상태(모듈, 전역 변수, 목, 타이머)가 필요합니다. 그 상태를 이 테스트나 훅에서 직접 준비하세요.`
         : `${names}가 먼저 실행되면 실패합니다 (${sides}${either}): 그 테스트가 남긴 상태(모듈, 전역 변수, 목, 타이머)가 이 테스트를 깨뜨립니다.`
       return `${cause}${replay(o.failing_order, '실패하는 순서 재현')}${replay(o.passing_order, '통과하는 순서')}`
     },

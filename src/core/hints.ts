@@ -281,7 +281,7 @@ function commandHints(): Hints {
 /**
  * Reports of another runner (`repeat`, `ingest`): the Vitest plugin's flags do not apply there,
  * command mode's steps do, with the test command as the subject. Every run a report records was a
- * process of its own, so there is no fresh-run measurement to suggest; one test is looked at alone
+ * process of its own, so no run is suggested in place of the rate (each trial was an ordinary run already); one test is looked at alone
  * in its producer's syntax when the producer is known.
  */
 function reportHints(producer: Producer | undefined): Hints {

@@ -54,7 +54,7 @@ export function renderTable(outcomes: readonly TestOutcome[], context: TableCont
       verdict: ordered ? ('order-dependent' as const) : verdict,
       counts: countOf(tally.fast.failures, tally.fast.trials),
       interval: `[${pct(ci.low)}, ${pct(ci.high)}]`,
-      runs: onlyAfter ? `${needs ? 'fails unless after' : 'fails after'} ${culpritsText(order, 'en')}` : greenRuns === null || verdict === 'broken' ? '' : `fix: ${greenRuns} green runs`,
+      runs: onlyAfter ? (needs ? `fails unless ${culpritsText(order, 'en')} runs first` : `fails after ${culpritsText(order, 'en')}`) : greenRuns === null || verdict === 'broken' ? '' : `fix: ${greenRuns} green runs`,
       slow: tally.slow.trials > 0 ? `slow ${countOf(tally.slow.failures, tally.slow.trials)}` : '',
     }
   })

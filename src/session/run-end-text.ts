@@ -127,7 +127,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
     lines.push('', ...said(`non-idempotent: ${shownId(tally.id)}: ${INDEPENDENCE_TEXT.en.cause(tally.independence, 'repetition')}${evidence}`, 2, 4))
     const fresh = tally.fresh
     if (fresh) lines.push(...said(freshRateText({ ...describeRate(fresh.failures, fresh.trials, context.confidence), failure_rounds: fresh.failureTrials }), 4, 4))
-    // Its rate in ordinary runs of its file: every sibling runs before it, as usual, and it is counted alone.
+    // Its rate in ordinary runs of its file: the tests before it in the file run first, as usual, and it is counted alone.
     else step(INDEPENDENCE_TEXT.en.plainRate(context.hints.plainRate(subject), marked))
   }
   if (unexplained > 0) lines.push('', ...said(`… and ${unexplained} more explained in flaky_report.md, each with its command`, 2, 4))

@@ -188,8 +188,9 @@ describe('naming the culprit of a real order dependence, among 64 tests of one f
 
   // A deterministic dependence (a mock never restored, a registry entry left behind): the culprit's
   // rounds are exactly the failing ones, so only a test that ran before it in those very rounds
-  // matches it. Broken by name, such a tie named the innocent alone in 28 of 391 tagged runs at 16
-  // rounds; named together, never. Needing the culprit's state reads as its own direction.
+  // matches it. Such a tie came in 21 of 197 and 13 of 195 runs here: broken by name, as before, each
+  // named an innocent alone; named together, the culprit is among them. Needing the culprit's state
+  // reads as its own direction.
   it.each([['order' as const], ['needs' as const]])('%s, every time, 16 rounds: the culprit is always among the tests named, in its direction', (direction) => {
     const counts = namingRuns(direction, 1, 16)
     expect(counts.tagged / counts.runs, JSON.stringify(counts)).toBeGreaterThan(0.95)
@@ -201,7 +202,8 @@ describe('naming the culprit of a real order dependence, among 64 tests of one f
   // Failing in 80% of the rounds after the culprit, the culprit's own rounds no longer match the
   // failing ones exactly, and an innocent that ran before it in just the failing rounds can fit them
   // better by chance: the test is order-dependent all the same, but the name is the best supported,
-  // not a certainty. Here 4 of 31 and 6 of 44 such runs named an innocent (docs/reading-the-numbers.md).
+  // not a certainty. Here (200 runs) 4 of 31 and 6 of 44 such runs named an innocent; at full size
+  // (FLAKEPROOF_CALIBRATION=full, 2000 runs) 35 of 391 and 40 of 408 (docs/calibration.md).
   it.each([
     ['order' as const, 0.8, 16],
     ['needs' as const, 0.8, 16],

@@ -120,7 +120,7 @@ describe('buildConditions: which test to name', () => {
     const order = build(perTest, plan, true).tests['a.test.ts > reads']?.order
     expect(order).toMatchObject({ culprit: 'a.test.ts > leaks', tied: ['a.test.ts > twin'], direction: 'fails-after', significant: true, hypotheses: 2 })
     expect(order?.p_value).toBeCloseTo(2 / 252, 12)
-    expect(order?.note).toMatch(/^Fails when a\.test\.ts > leaks or a\.test\.ts > twin runs before it \(.*; these rounds support each of these 2 tests alike, and more shuffled rounds would tell them apart\)/)
+    expect(order?.note).toMatch(/^Fails when a\.test\.ts > leaks or a\.test\.ts > twin runs before it \(.*; these rounds support each of these 2 tests alike, and more shuffled rounds would tell them apart\): state one of them leaves/)
   })
 
   it('names only the closest candidate of a finding that is not significant, the ones tied with it counted', () => {
@@ -144,7 +144,7 @@ describe('buildConditions: which test to name', () => {
     // The failing order is a round without "setup" first (round 2), the passing one a round with it (round 1).
     expect(order?.failing_order).toEqual({ round: 2, seed: 31 })
     expect(order?.passing_order).toEqual({ round: 1, seed: 30 })
-    expect(order?.note).toMatch(/^Fails unless a\.test\.ts > setup runs before it \(failed in 0 of 5 rounds after it, 5 of 5 otherwise, p = 0\.00794; .*\): it needs state that test leaves/)
+    expect(order?.note).toMatch(/^Fails unless a\.test\.ts > setup runs before it \(failed in 0 of 5 rounds after it, 5 of 5 otherwise, p = 0\.00794; .*\): it needs state the test before it leaves/)
   })
 })
 

@@ -102,6 +102,15 @@ describe('renderAnnotations', () => {
     expect(lines).toContain(line)
   })
 
+  it('leaves out the caveat that repetitions broke a test when every round ran each test once', () => {
+    // --flaky-rounds 20 --flaky-repeat 1: each trial an ordinary run of its file (contracts: measured_under.repeat).
+    const measuredUnder = { rounds: 20, repeat: 1, conditions: ['base' as const], load_procs: null, shuffle: false, seeds: [], gap_ms: null, workers: 1, concurrent_runs: 1, pool: null, isolate: null }
+    const ordinary = { ...rate, measured_under: { ...rate.measured_under, ...measuredUnder } }
+    const [broken] = renderAnnotations({ rate: { ...ordinary, tests: (rate.tests ?? []).filter((t) => t.verdict === 'broken') } }, () => at).map(formatAnnotation)
+    expect(broken).toMatch(/It failed every repetition, and every run of its file as usual: fix it as a normal bug\.$/)
+    expect(renderGithubSummary({ rate: ordinary })).toContain('Broken tests failed every repetition, and every run of their files as usual: fix them as normal bugs.')
+  })
+
   it('says nothing about a stable test, nor about the measurement in a proof run', () => {
     expect(lines).toHaveLength(3)
     expect(lines.join('\n')).not.toContain('> stable')

@@ -265,7 +265,7 @@ describe('drilling into a test', () => {
     const tests = { ...bundle.conditions.tests, [IDS.order]: { ...entry, order: needs } }
     const page = new JSDOM(renderHtmlReport({ ...bundle, conditions: { ...bundle.conditions, tests } }, executions)).window.document
     const text = page.querySelector(`article[data-id="${IDS.order}"] [data-order="dependent"]`)?.textContent ?? ''
-    expect(text).toMatch(/^Fails unless tests\/a\.test\.ts > writes the shared file or tests\/a\.test\.ts > seeds the shared file runs before it: .* It needs state that test leaves: set it up in this test or its hooks\. These rounds support each of these tests alike: more shuffled rounds would tell them apart\./)
+    expect(text).toMatch(/^Fails unless tests\/a\.test\.ts > writes the shared file or tests\/a\.test\.ts > seeds the shared file runs before it: .* It needs state the test before it leaves: set it up in this test or its hooks\. These rounds support each of these tests alike: more shuffled rounds would tell them apart\./)
   })
 
   it('shows a command as code, without backquotes', () => {

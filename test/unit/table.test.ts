@@ -133,8 +133,8 @@ describe('renderTable (the terminal summary of a test run, every runner)', () =>
     const needs = { culprit: 'a.test.ts > setup', tied: ['a.test.ts > seed'], direction: 'needs' as const, significant: true, after_culprit: { trials: 3, failures: 0 }, otherwise: { trials: 3, failures: 3 }, tag: 'order-dependent' as const }
     const conditions = { tests: { 'a.test.ts > reader': { comparisons: [], order: needs, tags: ['order-dependent' as const] } } } as unknown as ConditionsFile
     const reader = outcome({ id: 'a.test.ts > reader', name: 'reader', verdict: 'flaky', fast: [3, 6], ci: [0.188, 0.812], greenRuns: 5 })
-    expect(render([reader], { ...at(100), conditions }).slice(0, 2)).toEqual([
-      '  ORDER-DEPENDENT  3 of 6  [18.8%, 81.2%]  fails unless after a.test.ts > setup or a.test.ts > seed',
+    expect(render([reader], { ...at(110), conditions }).slice(0, 2)).toEqual([
+      '  ORDER-DEPENDENT  3 of 6  [18.8%, 81.2%]  fails unless a.test.ts > setup or a.test.ts > seed runs first',
       '    a.test.ts > reader',
     ])
   })
