@@ -96,6 +96,39 @@ describe('replaying the recorded orders', { timeout: 60_000 }, () => {
   })
 })
 
+describe('a test that needs what another leaves: --flaky-rounds 12 --flaky-repeat 1 --flaky-shuffle --flaky-seed 1 tests/needs.test.ts', { timeout: 120_000 }, () => {
+  const SETTER = 'tests/needs.test.ts > fills the cache'
+  const NEEDY = 'tests/needs.test.ts > reads the filled cache'
+  const out = tempDir()
+  let result: CliResult
+
+  beforeAll(async () => {
+    result = await runFlakeproofVitest(['--flaky-rounds', '12', '--flaky-repeat', '1', '--flaky-shuffle', '--flaky-seed', '1', '--flaky-out', out, '--flaky-out-anywhere', 'tests/needs.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
+  }, 120_000)
+
+  it('says it fails unless the test that fills its cache runs first, as Jest does (test/e2e/jest-order.test.ts)', () => {
+    const order = readArtifact(join(out, 'conditions.json'), ConditionsFileSchema).tests[NEEDY]?.order
+    // 0 of 6 rounds after it failed, 6 of 6 otherwise: two-sided, 2 of C(12, 6) = 924 orders as extreme;
+    // 2 candidates (the other two tests of the file), so significant below 0.025.
+    expect(order).toMatchObject({ culprit: SETTER, direction: 'needs', after_culprit_rounds: { trials: 6, failures: 0 }, otherwise_rounds: { trials: 6, failures: 6 }, significant: true, hypotheses: 2 })
+    expect(order?.p_value).toBeCloseTo(2 / 924, 10)
+    // The failing order is one without the setter before it.
+    expect(order).toMatchObject({ failing_order: { round: 2, seed: 2 }, passing_order: { round: 1, seed: 1 } })
+    const text = result.stdout.replace(/\s+/g, ' ')
+    expect(text).toContain(`Fails unless ${SETTER} runs before it (failed in 0 of 6 rounds after it, 6 of 6 otherwise, p = 0.00216;`)
+    expect(text).toContain(`fails unless ${SETTER} runs first`)
+  })
+
+  it.each([
+    [2, 1],
+    [1, 0],
+  ])('replays --flaky-seed %i: %i failure(s)', async (seed, failures) => {
+    const replay = tempDir()
+    await runFlakeproofVitest(['--flaky-seed', String(seed), '--flaky-repeat', '1', '--flaky-out', replay, '--flaky-out-anywhere', 'tests/needs.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
+    expect(readArtifact(join(replay, 'rate.json'), RateFileSchema).tests?.find((t) => t.id === NEEDY)?.failures).toBe(failures)
+  })
+})
+
 describe('--flaky-rounds 4 --flaky-load', () => {
   const out = tempDir()
   const proof = (extra: string[]) => runFlakeproofVitest(['--flaky-proof', ...extra, '--flaky-out', out, '--flaky-out-anywhere', 'tests/load.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
