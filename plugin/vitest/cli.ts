@@ -1,6 +1,6 @@
-import { relative, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { Vitest } from 'vitest/node'
-import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, startFailure } from '../../src/session/adapter.js'
+import { FlakeproofError, flakeproofErrorIn, type ProcessEnding, type ResolvedVitestOptions, type RunnerAdapter, RUNNERS, type RunOutcome, shownFolder, startFailure } from '../../src/session/adapter.js'
 import { checkVitestArgs } from './_vitest-args.js'
 import { packagesVitestNeeds, setVitestEnv, vitestRunArgs } from './_vitest-start.js'
 import { flakeproof, installFlakeproof, WRAPPER_OPTIONS, type WrapperOverride } from './plugin.js'
@@ -43,9 +43,7 @@ async function runVitestOnce(resolved: ResolvedVitestOptions | undefined, vitest
   if (needs.environment !== undefined) await vitest.packageInstaller.ensureInstalled(needs.environment, vitest.config.root)
   if (needs.coverage !== undefined && !(await vitest.packageInstaller.ensureInstalled(needs.coverage, vitest.config.root, vitest.version))) {
     // Vitest said which package is missing; that no test ran, and that nothing was written, is ours to say.
-    const shown = relative(process.cwd(), outDir)
-    const where = shown === '' ? '.' : shown.startsWith('..') ? outDir : shown
-    vitest.logger.error(`[flakeproof] no test ran: Vitest stopped before the first (its coverage provider ${needs.coverage} is not installed); the files in ${where} were left as they were`)
+    vitest.logger.error(`[flakeproof] no test ran: Vitest stopped before the first (its coverage provider ${needs.coverage} is not installed); the files in ${shownFolder(outDir)} were left as they were`)
     await vitest.close()
     return { code: 1, outDir, testTimeMs: 0, ending }
   }

@@ -16,7 +16,7 @@ export { type Enforcement, finishEnforcedRun, loadEnforcement } from './enforcem
 export { type EverydayResult, recordEverydayRun } from './everyday-history.js'
 export { attributeRedRun, failedOf } from './attribution-run.js'
 export { CONDITION_ENV, type FreshRounds, planRounds, type RoundsReporter } from './rounds.js'
-export { warning } from './run-end-text.js'
+export { shownFolder, warning } from './run-end-text.js'
 export { runWrapper } from './wrapper.js'
 export { startFailure } from './start-failure.js'
 export { ownFile } from '../own-files.js'

@@ -52,8 +52,7 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   const { unfinished, runErrors } = context
   const lines = ['']
   const title = pc.bold(pc.cyan(' flakeproof '))
-  const shown = relative(process.cwd(), result.dir)
-  const where = shown === '' ? '.' : shown.startsWith('..') ? result.dir : shown
+  const where = shownFolder(result.dir)
   if (result.unchanged) return [...lines, title + pc.dim(`no test ran: the files in ${where} were left as they were`)]
   // `flakeproof vitest --flaky-budget` runs a calibration with `budget` still set: three repetitions
   // time the selection, and verdicts on so few are not shown (the measurement after it has its own).
@@ -132,6 +131,12 @@ export function renderRunEnd(result: TestRunResult, context: RunEndContext): str
   }
   if (unexplained > 0) lines.push('', ...said(`… and ${unexplained} more explained in flaky_report.md, each with its command`, 2, 4))
   return lines
+}
+
+/** An output folder as the terminal names it: relative to where the command ran, absolute when outside it. */
+export function shownFolder(dir: string): string {
+  const shown = relative(process.cwd(), dir)
+  return shown === '' ? '.' : shown.startsWith('..') ? dir : shown
 }
 
 /** A warning of flakeproof's own in the runner's log. */
