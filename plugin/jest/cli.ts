@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import { assertReplaceable, CONDITION_ENV, FlakeproofError, flakeproofErrorIn, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ProcessEnding, type ResolvedVitestOptions, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startFailure, startLoad } from '../../src/session/adapter.js'
+import { assertReplaceable, CONDITION_ENV, FlakeproofError, flakeproofErrorIn, hintsFor, loadEnforcement, logLine, type PlannedRound, planRounds, type ProcessEnding, type ResolvedVitestOptions, resolveJunitPath, resolveOutDir, type RunnerAdapter, RUNNERS, type RunOutcome, selectProof, startFailure, startLoad } from '../../src/session/adapter.js'
 import { JEST_ROUNDS, JEST_VERDICT, type JestRounds, type JestRunVerdict } from './reporter.js'
 import { isOurs, type JestArgv, type JestGlobalConfig, type JestResults, type LoadedJest, loadJest, type Reporter, REPORTER, RUNNER } from './_jest-load.js'
 import { refuseNotARun } from './_jest-args.js'
@@ -64,12 +64,15 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     })
     refuseNotARun(read.globalConfig, 'config')
     rootDir = read.globalConfig.rootDir
+    // An output folder it may not write is refused here, in one line, not by Jest as a reporter that failed to load.
+    const outDir = resolved ? resolveOutDir(rootDir, resolved) : undefined
     // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
-    if (resolved?.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, resolveOutDir(rootDir, resolved), resolved)
+    if (resolved?.proof && outDir !== undefined) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, outDir, resolved)
     // Enforcing nothing while CI believes it enforces is not allowed: a missing policy stops here.
     if (resolved?.enforce) loadEnforcement(rootDir, resolved)
     // A JUnit path that can never be written is refused now, not after the whole measurement.
-    if (resolved?.junit) assertReplaceable(resolve(rootDir, resolved.junit), 'junit (--flaky-junit)')
+    const junit = resolved ? resolveJunitPath(rootDir, resolved) : undefined
+    if (junit !== undefined) assertReplaceable(junit, 'junit (--flaky-junit)')
     const runners: Record<string, string> = {}
     const configs = read.configs.map((c) => {
       if (c.testRunner !== RUNNER && c.testRunner !== circus) runners[c.id] = c.testRunner

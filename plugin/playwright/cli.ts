@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import {
+  assertReplaceable,
   CONDITION_ENV,
   FlakeproofError,
   logLine,
@@ -13,6 +14,7 @@ import {
   type Repetition,
   type ReportedTest,
   type ResolvedVitestOptions,
+  resolveJunitPath,
   resolveOutDir,
   type RunError,
   type RunnerAdapter,
@@ -25,6 +27,7 @@ import {
   TestSession,
   warning,
 } from '../../src/session/adapter.js'
+import { playwrightConfigDir } from './_config-dir.js'
 import { type ChildMessage, type ChildTask, type ListedTest, PLAYWRIGHT_ENV } from './_protocol.js'
 import { playwrightVersion } from './_version.js'
 
@@ -82,6 +85,13 @@ async function runPlaywright(pw: Playwright, options: ResolvedVitestOptions | un
   }
   const clash = pw.args.find((arg) => OURS.includes(arg.split('=')[0] as string))
   if (clash) throw new FlakeproofError(`${clash.split('=')[0]}: flakeproof playwright sets it itself while measuring or proving; leave it out`, 'E_USAGE')
+  // Paths it may not write are refused before Playwright starts, not after a measurement written nowhere.
+  const configDir = playwrightConfigDir(process.cwd(), pw.args)
+  if (configDir !== undefined) {
+    resolveOutDir(configDir, options)
+    const junit = resolveJunitPath(configDir, options)
+    if (junit !== undefined) assertReplaceable(junit, 'junit (--flaky-junit)')
+  }
   return new Measurement(pw, options).run()
 }
 

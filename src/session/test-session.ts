@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { basename, resolve } from 'node:path'
+import { basename } from 'node:path'
 import pc from 'picocolors'
 import { isProcessAlive } from '../artifacts/_process.js'
 import type { AttributionFile } from '../artifacts/attribution-schema.js'
@@ -10,7 +10,7 @@ import type { RoundCondition } from '../artifacts/conditions-schema.js'
 import type { RunError } from '../artifacts/test-schemas.js'
 import { PartialWriteError, WriteLog } from '../artifacts/write.js'
 import type { RunnerInfo } from '../config/runners.js'
-import { type ResolvedVitestOptions, resolveOutDir } from '../config/vitest-options.js'
+import { type ResolvedVitestOptions, resolveJunitPath, resolveOutDir } from '../config/vitest-options.js'
 import { fractionFromNumber } from '../core/fraction.js'
 import { countDistinct } from '../core/distinct.js'
 import type { Hints } from '../core/hints.js'
@@ -294,6 +294,8 @@ export class TestSession implements RoundsReporter {
     const { mode, command, options, proof } = this._settings
     this._recorder = this.degradeGracefully(() => {
       const outDir = this.outDir()
+      // A JUnit file outside the project is refused as the output folder is, before anything is written.
+      resolveJunitPath(this._host.root(), options)
       const run = this._run ?? this.open()
       this._run = undefined
       this._journal = this._settings.journal ? new JournalReader(run.journal) : undefined
@@ -578,7 +580,7 @@ export class TestSession implements RoundsReporter {
         runner,
         rootOf: (project) => this._host.rootOf?.(project) ?? this._host.root(),
         locations: this._locations,
-        junit: options.junit === undefined ? undefined : resolve(this._host.root(), options.junit),
+        junit: this.degradeGracefully(() => resolveJunitPath(this._host.root(), options), 'no JUnit file written'),
         degrade: (run) => this.degradeGracefully(run),
       })
       // Annotations are workflow commands, escaped where they were made: printed as they are.

@@ -183,12 +183,15 @@ describe.concurrent('test/fixtures/jest-flaky, one run at a time', { timeout: 12
       [['--flaky-repeat'], 2, '--flaky-repeat needs a value'],
       [['--flaky-repeat', '5', '--flaky-confidence', '2'], 2, '--flaky-confidence must be a number strictly between 0 and 1 (got 2)'],
       [['--flaky-repeat', '5', '--flaky-out', '../elsewhere'], 2, 'outside the project root'],
+      [['--flaky-repeat', '5', '--flaky-junit', '../x.xml'], 2, 'junit (--flaky-junit) "../x.xml" resolves to'],
       [['--flaky-repeat', '5', '--bogus-jest-flag'], 1, 'Unrecognized option "bogus-jest-flag"'],
     ])('%j → exit %i', async (args, code, message) => {
       const result = await flakeproofJest(args)
       expect(result.code).toBe(code)
       expect(result.stderr).toContain(message)
       expect(result.stderr).not.toMatch(/^\s+at /m)
+      // flakeproof's own refusals are its one line, not Jest's report of a reporter that failed to load.
+      expect(result.stderr).not.toContain('An error occurred while adding the reporter')
     })
 
     it('says, after Jest refuses an argument in its words, that no test ran and nothing was written', async () => {

@@ -289,4 +289,19 @@ describe.concurrent('flakeproof playwright --flaky-rounds with --flaky-divergenc
     expect(own.code).toBe(2)
     expect(own.stderr).toContain('--retries: flakeproof playwright sets it itself while measuring or proving; leave it out')
   }, START_TIMEOUT)
+
+  it.each([
+    [['--flaky-out', '../elsewhere'], `outDir (--flaky-out) "../elsewhere" resolves to ${join(FIXTURE, '..', 'elsewhere')}, outside the project root ${FIXTURE}`],
+    [['--flaky-junit', '../x.xml'], `junit (--flaky-junit) "../x.xml" resolves to ${join(FIXTURE, '..', 'x.xml')}, outside the project root ${FIXTURE}`],
+    // The config's folder is the root wherever Playwright is started from.
+    [['-c', 'playwright-pages/playwright.config.cjs', '--flaky-out', '../elsewhere'], `outDir (--flaky-out) "../elsewhere" resolves to ${join(FIXTURE, '..', 'elsewhere')}, outside the project root ${FIXTURE}`],
+  ])('refuses %j, outside the project (the config’s folder), before Playwright starts', async (args, message) => {
+    const cwd = args[0] === '-c' ? join(FIXTURE, '..') : FIXTURE
+    const result = await runNodeIn(cwd, [BIN, 'playwright', '--flaky-repeat', '5', ...args], playwrightEnv())
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`flakeproof playwright: ${message}`)
+    // Playwright never started: not one test of the 30 was reported.
+    expect(result.stdout + result.stderr).not.toContain('Running')
+    expect(readdirSync(join(FIXTURE, '..')).filter((name) => name === 'elsewhere' || name === 'x.xml')).toEqual([])
+  }, START_TIMEOUT)
 })
