@@ -35,7 +35,13 @@ export const OrderFindingSchema = z.object({
     .array(z.string())
     .optional()
     .describe(
-      'Other tests with the very counts of the culprit (rounds after it and otherwise, failed and passed alike): these rounds support each as much as the culprit, so any of them may be the one; more shuffled rounds tell them apart.',
+      'Other tests with the very counts of the culprit (rounds after it and otherwise, failed and passed alike): these rounds support each as much as the culprit, so any of them may be the one; more shuffled rounds may tell them apart, and `together` says when none can.',
+    ),
+  together: z
+    .object({ kind: z.enum(['block', 'blocks', 'tests']), scope: z.array(z.string()) })
+    .optional()
+    .describe(
+      "Present when the culprit and `tied` run on the same side of this test in every order the runner's shuffle can draw, so no number of rounds tells them apart: `block`, all in the describe block `scope` (suite names from the outside in), which a shuffle keeps whole; `blocks`, in the describe blocks directly in `scope`, which Vitest runs apart from the tests beside them; `tests`, the tests directly in `scope` ([] is the file's top level), which Vitest runs apart from the blocks beside them.",
     ),
   direction: z
     .enum(['fails-after', 'needs'])

@@ -1,6 +1,6 @@
 import { hintContextOf } from '../core/hints.js'
 import { comparisonSides, orderSides } from './conditions-schema.js'
-import { culpritsText, needsCulprit } from './culprit-text.js'
+import { culpritsText, needsCulprit, tiedText } from './culprit-text.js'
 import { esc, escWithCode, firstLine, ms } from './_html.js'
 import { binStrip, DURATION_POINTS, type ExecutionSummaries, type ExecutionSummary, STRIP_MARKS, type StripMark, type StripSegment } from './html-executions.js'
 import { failingId, headlineOf, renderFailing } from './html-failing.js'
@@ -165,7 +165,7 @@ function orderNote(bundle: HtmlBundle, id: string, t: HtmlText): string {
   const p = order.p_value.toPrecision(3)
   const seed = (o: typeof order.failing_order): string => (o === null || o.seed === null ? '' : `<code>--flaky-seed ${o.seed}</code>`)
   const text = order.significant
-    ? `${(needsCulprit(order) ? t.orderNeeded : t.orderFound)(culprit, counts(after), counts(otherwise), p)}${(order.tied ?? []).length > 0 ? t.orderTied : ''}${t.replay(seed(order.failing_order), seed(order.passing_order))}`
+    ? `${(needsCulprit(order) ? t.orderNeeded : t.orderFound)(culprit, counts(after), counts(otherwise), p)}${t.orderTied(tiedText(order, t.lang === 'ko' ? 'ko' : 'en', (name) => `<code>${esc(name)}</code>`))}${t.replay(seed(order.failing_order), seed(order.passing_order))}`
     : t.orderNotFound(culprit, counts(after), counts(otherwise), p)
   return `<p class="${order.significant ? 'warn' : 'note'}" data-order="${order.significant ? 'dependent' : 'not-found'}">${text}</p>`
 }

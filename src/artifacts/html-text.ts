@@ -150,7 +150,7 @@ const EN = {
   orderNeeded: (culprit: string, after: string, otherwise: string, p: string) =>
     `Fails unless ${culprit} runs before it: failed in ${after} after it, ${otherwise} otherwise (Fisher's exact p = ${p}, corrected for the tests that could have run before it). It needs state the test before it leaves: set it up in this test or its hooks.`,
   orderNotFound: (culprit: string, after: string, otherwise: string, p: string) => `No order dependence found with these counts (closest: ${culprit}: failed in ${after} after it, ${otherwise} otherwise, p = ${p}).`,
-  orderTied: ' These rounds support each of these tests alike: more shuffled rounds would tell them apart.',
+  orderTied: (why: string) => (why === '' ? '' : ` ${why.charAt(0).toUpperCase()}${why.slice(1)}.`),
   replay: (failing: string, passing: string) => `${failing ? ` Replay a failing order with ${failing}` : ''}${passing ? `${failing ? ';' : ''} a passing one: ${passing}` : ''}${failing || passing ? '.' : ''}`,
   conditionsCaption: "Conditions the rounds varied (Fisher's exact test)",
   conditionColumns: ['compared', 'suspected', 'against', 'p', 'tag'],
@@ -350,7 +350,7 @@ const KO: HtmlText = {
   orderNeeded: (culprit, after, otherwise, p) =>
     `${culprit}가 먼저 실행되지 않으면 실패합니다: 그 뒤에 실행됐을 때 ${after} 실패, 그 밖에는 ${otherwise} (Fisher 정확 검정 p = ${p}, 먼저 실행될 수 있었던 테스트 수로 보정). 이 테스트는 앞서 실행된 테스트가 남기는 상태가 필요합니다: 이 테스트나 훅에서 직접 준비하세요.`,
   orderNotFound: (culprit, after, otherwise, p) => `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${culprit}: 그 뒤 ${after} 실패, 그 밖에는 ${otherwise}, p = ${p}).`,
-  orderTied: ' 이 라운드들로는 이 테스트들을 구별할 수 없습니다: 셔플 라운드를 더 돌리면 구별됩니다.',
+  orderTied: (why: string) => (why === '' ? '' : ` ${why}.`),
   replay: (failing, passing) => `${failing ? ` 실패하는 순서 재현: ${failing}` : ''}${passing ? `${failing ? ';' : ''} 통과하는 순서: ${passing}` : ''}${failing || passing ? '.' : ''}`,
   conditionsCaption: '라운드마다 바꾼 조건 (Fisher 정확 검정)',
   conditionColumns: ['비교', '의심 조건', '비교 대상', 'p', '태그'],

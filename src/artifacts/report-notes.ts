@@ -1,6 +1,6 @@
 import { type Comparison, comparisonSides, type CountUnit, type OrderFinding, orderSides } from './conditions-schema.js'
 import { countOf } from './counts-text.js'
-import { culpritsText, needsCulprit } from './culprit-text.js'
+import { culpritsText, needsCulprit, tiedText } from './culprit-text.js'
 import { type FreshRate, freshRateText } from './fresh-rate-text.js'
 import { INDEPENDENCE_TEXT } from './independence-text.js'
 import type { ObserverFile, RateFile, RunsNeededFile } from './schemas.js'
@@ -59,7 +59,8 @@ export const REPORT_NOTES: Record<ReportLanguage, ReportNotes> = {
       const { after, otherwise, unit } = orderSides(o)
       const sides = `앞에 실행된 ${UNIT_KO[unit]} ${after.failures}/${after.trials}, 그 밖의 ${UNIT_KO[unit]} ${otherwise.failures}/${otherwise.trials}에서 실패, p = ${o.p_value.toPrecision(3)}`
       const names = culpritsText(o, 'ko')
-      const either = o.significant && (o.tied ?? []).length > 0 ? `; 이 라운드들로는 이 ${(o.tied ?? []).length + 1}개 테스트를 구별할 수 없으며, 셔플 라운드를 더 돌리면 구별됩니다` : ''
+      const tied = tiedText(o, 'ko')
+      const either = tied === '' ? '' : `; ${tied}`
       if (!o.significant) return `이 횟수로는 순서 의존성을 찾지 못했습니다 (가장 가까운 후보: ${names}, ${sides}).`
       const replay = (order: OrderFinding['failing_order'], what: string): string => (order === null || order.seed === null ? '' : ` ${what}: --flaky-seed ${order.seed}.`)
       const cause = needsCulprit(o)

@@ -1,5 +1,6 @@
 import { CAPABILITIES, type Capability } from './capabilities.js'
 import { hintContextOf, hintsFor } from '../core/hints.js'
+import type { ShuffleRule } from '../core/shuffle-order.js'
 import { FlakeproofError } from '../errors.js'
 import {
   type FlakeproofVitestOptions,
@@ -32,6 +33,8 @@ export interface RunnerInfo {
   readonly ticks?: { readonly advisory: string; readonly failOnFlaky: string }
   /** Why a capability it lacks cannot be had with this runner, when that is the runner's doing and not work still to do. */
   readonly cannot?: Readonly<Partial<Record<Capability, string>>>
+  /** How its shuffle (`--flaky-shuffle`) orders a file's tests (src/core/shuffle-order.ts); absent when it has none. */
+  readonly shuffle?: ShuffleRule
 }
 
 const ALL: Readonly<Record<Capability, boolean>> = Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, true])) as Record<Capability, boolean>
@@ -47,6 +50,7 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
     title: 'Vitest',
     can: ALL,
     optionsWhere: 'flakeproof({...})',
+    shuffle: 'blocks-apart-from-tests',
     // The recorder settles each test's state from its repetitions (plugin/vitest/_recorder.ts `_settle`).
     ticks: {
       advisory: "Vitest's ✓ and its Tests count above are per test: ✓ passed at least one repetition, ✗ failed them all; flakeproof counts every repetition",
@@ -58,6 +62,7 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
     title: 'Jest',
     can: ALL,
     optionsWhere: 'the flakeproof/jest/reporter options',
+    shuffle: 'blocks',
     // Jest's summary counts each copy as a test of its own (a passed copy and a failed one of one test).
     // It follows flakeproof's, or precedes it when fresh-state runs come between: said without a place.
     ticks: {
@@ -74,6 +79,11 @@ export const RUNNERS: Readonly<Record<RunnerName, RunnerInfo>> = {
       gaps: 'every copy of --repeat-each runs in a worker of its own, and Playwright gives a reporter no pause between them, so there is no gap inside one process to observe; --flaky-rounds and --flaky-load compare whole runs instead',
     },
   },
+}
+
+/** How the runner named `name` shuffles a file's tests; undefined for a runner without a shuffle, or one flakeproof has no adapter for. */
+export function shuffleRuleOf(name: string | undefined): ShuffleRule | undefined {
+  return Object.values(RUNNERS).find((runner) => runner.name === name)?.shuffle
 }
 
 type FlagName = keyof typeof VITEST_FLAGS

@@ -2,12 +2,13 @@ import type { ConditionsFile, RoundCondition } from '../artifacts/conditions-sch
 import { compareCounts, trialsToSeeDifference } from '../core/difference.js'
 import { complement } from '../core/fraction.js'
 import { countOf } from '../artifacts/counts-text.js'
-import { culpritsText } from '../artifacts/culprit-text.js'
+import { culpritsText, tiedText } from '../artifacts/culprit-text.js'
 import { describeRate } from '../core/rate.js'
 import { hasNoRate } from '../core/verdict.js'
 import type { Confidence, TestOutcome } from './test-bundle.js'
 import { earlierTests, type RoundResult } from './test-rounds.js'
 import { byCodeUnits } from '../core/text-order.js'
+import { alwaysTogether, type ShuffleRule } from '../core/shuffle-order.js'
 
 type Comparison = ConditionsFile['tests'][string]['comparisons'][number]
 type OrderFinding = NonNullable<ConditionsFile['tests'][string]['order']>
@@ -27,6 +28,8 @@ export interface ConditionsRun {
   loadProcs: number | null
   /** The order of tests was reseeded every round: look for order dependence. */
   shuffle: boolean
+  /** How the runner's shuffle orders a file (which tests it always keeps on one side of another); unknown: none assumed. */
+  shuffleRule?: ShuffleRule | undefined
   /** Each test's results, round by round. */
   perTest: ReadonlyMap<string, readonly RoundResult[]>
   outcomes: readonly TestOutcome[]
@@ -52,6 +55,7 @@ export function buildConditions(run: ConditionsRun): ConditionsFile {
   // family over which the chance of naming any innocent culprit is kept below 1 − confidence.
   const candidates = new Map(considered.map(({ tally }) => [tally.id, run.shuffle ? orderCandidates(run.perTest.get(tally.id) ?? [], ranBefore) : new Map()]))
   const hypotheses = Math.max(1, [...candidates.values()].reduce((sum, c) => sum + c.size, 0))
+  const pathOf = (id: string): readonly string[] => run.perTest.get(id)?.[0]?.test.evidence.path ?? []
   for (const { tally } of considered) {
     const rounds = run.perTest.get(tally.id) ?? []
     // A condition holds for a whole round: the rounds are compared, their executions shown.
@@ -65,7 +69,7 @@ export function buildConditions(run: ConditionsRun): ConditionsFile {
     // Against the fast repetitions interleaved with the gapped ones when there are: time held alike.
     const fast: [string, Counts] = tally.paired.trials > 0 ? ['fast (interleaved)', tally.paired] : ['fast', tally.fast]
     if (tally.slow.trials > 0) comparisons.push(compare(run, 'gap', fast, [`gapped ${tally.slow.gapMs} ms`, tally.slow]))
-    const order = run.shuffle ? findOrderDependence(run, rounds, candidates.get(tally.id) ?? new Map(), hypotheses) : null
+    const order = run.shuffle ? findOrderDependence(run, rounds, candidates.get(tally.id) ?? new Map(), hypotheses, pathOf) : null
     const tags: Tag[] = [...comparisons.flatMap((c) => (c.tag ? [c.tag] : [])), ...(order?.tag ? [order.tag] : [])]
     tests[tally.id] = { comparisons, order, tags }
   }
@@ -181,7 +185,7 @@ function orderCandidates(rounds: readonly RoundResult[], ranBefore: (result: Rou
  * 1 − confidence however many tests it has.
  * Null when no test ran before it in some rounds and not others.
  */
-function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[], before: ReadonlyMap<string, Set<number>>, hypotheses: number): OrderFinding | null {
+function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[], before: ReadonlyMap<string, Set<number>>, hypotheses: number, pathOf: (id: string) => readonly string[]): OrderFinding | null {
   const overall = complement(run.confidence.exact)
   const alpha = { num: overall.num, den: overall.den * BigInt(hypotheses) }
   let best: { culprit: string; after: Counts; otherwise: Counts; pValue: number; significant: boolean; first: Set<number> } | undefined
@@ -210,9 +214,13 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[],
   const orderOf = (r: RoundResult | undefined) => (r ? { round: r.round, seed: r.test.evidence.seed } : null)
   const failing = orderOf(failedIn)
   const passing = orderOf(passedIn)
-  const finding = { culprit, ...(tied.length > 0 ? { tied } : {}), direction: needs ? ('needs' as const) : ('fails-after' as const) }
+  // Tests the runner's shuffle never parts (one describe block) tie in every run, however many rounds: said so, not "more rounds".
+  const [self] = rounds
+  const together = tied.length > 0 && run.shuffleRule !== undefined && self ? alwaysTogether(run.shuffleRule, self.test.evidence.path, [culprit, ...tied].map(pathOf)) : null
+  const finding = { culprit, ...(tied.length > 0 ? { tied } : {}), ...(together ? { together } : {}), direction: needs ? ('needs' as const) : ('fails-after' as const) }
   const names = culpritsText({ ...finding, significant }, 'en')
-  const either = significant && tied.length > 0 ? `; these rounds support each of these ${tied.length + 1} tests alike, and more shuffled rounds would tell them apart` : ''
+  const tiedClause = tiedText({ ...finding, significant }, 'en')
+  const either = tiedClause === '' ? '' : `; ${tiedClause}`
   const sides = `failed in ${pct(after)} rounds after it, ${pct(otherwise)} otherwise, ${p(pValue)}; ${hypotheses} culprit(s) tried in the run, so significant below ${(Number(overall.num) / Number(overall.den) / hypotheses).toPrecision(3)}${either}`
   const replay = (o: { seed: number | null } | null, what: string) => (o === null || o.seed === null ? '' : ` ${what}: --flaky-seed ${o.seed}.`)
   const needed = significant ? null : trialsToSeeDifference(after.trials && after.failures / after.trials, otherwise.trials && otherwise.failures / otherwise.trials, alpha)

@@ -14,6 +14,7 @@ import { compareWithHistory } from './history-comparison.js'
 import { branchOf } from './history-record.js'
 import { type ReportLanguage, readBundleIfAny, writeReportFor } from './report.js'
 import { buildConditions, type PlannedRound } from './conditions.js'
+import { shuffleRuleOf } from '../config/runners.js'
 import {
   buildTestMeasurement,
   buildTestProof,
@@ -385,6 +386,7 @@ export class TestRunRecorder {
       rounds: this._planned,
       loadProcs: this._settings.loadProcs ?? null,
       shuffle: this._settings.shuffle === true,
+      shuffleRule: shuffleRuleOf(this._settings.runner?.name),
       perTest: this._rounds,
       outcomes,
     })

@@ -2,30 +2,31 @@ import { describe, expect, it } from 'vitest'
 import type { RoundCondition } from '../../src/artifacts/conditions-schema.js'
 import { buildConditions, type PlannedRound } from '../../src/pipeline/conditions.js'
 import { unreproducedConditions } from '../../src/pipeline/proof-conditions.js'
+import type { ShuffleRule } from '../../src/core/shuffle-order.js'
 import { outcomeOf } from '../../src/pipeline/test-bundle.js'
 import { type RoundResult, earlierTests, tallyRounds } from '../../src/pipeline/test-rounds.js'
 
 const confidence = { value: 0.95, exact: { num: 19n, den: 20n } }
 
 /** One execution of `name` (file a.test.ts) in a round: its outcome, its place in the worker, the order's seed. */
-function result(name: string, round: number, condition: RoundCondition, ok: boolean, order = 1, seed: number | null = null): RoundResult {
-  const id = `a.test.ts > ${name}`
+function result(name: string, round: number, condition: RoundCondition, ok: boolean, order = 1, seed: number | null = null, suites: string[] = []): RoundResult {
+  const id = ['a.test.ts', ...suites, name].join(' > ')
   return {
     round,
     condition,
     test: {
       project: '',
       file: 'a.test.ts',
-      name,
-      evidence: { id, path: [name], order, previousTest: null, worker: '1', seed, repetitions: [{ ok, elapsedMs: 1, mode: 'fast', gapMs: 0, ...(ok ? {} : { error: 'BOOM' }) }] },
+      name: [...suites, name].join(' > '),
+      evidence: { id, path: [...suites, name], order, previousTest: null, worker: '1', seed, repetitions: [{ ok, elapsedMs: 1, mode: 'fast', gapMs: 0, ...(ok ? {} : { error: 'BOOM' }) }] },
     },
   }
 }
 
-function build(perTest: Map<string, RoundResult[]>, rounds: PlannedRound[], shuffle = false) {
+function build(perTest: Map<string, RoundResult[]>, rounds: PlannedRound[], shuffle = false, shuffleRule?: ShuffleRule) {
   const ranBefore = earlierTests(perTest)
   const outcomes = [...perTest.values()].map((r) => outcomeOf(tallyRounds(r, confidence.exact, ranBefore), r.length, confidence))
-  return buildConditions({ command: 'vitest', confidence, rounds, loadProcs: 2, shuffle, perTest, outcomes })
+  return buildConditions({ command: 'vitest', confidence, rounds, loadProcs: 2, shuffle, shuffleRule, perTest, outcomes })
 }
 
 const alternating = (n: number, other: RoundCondition): PlannedRound[] =>
@@ -120,7 +121,23 @@ describe('buildConditions: which test to name', () => {
     const order = build(perTest, plan, true).tests['a.test.ts > reads']?.order
     expect(order).toMatchObject({ culprit: 'a.test.ts > leaks', tied: ['a.test.ts > twin'], direction: 'fails-after', significant: true, hypotheses: 2 })
     expect(order?.p_value).toBeCloseTo(2 / 252, 12)
-    expect(order?.note).toMatch(/^Fails when a\.test\.ts > leaks or a\.test\.ts > twin runs before it \(.*; these rounds support each of these 2 tests alike, and more shuffled rounds would tell them apart\): state one of them leaves/)
+    expect(order?.note).toMatch(/^Fails when a\.test\.ts > leaks or a\.test\.ts > twin runs before it \(.*; these rounds support each of these 2 tests alike; more shuffled rounds may tell them apart\): state one of them leaves/)
+  })
+
+  it.each<[ShuffleRule | undefined, object | undefined, RegExp]>([
+    // Jest and Vitest keep a describe block whole: its tests tie in every run, and more rounds would not help.
+    ['blocks', { kind: 'block', scope: ['cache'] }, /; these 2 tests run on the same side of it in every shuffled order \(describe cache, which a shuffle keeps whole\), so no number of rounds tells them apart: the state is in them or their hooks\): /],
+    ['blocks-apart-from-tests', { kind: 'block', scope: ['cache'] }, /\(describe cache, which a shuffle keeps whole\)/],
+    // A runner whose shuffle is unknown: nothing assumed.
+    [undefined, undefined, /; these rounds support each of these 2 tests alike; more shuffled rounds may tell them apart\): /],
+  ])('says when the tied tests share a describe block that no shuffle parts (%s)', (rule, together, note) => {
+    const inBlock = (name: string) => plan.map((r) => result(name, r.round, 'base', true, firstIn.has(r.round) ? 1 : 3, r.seed, ['cache']))
+    const reads = plan.map((r) => result('reads', r.round, 'base', !firstIn.has(r.round), 2, r.seed))
+    const perTest = new Map([['a.test.ts > cache > fills', inBlock('fills')], ['a.test.ts > cache > reads back', inBlock('reads back')], ['a.test.ts > reads', reads]])
+    const order = build(perTest, plan, true, rule).tests['a.test.ts > reads']?.order
+    expect(order).toMatchObject({ culprit: 'a.test.ts > cache > fills', tied: ['a.test.ts > cache > reads back'], significant: true })
+    expect(order?.together).toEqual(together)
+    expect(order?.note).toMatch(note)
   })
 
   it('names only the closest candidate of a finding that is not significant, the ones tied with it counted', () => {

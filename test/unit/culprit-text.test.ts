@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { culpritsText } from '../../src/artifacts/culprit-text.js'
+import { culpritsText, tiedText } from '../../src/artifacts/culprit-text.js'
 
 describe('culpritsText: the tests an order finding names, never one alone when the rounds cannot tell them apart', () => {
   const order = (...names: string[]) => ({ culprit: names[0] as string, ...(names.length > 1 ? { tied: names.slice(1) } : {}), significant: true })
@@ -24,5 +24,22 @@ describe('culpritsText: the tests an order finding names, never one alone when t
 
   it('passes each name through the caller’s code format', () => {
     expect(culpritsText(order('a', 'b'), 'en', (name) => `\`${name}\``)).toBe('`a` or `b`')
+  })
+})
+
+describe('tiedText: what tied culprits mean, and whether more rounds can tell them apart', () => {
+  const tied = { culprit: 'a', tied: ['b', 'c'], significant: true }
+  const code = (name: string) => `\`${name}\``
+  it.each<[string, Parameters<typeof tiedText>[0], 'en' | 'ko', string]>([
+    ['none tied', { culprit: 'a', significant: true }, 'en', ''],
+    ['not significant: no finding to qualify', { ...tied, significant: false }, 'en', ''],
+    ['a runner that may part them', tied, 'en', 'these rounds support each of these 3 tests alike; more shuffled rounds may tell them apart'],
+    ['one describe block', { ...tied, together: { kind: 'block', scope: ['Router', 'links'] } }, 'en', 'these 3 tests run on the same side of it in every shuffled order (describe `Router > links`, which a shuffle keeps whole), so no number of rounds tells them apart: the state is in them or their hooks'],
+    ['Vitest’s blocks apart from its tests', { ...tied, together: { kind: 'blocks', scope: ['Router'] } }, 'en', 'these 3 tests run on the same side of it in every shuffled order (the describe blocks in `Router`, which Vitest runs apart from the tests beside them), so no number of rounds tells them apart: the state is in them or their hooks'],
+    ['Vitest’s tests apart from its blocks, at the top of the file', { ...tied, together: { kind: 'tests', scope: [] } }, 'en', 'these 3 tests run on the same side of it in every shuffled order (the tests directly in the file, which Vitest runs apart from the describe blocks beside them), so no number of rounds tells them apart: the state is in them or their hooks'],
+    ['KO, a runner that may part them', tied, 'ko', '이 라운드들로는 이 3개 테스트를 구별할 수 없으며, 셔플 라운드를 더 돌리면 구별될 수 있습니다'],
+    ['KO, one describe block', { ...tied, together: { kind: 'block', scope: ['Router'] } }, 'ko', '이 3개 테스트는 어떤 셔플 순서에서도 이 테스트의 같은 쪽에서 실행되므로 (describe `Router`: 셔플해도 한 덩어리로 실행됩니다) 라운드를 더 돌려도 구별되지 않습니다: 원인은 이 테스트들이나 그 훅에 있습니다'],
+  ])('%s', (_name, order, lang, text) => {
+    expect(tiedText(order, lang, code)).toBe(text)
   })
 })

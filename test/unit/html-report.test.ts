@@ -265,7 +265,13 @@ describe('drilling into a test', () => {
     const tests = { ...bundle.conditions.tests, [IDS.order]: { ...entry, order: needs } }
     const page = new JSDOM(renderHtmlReport({ ...bundle, conditions: { ...bundle.conditions, tests } }, executions)).window.document
     const text = page.querySelector(`article[data-id="${IDS.order}"] [data-order="dependent"]`)?.textContent ?? ''
-    expect(text).toMatch(/^Fails unless tests\/a\.test\.ts > writes the shared file or tests\/a\.test\.ts > seeds the shared file runs before it: .* It needs state the test before it leaves: set it up in this test or its hooks\. These rounds support each of these tests alike: more shuffled rounds would tell them apart\./)
+    expect(text).toMatch(/^Fails unless tests\/a\.test\.ts > writes the shared file or tests\/a\.test\.ts > seeds the shared file runs before it: .* It needs state the test before it leaves: set it up in this test or its hooks\. These rounds support each of these 2 tests alike; more shuffled rounds may tell them apart\./)
+    // Tests one describe block holds, which no shuffle parts: said so, the block's name as code.
+    const together = { ...needs, together: { kind: 'block' as const, scope: ['shared <file>'] } }
+    const inBlock = new JSDOM(renderHtmlReport({ ...bundle, conditions: { ...bundle.conditions, tests: { ...tests, [IDS.order]: { ...entry, order: together } } } }, executions)).window.document
+    const note = inBlock.querySelector(`article[data-id="${IDS.order}"] [data-order="dependent"]`)
+    expect(note?.textContent).toContain('These 2 tests run on the same side of it in every shuffled order (describe shared <file>, which a shuffle keeps whole), so no number of rounds tells them apart: the state is in them or their hooks.')
+    expect([...(note?.querySelectorAll('code') ?? [])].map((c) => c.textContent)).toContain('shared <file>')
   })
 
   it('shows a command as code, without backquotes', () => {
