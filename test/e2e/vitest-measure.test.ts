@@ -72,8 +72,8 @@ describe('vitest run -- --flaky-repeat 200 (plugin in vitest.config)', () => {
 
   it("says after Vitest's summary what its ticks meant, and prints its own end in 80 columns", () => {
     const output = result.stdout
-    // Vitest's `Tests  … passed` line, then flakeproof's line about the ticks above it (src/config/runners.ts).
-    const ticks = output.indexOf("Vitest's ✓ and its Tests count above are per test")
+    // Vitest 4: its `Tests  … passed` line, then flakeproof's line about its ticks (src/config/runners.ts).
+    const ticks = output.indexOf("Vitest's ✓ and its Tests count are per test")
     const summary = output.search(/^\s+Tests\s+\d/m)
     expect(summary).toBeGreaterThan(-1)
     expect(ticks).toBeGreaterThan(summary)
