@@ -96,27 +96,44 @@ describe('replaying the recorded orders', { timeout: 60_000 }, () => {
   })
 })
 
-describe('a test that needs what another leaves: --flaky-rounds 12 --flaky-repeat 1 --flaky-shuffle --flaky-seed 1 tests/needs.test.ts', { timeout: 120_000 }, () => {
+describe('a test that needs what another leaves: --flaky-rounds 12 --flaky-repeat 1 --flaky-shuffle --flaky-seed 1 tests/needs.test.ts tests/blocks.test.ts', { timeout: 120_000 }, () => {
   const SETTER = 'tests/needs.test.ts > fills the cache'
   const NEEDY = 'tests/needs.test.ts > reads the filled cache'
+  const THEMED = 'tests/blocks.test.ts > settings > renders in the default theme'
   const out = tempDir()
   let result: CliResult
 
   beforeAll(async () => {
-    result = await runFlakeproofVitest(['--flaky-rounds', '12', '--flaky-repeat', '1', '--flaky-shuffle', '--flaky-seed', '1', '--flaky-out', out, '--flaky-out-anywhere', 'tests/needs.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
+    result = await runFlakeproofVitest(['--flaky-rounds', '12', '--flaky-repeat', '1', '--flaky-shuffle', '--flaky-seed', '1', '--flaky-out', out, '--flaky-out-anywhere', 'tests/needs.test.ts', 'tests/blocks.test.ts'], { FIXTURE_STATE: tempDir() }, FIXTURE)
   }, 120_000)
 
   it('says it fails unless the test that fills its cache runs first, as Jest does (test/e2e/jest-order.test.ts)', () => {
     const order = readArtifact(join(out, 'conditions.json'), ConditionsFileSchema).tests[NEEDY]?.order
     // 0 of 6 rounds after it failed, 6 of 6 otherwise: two-sided, 2 of C(12, 6) = 924 orders as extreme;
-    // 2 candidates (the other two tests of the file), so significant below 0.025.
-    expect(order).toMatchObject({ culprit: SETTER, direction: 'needs', after_culprit_rounds: { trials: 6, failures: 0 }, otherwise_rounds: { trials: 6, failures: 6 }, significant: true, hypotheses: 2 })
+    // 4 candidates (the other two tests of its file, and blocks.test.ts's two), so significant below 0.0125.
+    expect(order).toMatchObject({ culprit: SETTER, direction: 'needs', after_culprit_rounds: { trials: 6, failures: 0 }, otherwise_rounds: { trials: 6, failures: 6 }, significant: true, hypotheses: 4 })
     expect(order?.p_value).toBeCloseTo(2 / 924, 10)
     // The failing order is one without the setter before it.
     expect(order).toMatchObject({ failing_order: { round: 2, seed: 2 }, passing_order: { round: 1, seed: 1 } })
     const text = result.stdout.replace(/\s+/g, ' ')
     expect(text).toContain(`Fails unless ${SETTER} runs before it (failed in 0 of 6 rounds after it, 6 of 6 otherwise, p = 0.00216;`)
     expect(text).toContain(`fails unless ${SETTER} runs first`)
+  })
+
+  it('names both describe blocks beside the test it fails after, and says Vitest never parts them from it', () => {
+    const order = readArtifact(join(out, 'conditions.json'), ConditionsFileSchema).tests[THEMED]?.order
+    // Vitest runs `settings`' two blocks as one group, its own test as another: 8 of 8 rounds with the
+    // blocks first failed, 0 of 4 otherwise, 1 of C(12, 4) = 495 orders as extreme.
+    expect(order).toMatchObject({
+      culprit: 'tests/blocks.test.ts > settings > dark mode > switches to dark',
+      tied: ['tests/blocks.test.ts > settings > high contrast > switches to high contrast'],
+      together: { kind: 'blocks', scope: ['settings'] },
+      after_culprit_rounds: { trials: 8, failures: 8 },
+      otherwise_rounds: { trials: 4, failures: 0 },
+      significant: true,
+    })
+    expect(order?.p_value).toBeCloseTo(1 / 495, 10)
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain('these 2 tests run on the same side of it in every shuffled order (the describe blocks in settings, which Vitest runs apart from the tests beside them), so no number of rounds tells them apart')
   })
 
   it.each([
