@@ -64,10 +64,12 @@ async function runJestOnce({ jest, config, circus, reporterBase }: LoadedJest, r
     })
     refuseNotARun(read.globalConfig, 'config')
     rootDir = read.globalConfig.rootDir
-    // An output folder it may not write is refused here, in one line, not by Jest as a reporter that failed to load.
-    const outDir = resolved ? resolveOutDir(rootDir, resolved) : undefined
-    // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
-    if (resolved?.proof && outDir !== undefined) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, outDir, resolved)
+    if (resolved) {
+      // An output folder it may not write is refused here, in one line, not by Jest as a reporter that failed to load.
+      const outDir = resolveOutDir(rootDir, resolved)
+      // A proof that cannot start (nothing to prove, no measurement) says so before Jest adds reporters.
+      if (resolved.proof) selectProof({ runner: RUNNERS.jest, command, version: jest.getVersion() }, rootDir, outDir, resolved)
+    }
     // Enforcing nothing while CI believes it enforces is not allowed: a missing policy stops here.
     if (resolved?.enforce) loadEnforcement(rootDir, resolved)
     // A JUnit path that can never be written is refused now, not after the whole measurement.

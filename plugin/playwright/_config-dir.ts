@@ -18,14 +18,22 @@ export function playwrightConfigDir(cwd: string, args: readonly string[]): strin
 
 // --- internal ---
 
+/**
+ * Playwright Test's options that take a value (`playwright test --help`, 1.65.1), other than the
+ * config: their value is never read as one (`-g -cart` greps for "-cart").
+ */
+const TAKES_VALUE = new Set(['--add-reporter', '--browser', '--global-timeout', '-g', '--grep', '-G', '--grep-invert', '--last-failed-file', '--max-failures', '--output', '--project', '--repeat-each', '--reporter', '--retries', '--run-agents', '--shard', '--test-list', '--test-list-invert', '--timeout', '--trace', '--tsconfig', '--ui-host', '--ui-port', '--update-source-method', '-j', '--workers'])
+
 /** The value of Playwright's `-c <file>`, `--config <file>`, `--config=<file>` or `-c<file>`; the last one given wins, as in its CLI. */
 function configArg(args: readonly string[]): string | undefined {
   let value: string | undefined
-  for (const [i, arg] of args.entries()) {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
     if (arg === '--') break
-    if (arg === '-c' || arg === '--config') value = args[i + 1]
+    if (TAKES_VALUE.has(arg)) i++
+    else if (arg === '-c' || arg === '--config') value = args[++i]
     else if (arg.startsWith('--config=')) value = arg.slice('--config='.length)
-    else if (arg.startsWith('-c') && !arg.startsWith('--')) value = arg.slice(2)
+    else if (arg.startsWith('-c')) value = arg.slice(2)
   }
   return value
 }

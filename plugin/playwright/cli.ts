@@ -76,6 +76,13 @@ interface ChildRun {
 
 async function runPlaywright(pw: Playwright, options: ResolvedVitestOptions | undefined): Promise<RunOutcome> {
   const outDirOf = (root: string): string => resolveOutDir(root, options ?? { outDir: '.flakeproof', outAnywhere: false })
+  // Paths it may not write are refused before Playwright starts, not after a run that wrote nothing.
+  const configDir = playwrightConfigDir(process.cwd(), pw.args)
+  if (options && configDir !== undefined) {
+    resolveOutDir(configDir, options)
+    const junit = resolveJunitPath(configDir, options)
+    if (junit !== undefined) assertReplaceable(junit, 'junit (--flaky-junit)')
+  }
   if (!options || options.enforce) {
     // An everyday or enforced run: the reporter runs the session itself, as when listed in the config.
     const task: ChildTask = { task: 'local', options: options ? takenOptions(RUNNERS.playwright, options) : {}, command: pw.command }
@@ -85,13 +92,6 @@ async function runPlaywright(pw: Playwright, options: ResolvedVitestOptions | un
   }
   const clash = pw.args.find((arg) => OURS.includes(arg.split('=')[0] as string))
   if (clash) throw new FlakeproofError(`${clash.split('=')[0]}: flakeproof playwright sets it itself while measuring or proving; leave it out`, 'E_USAGE')
-  // Paths it may not write are refused before Playwright starts, not after a measurement written nowhere.
-  const configDir = playwrightConfigDir(process.cwd(), pw.args)
-  if (configDir !== undefined) {
-    resolveOutDir(configDir, options)
-    const junit = resolveJunitPath(configDir, options)
-    if (junit !== undefined) assertReplaceable(junit, 'junit (--flaky-junit)')
-  }
   return new Measurement(pw, options).run()
 }
 

@@ -36,10 +36,13 @@ export function tiedText(order: Pick<OrderFinding, 'culprit' | 'tied' | 'signifi
   if (!order.significant || n < 2) return ''
   const { together } = order
   if (together === undefined) return lang === 'ko' ? `이 라운드들로는 이 ${n}개 테스트를 구별할 수 없으며, 셔플 라운드를 더 돌리면 구별될 수 있습니다` : `these rounds support each of these ${n} tests alike; more shuffled rounds may tell them apart`
-  const scope = together.scope.length > 0 ? code(together.scope.join(' > ')) : lang === 'ko' ? '파일 최상위' : 'the file'
+  // Written as a test id writes a suite's name (src/core/test-id.ts): ` > ` inside a name as ` \> `.
+  const named = together.scope.map((name) => name.split(' > ').join(' \\> ')).join(' > ')
+  const scope = together.scope.length > 0 ? code(named) : lang === 'ko' ? '파일 최상위' : 'the file'
   if (lang === 'ko') {
-    const where = { block: `describe ${scope}: 셔플해도 한 덩어리로 실행됩니다`, blocks: `${scope} 안의 describe 블록들: Vitest는 이들을 옆의 테스트들과 따로 실행합니다`, tests: `${scope}에 바로 있는 테스트들: Vitest는 이들을 옆의 describe 블록들과 따로 실행합니다` }[together.kind]
-    return `이 ${n}개 테스트는 어떤 셔플 순서에서도 이 테스트의 같은 쪽에서 실행되므로 (${where}) 라운드를 더 돌려도 구별되지 않습니다: 원인은 이 테스트들이나 그 훅에 있습니다`
+    const inScope = together.scope.length > 0 ? `${scope} 안` : scope
+    const where = { block: `describe ${scope}: 셔플해도 한 덩어리로 실행됩니다`, blocks: `${inScope}의 describe 블록들: Vitest는 이들을 옆의 테스트들과 따로 실행합니다`, tests: `${inScope}에 바로 있는 테스트들: Vitest는 이들을 옆의 describe 블록들과 따로 실행합니다` }[together.kind]
+    return `이 ${n}개 테스트는 어떤 셔플 순서에서도 실패한 테스트보다 모두 앞이나 모두 뒤에서 실행되므로 (${where}) 라운드를 더 돌려도 구별되지 않습니다: 그 상태는 이 테스트들이나 그 훅이 남깁니다`
   }
   const where = { block: `describe ${scope}, which a shuffle keeps whole`, blocks: `the describe blocks in ${scope}, which Vitest runs apart from the tests beside them`, tests: `the tests directly in ${scope}, which Vitest runs apart from the describe blocks beside them` }[together.kind]
   return `these ${n} tests run on the same side of it in every shuffled order (${where}), so no number of rounds tells them apart: the state is in them or their hooks`

@@ -152,6 +152,28 @@ function compare(run: ConditionsRun, kind: Comparison['kind'], [labelA, a, aRoun
   return { kind, a: side(labelA, a), b: side(labelB, b), ...(byRounds ? { rounds: byRounds } : {}), p_value: pValue, significant, tag: tagged, trials_to_see: needed, note }
 }
 
+/**
+ * Whether the tests inside the suite `scope` (its names, from the outside in) ran one after another
+ * in each of these rounds, in this test's file and worker. Paths hold names only: two describe
+ * blocks given one name would read as one, and a test run between them in some round shows they are
+ * two, which a shuffle can part. [] is the whole file.
+ */
+function ranWhole(perTest: ConditionsRun['perTest'], rounds: readonly RoundResult[], scope: readonly string[]): boolean {
+  if (scope.length === 0) return true
+  const key = ({ round, test }: RoundResult): string => JSON.stringify([round, test.project, test.file, test.evidence.worker])
+  const groups = new Map(rounds.map((r) => [key(r), [] as { order: number; inside: boolean }[]]))
+  for (const results of perTest.values()) {
+    for (const result of results) {
+      const { path, order } = result.test.evidence
+      groups.get(key(result))?.push({ order, inside: path.length > scope.length && scope.every((name, i) => path[i] === name) })
+    }
+  }
+  return [...groups.values()].every((group) => {
+    const inside = group.sort((a, b) => a.order - b.order).flatMap((t, i) => (t.inside ? [i] : []))
+    return inside.length === 0 || (inside.at(-1) as number) - (inside[0] as number) + 1 === inside.length
+  })
+}
+
 /** How many rounds (or, for the gap, executions) of each side would show a difference at the rates seen. */
 function seeing(needed: number | null, inRounds: boolean): string {
   if (needed === null) return 'at these rates no practical number of rounds would show one'
@@ -216,7 +238,8 @@ function findOrderDependence(run: ConditionsRun, rounds: readonly RoundResult[],
   const passing = orderOf(passedIn)
   // Tests the runner's shuffle never parts (one describe block) tie in every run, however many rounds: said so, not "more rounds".
   const [self] = rounds
-  const together = tied.length > 0 && run.shuffleRule !== undefined && self ? alwaysTogether(run.shuffleRule, self.test.evidence.path, [culprit, ...tied].map(pathOf)) : null
+  const structure = tied.length > 0 && run.shuffleRule !== undefined && self ? alwaysTogether(run.shuffleRule, self.test.evidence.path, [culprit, ...tied].map(pathOf)) : null
+  const together = structure && ranWhole(run.perTest, rounds, structure.scope) ? structure : null
   const finding = { culprit, ...(tied.length > 0 ? { tied } : {}), ...(together ? { together } : {}), direction: needs ? ('needs' as const) : ('fails-after' as const) }
   const names = culpritsText({ ...finding, significant }, 'en')
   const tiedClause = tiedText({ ...finding, significant }, 'en')

@@ -294,8 +294,6 @@ export class TestSession implements RoundsReporter {
     const { mode, command, options, proof } = this._settings
     this._recorder = this.degradeGracefully(() => {
       const outDir = this.outDir()
-      // A JUnit file outside the project is refused as the output folder is, before anything is written.
-      resolveJunitPath(this._host.root(), options)
       const run = this._run ?? this.open()
       this._run = undefined
       this._journal = this._settings.journal ? new JournalReader(run.journal) : undefined
@@ -580,6 +578,7 @@ export class TestSession implements RoundsReporter {
         runner,
         rootOf: (project) => this._host.rootOf?.(project) ?? this._host.root(),
         locations: this._locations,
+        // The wrappers refuse a JUnit file outside the project before any test; a reporter set in a config gets the rest of its files.
         junit: this.degradeGracefully(() => resolveJunitPath(this._host.root(), options), 'no JUnit file written'),
         degrade: (run) => this.degradeGracefully(run),
       })

@@ -140,6 +140,27 @@ describe('buildConditions: which test to name', () => {
     expect(order?.note).toMatch(note)
   })
 
+  it('does not call two describe blocks of one name inseparable: a test ran between their tests in a round', () => {
+    // Paths hold names only, so `describe('cache')` twice reads as one block; in round 1 "other" ran
+    // between its tests (orders 1, 2, 3), so they are two, and a shuffle can part them.
+    const orders = (round: number): Record<string, number> => {
+      if (round === 1) return { fills: 1, other: 2, 'reads back': 3, reads: 4 }
+      if (round === 2) return { other: 1, reads: 2, fills: 3, 'reads back': 4 }
+      return firstIn.has(round) ? { fills: 1, 'reads back': 2, reads: 3, other: 4 } : { reads: 1, fills: 2, 'reads back': 3, other: 4 }
+    }
+    const of = (name: string, suites: string[], ok: (round: number) => boolean) => plan.map((r) => result(name, r.round, 'base', ok(r.round), orders(r.round)[name], r.seed, suites))
+    const perTest = new Map([
+      ['a.test.ts > cache > fills', of('fills', ['cache'], () => true)],
+      ['a.test.ts > cache > reads back', of('reads back', ['cache'], () => true)],
+      ['a.test.ts > other', of('other', [], () => true)],
+      ['a.test.ts > reads', of('reads', [], (round) => !firstIn.has(round))],
+    ])
+    const order = build(perTest, plan, true, 'blocks').tests['a.test.ts > reads']?.order
+    expect(order).toMatchObject({ culprit: 'a.test.ts > cache > fills', tied: ['a.test.ts > cache > reads back'], significant: true })
+    expect(order?.together).toBeUndefined()
+    expect(order?.note).toContain('more shuffled rounds may tell them apart')
+  })
+
   it('names only the closest candidate of a finding that is not significant, the ones tied with it counted', () => {
     // The first 6 rounds: 3/3 against 0/3, p = 2/20 = 0.1, not below 0.05 / 2.
     const six = plan.slice(0, 6)

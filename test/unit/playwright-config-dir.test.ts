@@ -27,6 +27,9 @@ describe('playwrightConfigDir: where Playwright’s config puts the project root
     ['the last one given', ['-c', 'e2e', '--config', 'e2e/nested/pw.config.js'], join(cwd, 'e2e/nested')],
     ['a path that does not exist: Playwright’s to report', ['-c', 'none.config.ts'], undefined],
     ['after --, not Playwright’s', ['--', '-c', 'e2e'], cwd],
+    // Another option's value is never the config, whatever it starts with.
+    ['a grep for "-ce2e"', ['-g', '-ce2e', 'tests/a.spec.ts'], cwd],
+    ['a reporter named -c…, then the config', ['--reporter', '-cdot', '--config', 'e2e'], join(cwd, 'e2e')],
   ])('%s', (_name, args, expected) => {
     expect(playwrightConfigDir(cwd, args)).toBe(expected)
   })
